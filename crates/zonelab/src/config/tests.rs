@@ -1,0 +1,219 @@
+use super::*;
+
+const QUICK: &str = r#"
+seed = 7
+preset = "rezns-40g"
+[[job]]
+rw = "randread"
+bs = "4KiB"
+iodepth = 32
+io_size = "64MiB"
+"#;
+
+fn parse(text: &str) -> Result<Experiment, ConfigError> {
+    ExperimentConfig::parse(text, &[])?.validate("test")
+}
+
+fn parse_with(text: &str, overrides: &[&str]) -> Result<Experiment, ConfigError> {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    ExperimentConfig::parse(text, &o)?.validate("test")
+}
+
+fn field_error(result: Result<Experiment, ConfigError>) -> (String, String) {
+    match result {
+        Err(ConfigError::Field { path, message }) => (path, message),
+        other => panic!("expected a field error, got {other:?}"),
+    }
+}
+
+#[test]
+fn every_preset_validates() {
+    for (name, _) in presets::PRESETS {
+        let text = format!(
+            "preset = \"{name}\"\n[[job]]\nrw = \"write\"\nbs = \"64KiB\"\nsize = \"1z\"\n"
+        );
+        let e = parse(&text).unwrap_or_else(|err| panic!("{name}: {err}"));
+        assert_eq!(e.device.name, *name);
+    }
+}
+
+#[test]
+fn rezns_preset_matches_table_1() {
+    let e = parse(QUICK).unwrap();
+    let g = &e.device.geometry;
+    assert_eq!(g.zone_count, 640);
+    assert_eq!(g.zone_size_bytes, 64 << 20);
+    assert_eq!(g.block_size_bytes(), 2 << 20);
+    assert_eq!(g.blocks_per_zone(), 32);
+    assert_eq!(g.namespace_lbas() * g.lba_size_bytes, 40 << 30);
+    assert_eq!(e.device.timing.read_latency_ns, 47_200);
+    assert_eq!(e.device.timing.program_latency_ns, 533_000);
+    // 1.38 mJ per zone over 32 blocks.
+    assert!((e.device.energy.erase_nj_per_block * 32.0 - 1_380_000.0).abs() < 1e-6);
+    assert_eq!(e.seed, 7);
+}
+
+#[test]
+fn device_fields_can_be_overridden_in_the_file_and_on_the_command_line() {
+    let text = format!("{QUICK}\n[device.timing]\nread_latency_ns = 50000\n");
+    assert_eq!(parse(&text).unwrap().device.timing.read_latency_ns, 50_000);
+    let e = parse_with(QUICK, &["device.zones.max_open_zones=8", "seed=9"]).unwrap();
+    assert_eq!(e.device.geometry.max_open_zones, Some(8));
+    assert_eq!(e.seed, 9);
+}
+
+#[test]
+fn unknown_keys_are_named() {
+    let (path, msg) = field_error(parse(&format!(
+        "{QUICK}\n[device.zones]\nzone_sise_bytes = 1\n"
+    )));
+    assert_eq!(path, "device.zones.zone_sise_bytes");
+    assert!(msg.contains("unknown field"), "{msg}");
+    let (path, msg) = field_error(parse(&QUICK.replace("iodepth", "io_depth")));
+    assert_eq!(path, "job[0].io_depth");
+    assert!(msg.contains("unknown field"), "{msg}");
+    let (path, _) = field_error(parse(&format!("colour = 1\n{QUICK}")));
+    assert_eq!(path, "colour");
+}
+
+#[test]
+fn zero_and_negative_sizes_are_rejected() {
+    let (path, _) = field_error(parse(&QUICK.replace("\"4KiB\"", "0")));
+    assert_eq!(path, "job[0].bs");
+    let (path, msg) = field_error(parse(&QUICK.replace("\"4KiB\"", "-4096")));
+    assert_eq!(path, "job[0].bs");
+    assert!(msg.contains("negative"), "{msg}");
+    let (path, _) = field_error(parse_with(QUICK, &["device.geometry.page_size_bytes=0"]));
+    assert_eq!(path, "device.geometry.page_size_bytes");
+    let (path, _) = field_error(parse_with(QUICK, &["device.zones.zone_capacity_bytes=-1"]));
+    assert_eq!(path, "device.zones.zone_capacity_bytes");
+}
+
+#[test]
+fn zone_size_must_be_whole_blocks() {
+    let (path, msg) = field_error(parse_with(
+        QUICK,
+        &["device.zones.zone_size_bytes=\"65MiB\""],
+    ));
+    assert_eq!(path, "device.zones.zone_size_bytes");
+    assert!(msg.contains("multiple of the block size"), "{msg}");
+}
+
+#[test]
+fn capacity_above_size_is_rejected() {
+    let (path, msg) = field_error(parse_with(
+        QUICK,
+        &["device.zones.zone_capacity_bytes=\"128MiB\""],
+    ));
+    assert_eq!(path, "device.zones.zone_capacity_bytes");
+    assert!(msg.contains("above the zone size"), "{msg}");
+}
+
+#[test]
+fn impossible_overrides_are_rejected() {
+    // More zones than the blocks hold.
+    let (path, _) = field_error(parse_with(QUICK, &["device.zones.zone_count=641"]));
+    assert_eq!(path, "device.zones.zone_count");
+    // A stripe wider than the dies.
+    let (path, _) = field_error(parse_with(QUICK, &["device.zones.dies_per_zone=64"]));
+    assert_eq!(path, "device.zones.dies_per_zone");
+    // An override through a value that is not a table.
+    let err = parse_with(QUICK, &["seed.x=1"]).unwrap_err();
+    assert!(err.to_string().contains("not a table"), "{err}");
+    // A type mismatch names the field.
+    let (path, _) = field_error(parse_with(
+        QUICK,
+        &["device.timing.read_latency_ns=\"fast\""],
+    ));
+    assert_eq!(path, "device.timing.read_latency_ns");
+    let (path, _) = field_error(parse_with(QUICK, &["device.geometry.lba_size_bytes=1024"]));
+    assert_eq!(path, "device.geometry.lba_size_bytes");
+    let (path, _) = field_error(parse_with(
+        QUICK,
+        &[
+            "device.zones.max_active_zones=2",
+            "device.zones.max_open_zones=3",
+        ],
+    ));
+    assert_eq!(path, "device.zones.max_open_zones");
+}
+
+#[test]
+fn jobs_beyond_the_device_are_rejected() {
+    let (path, msg) = field_error(parse(&QUICK.replace(
+        "iodepth = 32",
+        "iodepth = 32\noffset = \"639z\"\nsize = \"2z\"",
+    )));
+    assert_eq!(path, "job[0].size");
+    assert!(msg.contains("beyond the end"), "{msg}");
+    let (path, _) = field_error(parse(&QUICK.replace("iodepth = 32", "offset = \"41GiB\"")));
+    assert_eq!(path, "job[0].offset");
+    let (path, _) = field_error(parse(&QUICK.replace("iodepth = 32", "offset = \"1MiB\"")));
+    assert_eq!(path, "job[0].offset");
+}
+
+#[test]
+fn writers_may_not_share_zones_or_overrun_active_limits() {
+    let two = r#"
+preset = "zn540"
+[[job]]
+rw = "write"
+bs = "128KiB"
+size = "10z"
+[[job]]
+rw = "randwrite"
+bs = "4KiB"
+offset = "5z"
+size = "10z"
+"#;
+    let (path, msg) = field_error(parse(two));
+    assert_eq!(path, "job[1].offset");
+    assert!(msg.contains("overlap"), "{msg}");
+    let over =
+        "preset = \"zn540\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nmax_open_zones = 20\n";
+    let (path, _) = field_error(parse(over));
+    assert_eq!(path, "job[0].max_open_zones");
+    let split = "preset = \"zn540\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nnumjobs = 4\n";
+    let e = parse(split).unwrap();
+    assert_eq!(
+        e.jobs[0].max_open_zones, 3,
+        "14 open zones shared by 4 writers"
+    );
+}
+
+#[test]
+fn units_and_extents_resolve() {
+    let e = parse(&QUICK.replace(
+        "iodepth = 32",
+        "offset = \"2z\"\nsize = \"50%\"\nruntime = \"2s\"\nthinktime = \"10us\"",
+    ))
+    .unwrap();
+    let j = &e.jobs[0];
+    assert_eq!(j.first_zone, 2);
+    assert_eq!(j.zone_count, 320);
+    assert_eq!(j.runtime_ns, Some(2_000_000_000));
+    assert_eq!(j.thinktime_ns, 10_000);
+    let (path, msg) = field_error(parse(&QUICK.replace("iodepth = 32", "runtime = 10")));
+    assert_eq!(path, "job[0].runtime");
+    assert!(msg.contains("no unit"), "{msg}");
+}
+
+#[test]
+fn missing_preset_and_bad_syntax_are_clear() {
+    assert!(matches!(
+        parse("preset = \"nope\"\n"),
+        Err(ConfigError::UnknownPreset(_))
+    ));
+    assert!(matches!(parse("[[job]\n"), Err(ConfigError::Syntax(_))));
+    let (path, _) = field_error(parse("seed = 1\n"));
+    assert_eq!(path, "preset");
+}
+
+#[test]
+fn the_resolved_config_round_trips() {
+    let cfg = ExperimentConfig::parse(QUICK, &[]).unwrap();
+    let text = cfg.to_toml();
+    let again = ExperimentConfig::parse(&text, &[]).unwrap();
+    assert_eq!(again.to_toml(), text);
+    assert_eq!(fingerprint(&text), fingerprint(&again.to_toml()));
+}

@@ -1,0 +1,25 @@
+//! Synchronous zone reset (001_da3b5f2dcfaef21c.txt, section 2.2.1): the blocks of the zone are
+//! erased as soon as the host asks, holding the dies involved until the erases finish. Logical and
+//! physical zones map one to one, so no mapping table is needed.
+
+use super::{EraseScope, ResetPolicy, ResetView};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Synchronous {
+    /// Erase every block of the zone, not only the programmed ones.
+    pub erase_all_blocks: bool,
+}
+
+impl ResetPolicy for Synchronous {
+    fn name(&self) -> &'static str {
+        "synchronous"
+    }
+
+    fn on_host_reset(&mut self, _zone: &ResetView) -> EraseScope {
+        if self.erase_all_blocks {
+            EraseScope::AllBlocks
+        } else {
+            EraseScope::ProgrammedBlocks
+        }
+    }
+}

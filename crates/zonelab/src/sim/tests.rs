@@ -1,0 +1,218 @@
+//! End-to-end runs of small canonical experiments: determinism, golden latencies that follow
+//! from the timing model by hand, and fio zonemode=zbd behaviour.
+
+use super::*;
+use crate::config::ExperimentConfig;
+
+/// 4 dies on 2 channels, 16 KiB pages, zones of 4 blocks (one per die), 16 zones of 256 KiB.
+const DEVICE: &str = r#"
+[device]
+name = "tiny"
+source = "test"
+[device.geometry]
+channels = 2
+dies_per_channel = 2
+blocks_per_die = 16
+pages_per_block = 4
+page_size_bytes = "16KiB"
+lba_size_bytes = 4096
+[device.zones]
+dies_per_zone = 4
+zone_size_bytes = "256KiB"
+zone_capacity_bytes = "256KiB"
+max_open_zones = 4
+max_active_zones = 4
+[device.timing]
+read_latency_ns = 50000
+program_latency_ns = 500000
+erase_latency_ns = 3000000
+channel_rate_mb_s = 800
+host_rate_mb_s = 3200
+[device.energy]
+read_nj_per_page = 1.0
+program_nj_per_page = 10.0
+erase_nj_per_block = 100.0
+"#;
+
+fn run_text(jobs: &str) -> RunOutput {
+    let text = format!("{jobs}\n{DEVICE}");
+    let cfg = ExperimentConfig::parse(&text, &[]).unwrap();
+    let exp = cfg.validate("t").unwrap();
+    run(
+        &exp,
+        crate::config::fingerprint(&cfg.to_toml()),
+        &mut |_| {},
+    )
+}
+
+fn json(out: &RunOutput) -> String {
+    serde_json::to_string_pretty(&out.summary).unwrap()
+}
+
+fn within_hdr(actual: u64, expected: u64) -> bool {
+    actual.abs_diff(expected) * 1000 <= expected
+}
+
+const RANDREAD: &str = r#"
+seed = 3
+[prefill]
+fraction = 0.5
+[[job]]
+rw = "randread"
+bs = "4KiB"
+iodepth = 4
+io_size = "4MiB"
+"#;
+
+#[test]
+fn same_seed_same_bytes_other_seed_differs() {
+    let a = json(&run_text(RANDREAD));
+    let b = json(&run_text(RANDREAD));
+    assert_eq!(a, b);
+    let c = json(&run_text(&RANDREAD.replace("seed = 3", "seed = 4")));
+    assert_ne!(a, c);
+}
+
+#[test]
+fn golden_qd1_random_read_latency_is_tr_plus_transfers() {
+    let out = run_text(&RANDREAD.replace("iodepth = 4", "iodepth = 1"));
+    let read = &out.summary.ops["read"];
+    assert_eq!(read.count, 1024);
+    // tR 50 us + 4 KiB over the channel (5.12 us) + over the host link (1.28 us), every time.
+    let expected = 50_000 + 5_120 + 1_280;
+    for (name, v) in &read.latency_ns.percentiles {
+        assert!(within_hdr(*v, expected), "{name} = {v}");
+    }
+    assert!(within_hdr(read.latency_ns.min, expected));
+    assert_eq!(
+        out.summary.device_counters.nand_page_reads, 1024,
+        "reads only hit written pages"
+    );
+    // The energy is the page reads times 1 nJ.
+    assert!((out.summary.energy.read_mj - 1024.0 / 1e6).abs() < 1e-12);
+    assert_eq!(out.summary.simulated_time_ns, 1024 * expected);
+}
+
+#[test]
+fn golden_qd1_page_writes_wait_for_tprog() {
+    let out = run_text("[[job]]\nrw = \"write\"\nbs = \"16KiB\"\nsize = \"4z\"\n");
+    let write = &out.summary.ops["write"];
+    assert_eq!(write.count, 64);
+    // Host transfer 5.12 us + channel transfer 20.48 us + tPROG 500 us.
+    let expected = 5_120 + 20_480 + 500_000;
+    assert!(within_hdr(write.latency_ns.percentiles["p50"], expected));
+    assert!(within_hdr(write.latency_ns.percentiles["p100"], expected));
+    assert_eq!(out.summary.device_counters.waf, Some(1.0));
+    assert_eq!(out.summary.device_counters.nand_page_programs, 64);
+}
+
+#[test]
+fn sequential_writers_reset_zones_when_they_wrap() {
+    // 5 zones' worth of writes into a 2-zone region: zones fill, then each wrap resets one.
+    let out =
+        run_text("[[job]]\nrw = \"write\"\nbs = \"64KiB\"\nsize = \"2z\"\nio_size = \"1280KiB\"\n");
+    assert_eq!(out.summary.jobs[0].resets, 3);
+    assert_eq!(out.summary.device_counters.zone_resets_executed, 3);
+    // Each reset erased the 4 blocks of one zone.
+    assert_eq!(out.summary.device_counters.block_erases, 12);
+    assert!(within_hdr(
+        out.summary.ops["reset"].latency_ns.min,
+        3_000_000
+    ));
+    assert_eq!(out.summary.jobs[0].stopped, "io_size");
+}
+
+#[test]
+fn random_writers_keep_at_most_max_open_zones() {
+    // The device allows 4 open zones; a job holding more would force implicit closes.
+    let out = run_text(
+        "seed = 5\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 8\nmax_open_zones = 2\nio_size = \"8MiB\"\n",
+    );
+    assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+    assert_eq!(out.summary.device_counters.implicit_closes, 0);
+    assert!(out.device.open_zones() <= 2);
+    // 8 MiB into a 4 MiB region: zones were reset to make room.
+    assert!(out.summary.jobs[0].resets > 0);
+    out.device.check_invariants();
+}
+
+#[test]
+fn zone_reset_threshold_and_frequency_reset_zones_early() {
+    let jobs = "seed = 2\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nmax_open_zones = 2\nio_size = \"2MiB\"\nzone_reset_threshold = 0.1\nzone_reset_frequency = 0.01\n";
+    let with = run_text(jobs);
+    let without = run_text(&jobs.replace("zone_reset_frequency = 0.01", ""));
+    assert_eq!(
+        without.summary.jobs[0].resets, 0,
+        "2 MiB fits the 4 MiB region"
+    );
+    // Past 10% of the region (~100 writes), every 100th write resets its zone first.
+    let resets = with.summary.jobs[0].resets;
+    assert!((4..=5).contains(&resets), "{resets} resets");
+}
+
+#[test]
+fn runtime_and_rate_limits_bound_the_job() {
+    let out = run_text(
+        "[prefill]\nfraction = 1.0\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\ntime_based = true\nruntime = \"100ms\"\nrate_iops = 1000\n",
+    );
+    let reads = out.summary.ops["read"].count;
+    assert!(
+        (100..=101).contains(&reads),
+        "{reads} reads at 1000 IOPS for 100 ms"
+    );
+    assert_eq!(out.summary.jobs[0].stopped, "runtime");
+}
+
+#[test]
+fn thinktime_spaces_the_ios() {
+    let out = run_text(
+        "[prefill]\nfraction = 1.0\n[[job]]\nrw = \"read\"\nbs = \"4KiB\"\niodepth = 8\nthinktime = \"1ms\"\nio_size = \"40KiB\"\n",
+    );
+    // Ten reads, one at a time, 1 ms apart: about 9 ms of thinking plus ten reads.
+    let t = out.summary.simulated_time_ns;
+    assert!((9_000_000..9_700_000).contains(&t), "{t}");
+}
+
+#[test]
+fn reads_of_an_empty_region_end_the_job_with_a_reason() {
+    let out = run_text("[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\n");
+    assert_eq!(out.summary.jobs[0].stopped, "no data to read");
+    assert!(!out.summary.ops.contains_key("read"));
+}
+
+#[test]
+fn writers_skip_read_only_zones_and_resets_of_faulty_zones_never_happen() {
+    let out = run_text(
+        "[faults]\nread_only_zones = [1]\noffline_zones = [2]\n[[job]]\nrw = \"write\"\nbs = \"64KiB\"\nsize = \"4z\"\nio_size = \"1MiB\"\n",
+    );
+    assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+    assert_eq!(out.device.zone(1).state, ZoneState::ReadOnly);
+    assert_eq!(out.device.zone(0).state, ZoneState::Full);
+    assert_eq!(out.device.zone(3).state, ZoneState::Full);
+    assert_eq!(
+        out.device.zone(4).state,
+        ZoneState::Empty,
+        "the job stays in its 4 zones"
+    );
+    assert_eq!(
+        out.summary.jobs[0].resets, 2,
+        "two wraps over the two writable zones"
+    );
+}
+
+#[test]
+fn mixed_jobs_and_appends_run_together() {
+    let out = run_text(
+        "[prefill]\nfraction = 0.25\n[[job]]\nrw = \"randrw\"\nrwmixread = 70\nbs = \"4KiB\"\niodepth = 4\noffset = \"8z\"\nsize = \"8z\"\nio_size = \"2MiB\"\nzone_append = true\nmax_open_zones = 2\n[[job]]\nrw = \"randread\"\nbs = \"8KiB\"\nsize = \"4z\"\nio_size = \"1MiB\"\n",
+    );
+    assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+    assert!(
+        out.summary.ops.contains_key("append"),
+        "{:#?}",
+        out.summary.jobs
+    );
+    assert!(out.summary.ops["append"].count > 100);
+    assert!(out.summary.ops["read"].count > 100);
+    assert!(!out.summary.ops.contains_key("write"));
+    out.device.check_invariants();
+}

@@ -1,0 +1,250 @@
+//! Human units in configuration files: byte sizes ("4KiB", "64MiB"), durations ("500ms"),
+//! and extents that may also be given in zones ("16z") or as a share of the device ("50%").
+//!
+//! Sizes follow fio's default `kb_base=1024`: "k", "KB" and "KiB" all mean 1024 bytes.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+pub const NS_PER_US: u64 = 1_000;
+pub const NS_PER_MS: u64 = 1_000_000;
+pub const NS_PER_S: u64 = 1_000_000_000;
+pub const MIB: u64 = 1 << 20;
+
+/// Time to move `bytes` over a link of `rate_mb_s` megabytes (10^6 B) per second, in ns.
+/// 1 MB/s is one byte per microsecond, so this is `bytes * 1000 / rate`.
+#[inline]
+pub fn transfer_ns(bytes: u64, rate_mb_s: u64) -> u64 {
+    bytes * NS_PER_US / rate_mb_s
+}
+
+fn split_number(text: &str) -> Option<(f64, &str)> {
+    let text = text.trim();
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let number: f64 = text[..end].parse().ok()?;
+    Some((number, text[end..].trim()))
+}
+
+/// Parses "4096", "4k", "4KiB", "1.5GiB" into bytes (binary multiples, like fio).
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let bad =
+        || format!("`{text}` is not a size; write e.g. 4096, \"4KiB\", \"64MiB\" or \"1GiB\"");
+    let (number, unit) = split_number(text).ok_or_else(bad)?;
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return Err(bad()),
+    };
+    let bytes = number * (1u64 << shift) as f64;
+    if bytes.fract() != 0.0 || bytes > u64::MAX as f64 {
+        return Err(format!("`{text}` is not a whole number of bytes"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Parses "10s", "500ms", "20us", "100ns", "2m", "1h" into nanoseconds.
+pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
+    let bad =
+        || format!("`{text}` is not a duration; write e.g. \"500ms\", \"10s\", \"20us\" or \"1h\"");
+    let (number, unit) = split_number(text).ok_or_else(bad)?;
+    let scale = match unit {
+        "ns" => 1,
+        "us" => NS_PER_US,
+        "ms" => NS_PER_MS,
+        "s" => NS_PER_S,
+        "m" | "min" => 60 * NS_PER_S,
+        "h" => 3600 * NS_PER_S,
+        _ => return Err(bad()),
+    };
+    let ns = number * scale as f64;
+    if ns.fract() != 0.0 || ns > u64::MAX as f64 {
+        return Err(format!("`{text}` is not a whole number of nanoseconds"));
+    }
+    Ok(ns as u64)
+}
+
+fn format_bytes(bytes: u64) -> String {
+    for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return format!("{}{unit}", bytes >> shift);
+        }
+    }
+    bytes.to_string()
+}
+
+fn format_duration(ns: u64) -> String {
+    for (scale, unit) in [(NS_PER_S, "s"), (NS_PER_MS, "ms"), (NS_PER_US, "us")] {
+        if ns >= scale && ns % scale == 0 {
+            return format!("{}{unit}", ns / scale);
+        }
+    }
+    format!("{ns}ns")
+}
+
+/// An integer or a string in TOML.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum IntOrText {
+    Int(i64),
+    Text(String),
+}
+
+/// A byte count written as an integer or with a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Bytes(pub u64);
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match IntOrText::deserialize(d)? {
+            IntOrText::Int(n) if n < 0 => Err(serde::de::Error::custom(format!(
+                "{n} is negative; a size must be at least 0"
+            ))),
+            IntOrText::Int(n) => Ok(Bytes(n as u64)),
+            IntOrText::Text(t) => parse_bytes(&t).map(Bytes).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_bytes(self.0))
+    }
+}
+
+/// A duration written with a unit ("500ms"); bare integers are rejected to avoid unit mistakes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Duration(pub u64);
+
+impl Duration {
+    pub fn ns(self) -> u64 {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Duration {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match IntOrText::deserialize(d)? {
+            IntOrText::Int(n) => Err(serde::de::Error::custom(format!(
+                "{n} has no unit; write e.g. \"{n}s\" or \"{n}ms\""
+            ))),
+            IntOrText::Text(t) => parse_duration_ns(&t)
+                .map(Duration)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl Serialize for Duration {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_duration(self.0))
+    }
+}
+
+/// Where a job starts or how much it covers: bytes, whole zones ("16z"), or a share ("50%").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Extent {
+    Bytes(u64),
+    Zones(u64),
+    Percent(f64),
+}
+
+impl Extent {
+    /// Resolves to bytes on a namespace of `total_bytes` with zones of `zone_bytes`.
+    pub fn to_bytes(self, zone_bytes: u64, total_bytes: u64) -> u64 {
+        match self {
+            Extent::Bytes(b) => b,
+            Extent::Zones(z) => z.saturating_mul(zone_bytes),
+            Extent::Percent(p) => ((total_bytes as f64) * p / 100.0) as u64,
+        }
+    }
+}
+
+fn parse_extent(text: &str) -> Result<Extent, String> {
+    let t = text.trim();
+    if let Some(p) = t.strip_suffix('%') {
+        let p: f64 = p
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{text}` is not a percentage"))?;
+        if !(0.0..=100.0).contains(&p) {
+            return Err(format!("`{text}` must be between 0% and 100%"));
+        }
+        return Ok(Extent::Percent(p));
+    }
+    for suffix in ["zones", "zone", "z"] {
+        if let Some(n) = t.strip_suffix(suffix) {
+            let n: u64 = n.trim().parse().map_err(|_| {
+                format!("`{text}` is not a whole number of zones; write e.g. \"16z\"")
+            })?;
+            return Ok(Extent::Zones(n));
+        }
+    }
+    parse_bytes(t).map(Extent::Bytes)
+}
+
+impl<'de> Deserialize<'de> for Extent {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match IntOrText::deserialize(d)? {
+            IntOrText::Int(n) if n < 0 => Err(serde::de::Error::custom(format!(
+                "{n} is negative; an offset or size must be at least 0"
+            ))),
+            IntOrText::Int(n) => Ok(Extent::Bytes(n as u64)),
+            IntOrText::Text(t) => parse_extent(&t).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl Serialize for Extent {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Extent::Bytes(b) => s.serialize_str(&format_bytes(*b)),
+            Extent::Zones(z) => s.serialize_str(&format!("{z}z")),
+            Extent::Percent(p) => s.serialize_str(&format!("{p}%")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_like_fio() {
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert_eq!(parse_bytes("4k"), Ok(4096));
+        assert_eq!(parse_bytes("4KiB"), Ok(4096));
+        assert_eq!(parse_bytes("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_bytes("1.5GiB"), Ok(3 << 29));
+        assert!(parse_bytes("4 parsecs").is_err());
+        assert!(parse_bytes("-4k").is_err());
+        assert!(parse_bytes("0.5b").is_err());
+    }
+
+    #[test]
+    fn durations_need_units() {
+        assert_eq!(parse_duration_ns("500ms"), Ok(500 * NS_PER_MS));
+        assert_eq!(parse_duration_ns("2m"), Ok(120 * NS_PER_S));
+        assert_eq!(parse_duration_ns("20us"), Ok(20_000));
+        assert!(parse_duration_ns("10").is_err());
+        assert_eq!(format_duration(1500 * NS_PER_US), "1500us");
+    }
+
+    #[test]
+    fn extents_in_zones_and_percent() {
+        assert_eq!(parse_extent("16z"), Ok(Extent::Zones(16)));
+        assert_eq!(parse_extent("50%"), Ok(Extent::Percent(50.0)));
+        assert!(parse_extent("150%").is_err());
+        assert_eq!(Extent::Zones(2).to_bytes(10, 100), 20);
+        assert_eq!(Extent::Percent(50.0).to_bytes(10, 100), 50);
+    }
+
+    #[test]
+    fn transfer_time_is_bytes_over_rate() {
+        // 4 KiB at 800 MB/s = 5.12 us.
+        assert_eq!(transfer_ns(4096, 800), 5120);
+    }
+}

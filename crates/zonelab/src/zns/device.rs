@@ -1,0 +1,673 @@
+//! The ZNS device: the zone state machine with its open and active resources, every NVMe status
+//! the ZNS command set defines, NAND timing for each command, and optional data retention.
+//!
+//! Commands take the submission time and return the completion time, computed from the NAND
+//! timelines at once. State changes take effect at submission, in submission order, which is the
+//! order a single NVMe queue pair gives.
+
+use super::{ReportFilter, Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState};
+use crate::config::{DeviceSpec, Geometry, Timing};
+use crate::firmware::{EraseScope, ResetPolicy, ResetView};
+use crate::nand::{EnergyNj, Nand, NandCounters, WearSummary};
+
+/// A command's completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub done_ns: u64,
+}
+
+/// Host-visible command counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceCounters {
+    pub host_read_bytes: u64,
+    pub host_write_bytes: u64,
+    /// Zones the host asked to reset (Select All counts each zone it applies to).
+    pub zone_resets_requested: u64,
+    /// Resets that erased at least one block.
+    pub zone_resets_executed: u64,
+    pub zone_finishes: u64,
+    /// Zones the controller closed to free an open resource.
+    pub implicit_closes: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Zone {
+    state: ZoneState,
+    /// Write pointer, in LBAs from the zone start.
+    wp: u64,
+    /// LBAs holding host data (below the write pointer; less after a Finish).
+    data_lbas: u64,
+    /// Last time (as a command sequence number) the zone was opened or written: the
+    /// controller implicitly closes the least recently used implicitly opened zone.
+    last_use: u64,
+}
+
+/// What the NAND holds for one physical zone.
+#[derive(Clone, Debug, Default)]
+struct PhysZone {
+    /// Program units written to NAND (or scheduled) since the last erase.
+    programmed_units: u64,
+    /// Bytes of the next unit waiting in the controller for the unit to fill.
+    staged_bytes: u64,
+    /// Write buffer: slot `j % B` holds when unit `j` left the buffer (its program finished).
+    released_ns: Vec<u64>,
+}
+
+pub struct Device {
+    geo: Geometry,
+    timing: Timing,
+    spec: DeviceSpec,
+    nand: Nand,
+    zones: Vec<Zone>,
+    /// Logical zone -> physical zone. The synchronous policy keeps it the identity.
+    map: Vec<u32>,
+    phys: Vec<PhysZone>,
+    policy: Box<dyn ResetPolicy>,
+    open_zones: u32,
+    active_zones: u32,
+    /// Open zones, kept only when Max Open Resources is limited (to choose an implicit close).
+    open_list: Vec<u32>,
+    sequence: u64,
+    /// Changes whenever a zone gains its first data or loses it (see [`Device::occupancy_epoch`]).
+    occupancy_epoch: u64,
+    /// Per logical zone, the bytes written below `data_lbas` (with data retention only).
+    data: Option<Vec<Vec<u8>>>,
+    zone_lbas: u64,
+    cap_lbas: u64,
+    lba_bytes: u64,
+    buffer_units: u64,
+    counters: DeviceCounters,
+}
+
+impl Device {
+    pub fn new(spec: &DeviceSpec, policy: Box<dyn ResetPolicy>, retain_data: bool) -> Self {
+        let geo = spec.geometry.clone();
+        let n = geo.zone_count as usize;
+        let buffer_units = spec.timing.write_buffer_units_per_zone as u64;
+        Device {
+            nand: Nand::new(&geo, &spec.timing),
+            zones: vec![
+                Zone {
+                    state: ZoneState::Empty,
+                    wp: 0,
+                    data_lbas: 0,
+                    last_use: 0
+                };
+                n
+            ],
+            map: (0..geo.zone_count).collect(),
+            phys: vec![PhysZone::default(); n],
+            policy,
+            open_zones: 0,
+            active_zones: 0,
+            open_list: Vec::new(),
+            sequence: 0,
+            occupancy_epoch: 0,
+            data: retain_data.then(|| vec![Vec::new(); n]),
+            zone_lbas: geo.zone_size_lbas(),
+            cap_lbas: geo.zone_capacity_lbas(),
+            lba_bytes: geo.lba_size_bytes,
+            buffer_units,
+            counters: DeviceCounters::default(),
+            timing: spec.timing.clone(),
+            spec: spec.clone(),
+            geo,
+        }
+    }
+
+    pub fn spec(&self) -> &DeviceSpec {
+        &self.spec
+    }
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+    pub fn zone_count(&self) -> u32 {
+        self.geo.zone_count
+    }
+    pub fn zone_size_lbas(&self) -> u64 {
+        self.zone_lbas
+    }
+    pub fn zone_capacity_lbas(&self) -> u64 {
+        self.cap_lbas
+    }
+    pub fn namespace_lbas(&self) -> u64 {
+        self.zone_lbas * self.geo.zone_count as u64
+    }
+    pub fn policy_name(&self) -> &'static str {
+        self.policy.name()
+    }
+    pub fn open_zones(&self) -> u32 {
+        self.open_zones
+    }
+    pub fn active_zones(&self) -> u32 {
+        self.active_zones
+    }
+    pub fn counters(&self) -> &DeviceCounters {
+        &self.counters
+    }
+    pub fn nand_counters(&self) -> &NandCounters {
+        &self.nand.counters
+    }
+    pub fn energy(&self) -> EnergyNj {
+        EnergyNj::of(&self.nand.counters, &self.spec.energy)
+    }
+    pub fn wear(&self) -> WearSummary {
+        self.nand.wear()
+    }
+    /// When all NAND, channels and links are idle.
+    pub fn idle_at_ns(&self) -> u64 {
+        self.nand.idle_at_ns()
+    }
+    pub fn retains_data(&self) -> bool {
+        self.data.is_some()
+    }
+
+    /// Starts a new measurement phase: host and NAND counters go back to zero (wear stays).
+    pub fn reset_counters(&mut self) {
+        self.counters = DeviceCounters::default();
+        self.nand.reset_counters();
+    }
+
+    pub fn zone(&self, zone: u32) -> ZoneDescriptor {
+        let z = &self.zones[zone as usize];
+        let zslba = zone as u64 * self.zone_lbas;
+        ZoneDescriptor {
+            state: z.state,
+            zslba,
+            capacity_lbas: self.cap_lbas,
+            wp: zslba + z.wp,
+        }
+    }
+
+    /// A number that changes whenever some zone goes from holding no data to holding some, or
+    /// back (writes into empty zones, resets, faults): hosts cache zone lists against it.
+    pub fn occupancy_epoch(&self) -> u64 {
+        self.occupancy_epoch
+    }
+
+    /// LBAs of host data in the zone (what a read below the write pointer returns).
+    pub fn zone_data_lbas(&self, zone: u32) -> u64 {
+        self.zones[zone as usize].data_lbas
+    }
+
+    // ---- I/O commands ----
+
+    /// Read `nlb` LBAs from `slba`. With data retention, `buf` (exactly `nlb` LBAs) receives the
+    /// data; LBAs never written read as zeros.
+    pub fn read(
+        &mut self,
+        now_ns: u64,
+        slba: u64,
+        nlb: u64,
+        buf: Option<&mut [u8]>,
+    ) -> Result<Completion, Status> {
+        self.check_range(slba, nlb, buf.as_ref().map(|b| b.len()))?;
+        let zi = (slba / self.zone_lbas) as u32;
+        let z = self.zones[zi as usize];
+        if z.state == ZoneState::Offline {
+            return Err(Status::ZoneIsOffline);
+        }
+        let offset = slba - zi as u64 * self.zone_lbas;
+        if offset + nlb > self.zone_lbas {
+            return Err(Status::ZoneBoundaryError);
+        }
+        self.sequence += 1;
+        if let (Some(data), Some(buf)) = (&self.data, buf) {
+            let stored = &data[zi as usize];
+            let start = (offset * self.lba_bytes) as usize;
+            let have = stored.len().saturating_sub(start).min(buf.len());
+            if have > 0 {
+                buf[..have].copy_from_slice(&stored[start..start + have]);
+            }
+            buf[have..].fill(0);
+        }
+        let done_ns = self.read_timing(now_ns + self.timing.read_overhead_ns, zi, offset, nlb);
+        self.counters.host_read_bytes += nlb * self.lba_bytes;
+        Ok(Completion { done_ns })
+    }
+
+    /// Write `nlb` LBAs at `slba`, which must be the zone's write pointer. With data retention,
+    /// `data` (exactly `nlb` LBAs) is kept; without it the LBAs are stored as zeros.
+    pub fn write(
+        &mut self,
+        now_ns: u64,
+        slba: u64,
+        nlb: u64,
+        data: Option<&[u8]>,
+    ) -> Result<Completion, Status> {
+        self.check_range(slba, nlb, data.map(<[u8]>::len))?;
+        let zi = (slba / self.zone_lbas) as u32;
+        Self::check_writable(self.zones[zi as usize].state)?;
+        let z = &self.zones[zi as usize];
+        let offset = slba - zi as u64 * self.zone_lbas;
+        if offset != z.wp {
+            return Err(Status::ZoneInvalidWrite);
+        }
+        if offset + nlb > self.cap_lbas {
+            return Err(Status::ZoneBoundaryError);
+        }
+        self.write_at_wp(now_ns, zi, nlb, data)
+    }
+
+    /// Zone Append to the zone starting at `zslba`; returns the LBA written and the completion.
+    pub fn append(
+        &mut self,
+        now_ns: u64,
+        zslba: u64,
+        nlb: u64,
+        data: Option<&[u8]>,
+    ) -> Result<(u64, Completion), Status> {
+        self.check_range(zslba, nlb, data.map(<[u8]>::len))?;
+        if zslba % self.zone_lbas != 0 {
+            return Err(Status::InvalidField);
+        }
+        if let Some(zasl) = self.geo.zone_append_size_limit_bytes
+            && nlb * self.lba_bytes > zasl
+        {
+            return Err(Status::InvalidField);
+        }
+        let zi = (zslba / self.zone_lbas) as u32;
+        Self::check_writable(self.zones[zi as usize].state)?;
+        let wp = self.zones[zi as usize].wp;
+        if wp + nlb > self.cap_lbas {
+            return Err(Status::ZoneBoundaryError);
+        }
+        let completion = self.write_at_wp(now_ns, zi, nlb, data)?;
+        Ok((zslba + wp, completion))
+    }
+
+    fn check_range(&self, slba: u64, nlb: u64, buf_len: Option<usize>) -> Result<(), Status> {
+        if nlb == 0 || buf_len.is_some_and(|len| len as u64 != nlb * self.lba_bytes) {
+            return Err(Status::InvalidField);
+        }
+        match slba.checked_add(nlb) {
+            Some(end) if end <= self.namespace_lbas() => Ok(()),
+            _ => Err(Status::LbaOutOfRange),
+        }
+    }
+
+    fn check_writable(state: ZoneState) -> Result<(), Status> {
+        match state {
+            ZoneState::Full => Err(Status::ZoneIsFull),
+            ZoneState::ReadOnly => Err(Status::ZoneIsReadOnly),
+            ZoneState::Offline => Err(Status::ZoneIsOffline),
+            _ => Ok(()),
+        }
+    }
+
+    fn write_at_wp(
+        &mut self,
+        now_ns: u64,
+        zi: u32,
+        nlb: u64,
+        data: Option<&[u8]>,
+    ) -> Result<Completion, Status> {
+        self.acquire_open(zi)?;
+        if self.zones[zi as usize].state != ZoneState::ExplicitlyOpened {
+            self.set_state(zi, ZoneState::ImplicitlyOpened);
+        }
+        self.sequence += 1;
+        let bytes = nlb * self.lba_bytes;
+        let arrived = self
+            .nand
+            .host_in(now_ns + self.timing.write_overhead_ns, bytes);
+        let done_ns = self.program(self.map[zi as usize], bytes, arrived);
+        if let Some(store) = &mut self.data {
+            let stored = &mut store[zi as usize];
+            match data {
+                Some(d) => stored.extend_from_slice(d),
+                None => stored.resize(stored.len() + bytes as usize, 0),
+            }
+        }
+        let z = &mut self.zones[zi as usize];
+        if z.data_lbas == 0 {
+            self.occupancy_epoch += 1;
+        }
+        z.wp += nlb;
+        z.data_lbas = z.wp;
+        z.last_use = self.sequence;
+        assert!(z.wp <= self.cap_lbas, "write pointer past zone capacity");
+        if z.wp == self.cap_lbas {
+            self.set_state(zi, ZoneState::Full);
+        }
+        self.counters.host_write_bytes += bytes;
+        Ok(Completion { done_ns })
+    }
+
+    /// Moves `bytes` that arrived at `arrived_ns` into physical zone `pz`, programming every
+    /// program unit they complete. Returns when the host may consider the write done: once
+    /// buffered (write buffer) or once its full units are programmed (no buffer).
+    fn program(&mut self, pz: u32, bytes: u64, arrived_ns: u64) -> u64 {
+        let unit = self.nand.layout.unit_bytes;
+        let b = self.buffer_units;
+        let p = &mut self.phys[pz as usize];
+        if b > 0 && p.released_ns.is_empty() {
+            p.released_ns = vec![0; b as usize];
+        }
+        let first = p.programmed_units;
+        let total = p.staged_bytes + bytes;
+        let full = total / unit;
+        let mut done = arrived_ns;
+        for j in first..first + full {
+            let accepted = if b > 0 {
+                arrived_ns.max(p.released_ns[(j % b) as usize])
+            } else {
+                arrived_ns
+            };
+            let programmed = self
+                .nand
+                .program_unit(accepted, self.nand.layout.unit(pz, j));
+            if b > 0 {
+                p.released_ns[(j % b) as usize] = programmed;
+                done = done.max(accepted);
+            } else {
+                done = done.max(programmed);
+            }
+        }
+        if b > 0 && total % unit != 0 {
+            // The partial unit also needs a buffer slot.
+            done = done.max(p.released_ns[((first + full) % b) as usize]);
+        }
+        p.programmed_units += full;
+        p.staged_bytes = total % unit;
+        done
+    }
+
+    fn read_timing(&mut self, start_ns: u64, zi: u32, offset: u64, nlb: u64) -> u64 {
+        let page = self.nand.layout.page_bytes;
+        let unit = self.nand.layout.unit_bytes;
+        let data_end = self.zones[zi as usize].data_lbas * self.lba_bytes;
+        let pz = self.map[zi as usize];
+        let b = self.buffer_units;
+        let mut pos = offset * self.lba_bytes;
+        let end = pos + nlb * self.lba_bytes;
+        let mut done = start_ns;
+        while pos < end {
+            let chunk = (page - pos % page).min(end - pos);
+            let j = pos / unit;
+            let p = &self.phys[pz as usize];
+            let in_controller = pos >= data_end
+                || j >= p.programmed_units
+                || (b > 0
+                    && j + b >= p.programmed_units
+                    && p.released_ns[(j % b) as usize] > start_ns);
+            let ready = if in_controller {
+                start_ns
+            } else {
+                let die = self.nand.layout.unit(pz, j).die;
+                self.nand.read_page(start_ns, die, chunk)
+            };
+            done = done.max(self.nand.host_out(ready, chunk));
+            pos += chunk;
+        }
+        done
+    }
+
+    // ---- zone resources ----
+
+    fn set_state(&mut self, zi: u32, new: ZoneState) {
+        let old = self.zones[zi as usize].state;
+        if old == new {
+            return;
+        }
+        if old.is_open() {
+            self.open_zones -= 1;
+            if let Some(i) = self.open_list.iter().position(|&z| z == zi) {
+                self.open_list.swap_remove(i);
+            }
+        }
+        if old.is_active() {
+            self.active_zones -= 1;
+        }
+        if new.is_open() {
+            self.open_zones += 1;
+            if self.geo.max_open_zones.is_some() {
+                self.open_list.push(zi);
+            }
+        }
+        if new.is_active() {
+            self.active_zones += 1;
+        }
+        self.zones[zi as usize].state = new;
+    }
+
+    /// Makes sure zone `zi` may become open: takes an active resource if it has none and an open
+    /// resource, implicitly closing the least recently used implicitly opened zone if need be.
+    fn acquire_open(&mut self, zi: u32) -> Result<(), Status> {
+        let state = self.zones[zi as usize].state;
+        if state.is_open() {
+            return Ok(());
+        }
+        if state == ZoneState::Empty
+            && self
+                .geo
+                .max_active_zones
+                .is_some_and(|m| self.active_zones >= m)
+        {
+            return Err(Status::TooManyActiveZones);
+        }
+        if self
+            .geo
+            .max_open_zones
+            .is_some_and(|m| self.open_zones >= m)
+        {
+            let victim = self
+                .open_list
+                .iter()
+                .copied()
+                .filter(|&z| self.zones[z as usize].state == ZoneState::ImplicitlyOpened)
+                .min_by_key(|&z| self.zones[z as usize].last_use)
+                .ok_or(Status::TooManyOpenZones)?;
+            self.set_state(victim, ZoneState::Closed);
+            self.counters.implicit_closes += 1;
+        }
+        Ok(())
+    }
+
+    // ---- zone management ----
+
+    /// Zone Management Send. `slba` names the zone (it must be a zone start) unless `select_all`.
+    pub fn zone_mgmt_send(
+        &mut self,
+        now_ns: u64,
+        slba: u64,
+        action: ZoneAction,
+        select_all: bool,
+    ) -> Result<Completion, Status> {
+        let start_ns = now_ns + self.timing.zone_mgmt_overhead_ns;
+        if select_all {
+            let mut done_ns = start_ns;
+            for zi in 0..self.geo.zone_count {
+                if action.select_all_applies(self.zones[zi as usize].state) {
+                    done_ns = done_ns.max(self.apply(start_ns, zi, action)?);
+                }
+            }
+            return Ok(Completion { done_ns });
+        }
+        if slba >= self.namespace_lbas() {
+            return Err(Status::LbaOutOfRange);
+        }
+        if slba % self.zone_lbas != 0 {
+            return Err(Status::InvalidField);
+        }
+        let done_ns = self.apply(start_ns, (slba / self.zone_lbas) as u32, action)?;
+        Ok(Completion { done_ns })
+    }
+
+    fn apply(&mut self, now_ns: u64, zi: u32, action: ZoneAction) -> Result<u64, Status> {
+        use ZoneState::*;
+        let state = self.zones[zi as usize].state;
+        self.sequence += 1;
+        match (action, state) {
+            (ZoneAction::Open, ExplicitlyOpened) => Ok(now_ns),
+            (ZoneAction::Open, Empty | Closed | ImplicitlyOpened) => {
+                self.acquire_open(zi)?;
+                self.set_state(zi, ExplicitlyOpened);
+                self.zones[zi as usize].last_use = self.sequence;
+                Ok(now_ns)
+            }
+            (ZoneAction::Close, Closed) => Ok(now_ns),
+            (ZoneAction::Close, ImplicitlyOpened | ExplicitlyOpened) => {
+                self.set_state(zi, Closed);
+                Ok(now_ns)
+            }
+            (ZoneAction::Finish, Full) => Ok(now_ns),
+            (ZoneAction::Finish, Empty | ImplicitlyOpened | ExplicitlyOpened | Closed) => {
+                Ok(self.finish(now_ns, zi))
+            }
+            (ZoneAction::Reset, Empty) => {
+                self.counters.zone_resets_requested += 1;
+                Ok(now_ns)
+            }
+            (ZoneAction::Reset, ImplicitlyOpened | ExplicitlyOpened | Closed | Full) => {
+                Ok(self.reset(now_ns, zi))
+            }
+            (ZoneAction::Offline, Offline) => Ok(now_ns),
+            (ZoneAction::Offline, ReadOnly) => {
+                self.set_state(zi, Offline);
+                Ok(now_ns)
+            }
+            _ => Err(Status::InvalidZoneStateTransition),
+        }
+    }
+
+    /// Finish: the staged partial unit is programmed (padded) and the zone becomes Full.
+    fn finish(&mut self, now_ns: u64, zi: u32) -> u64 {
+        let pz = self.map[zi as usize];
+        let mut done = now_ns;
+        let p = &self.phys[pz as usize];
+        if p.staged_bytes > 0 {
+            let pad = self.nand.layout.unit_bytes - p.staged_bytes;
+            done = self.program(pz, pad, now_ns);
+        }
+        self.set_state(zi, ZoneState::Full);
+        self.zones[zi as usize].wp = self.cap_lbas;
+        self.counters.zone_finishes += 1;
+        done
+    }
+
+    fn reset(&mut self, now_ns: u64, zi: u32) -> u64 {
+        let pz = self.map[zi as usize];
+        let programmed = self.phys[pz as usize].programmed_units;
+        let scope = self.policy.on_host_reset(&ResetView {
+            physical_zone: pz,
+            programmed_units: programmed,
+        });
+        let units = match scope {
+            EraseScope::ProgrammedBlocks => programmed,
+            EraseScope::AllBlocks => u64::MAX,
+        };
+        let layout = self.nand.layout;
+        let mut done = now_ns;
+        let mut erased = false;
+        for addr in layout.blocks_holding(pz, units) {
+            done = done.max(self.nand.erase_block(now_ns, addr));
+            erased = true;
+        }
+        self.counters.zone_resets_requested += 1;
+        self.counters.zone_resets_executed += erased as u64;
+        self.phys[pz as usize] = PhysZone::default();
+        self.occupancy_epoch += 1;
+        self.set_state(zi, ZoneState::Empty);
+        let z = &mut self.zones[zi as usize];
+        z.wp = 0;
+        z.data_lbas = 0;
+        if let Some(store) = &mut self.data {
+            store[zi as usize] = Vec::new();
+        }
+        done
+    }
+
+    /// Puts a zone in Read Only or Offline, as a media fault would; its resources are released.
+    pub fn inject_fault(&mut self, zone: u32, state: ZoneState) {
+        assert!(
+            matches!(state, ZoneState::ReadOnly | ZoneState::Offline),
+            "faults are Read Only or Offline"
+        );
+        self.occupancy_epoch += 1;
+        self.set_state(zone, state);
+    }
+
+    /// Zone Management Receive: Report Zones from the zone holding `slba`.
+    pub fn report_zones(
+        &self,
+        slba: u64,
+        filter: ReportFilter,
+        partial: bool,
+        max_descriptors: usize,
+    ) -> Result<ZoneReport, Status> {
+        if slba >= self.namespace_lbas() {
+            return Err(Status::LbaOutOfRange);
+        }
+        let first = (slba / self.zone_lbas) as u32;
+        let mut descriptors = Vec::new();
+        let mut matching = 0u64;
+        for zi in first..self.geo.zone_count {
+            let d = self.zone(zi);
+            if filter.matches(d.state) {
+                matching += 1;
+                if descriptors.len() < max_descriptors {
+                    descriptors.push(d);
+                }
+            }
+        }
+        let zone_count = if partial {
+            descriptors.len() as u64
+        } else {
+            matching
+        };
+        Ok(ZoneReport {
+            zone_count,
+            descriptors,
+        })
+    }
+
+    /// Checks every invariant of the zone state machine; panics with the broken one.
+    pub fn check_invariants(&self) {
+        let open = self.zones.iter().filter(|z| z.state.is_open()).count() as u32;
+        let active = self.zones.iter().filter(|z| z.state.is_active()).count() as u32;
+        assert_eq!(open, self.open_zones, "open zone count");
+        assert_eq!(active, self.active_zones, "active zone count");
+        if let Some(m) = self.geo.max_open_zones {
+            assert!(open <= m, "{open} open zones exceed the limit {m}");
+            assert_eq!(self.open_list.len() as u32, open, "open list");
+        }
+        if let Some(m) = self.geo.max_active_zones {
+            assert!(active <= m, "{active} active zones exceed the limit {m}");
+        }
+        let unit = self.nand.layout.unit_bytes;
+        for (i, z) in self.zones.iter().enumerate() {
+            assert!(
+                z.wp <= self.cap_lbas,
+                "zone {i}: write pointer beyond capacity"
+            );
+            assert!(z.data_lbas <= z.wp, "zone {i}: data beyond write pointer");
+            match z.state {
+                ZoneState::Empty => {
+                    assert_eq!(z.wp, 0, "zone {i}: empty zone with a write pointer")
+                }
+                ZoneState::Full => {
+                    assert_eq!(z.wp, self.cap_lbas, "zone {i}: full zone not at capacity")
+                }
+                _ => {}
+            }
+            let p = &self.phys[self.map[i] as usize];
+            let stored = p.programmed_units * unit + p.staged_bytes;
+            assert!(
+                stored >= z.data_lbas * self.lba_bytes,
+                "zone {i}: NAND holds less than the host wrote"
+            );
+            if let Some(data) = &self.data {
+                assert_eq!(
+                    data[i].len() as u64,
+                    z.data_lbas * self.lba_bytes,
+                    "zone {i}: retained data length"
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "device_tests.rs"]
+mod tests;

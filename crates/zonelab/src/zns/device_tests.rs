@@ -1,0 +1,832 @@
+//! Device tests: every status code and transition, timing against hand-computed values, and
+//! property tests against a small independent reference model of the zone rules.
+
+use super::*;
+use crate::config::{DeviceSpec, Energy, Geometry, Timing};
+use crate::firmware::Synchronous;
+use crate::zns::{ReportFilter, Status, ZoneAction, ZoneState};
+
+const LBA: u64 = 4096;
+const T_R: u64 = 50_000;
+const T_PROG: u64 = 500_000;
+const T_ERASE: u64 = 3_000_000;
+
+/// 4 dies on 2 channels, 16 KiB pages, 4 pages per block, one block per die per zone:
+/// zones of 256 KiB (64 LBAs) with 192 KiB (48 LBAs) capacity, 8 zones, 3 open, 4 active.
+pub(crate) fn small_spec(buffer_units: u32, dies_per_zone: u32) -> DeviceSpec {
+    let blocks_per_zone = 4;
+    let groups = 4 / dies_per_zone;
+    DeviceSpec {
+        name: "test".into(),
+        geometry: Geometry {
+            channels: 2,
+            dies_per_channel: 2,
+            blocks_per_die: 8 * blocks_per_zone / dies_per_zone / groups,
+            pages_per_block: 4,
+            page_size_bytes: 16 * 1024,
+            pages_per_program: 1,
+            lba_size_bytes: LBA,
+            dies_per_zone,
+            zone_size_bytes: 256 * 1024,
+            zone_capacity_bytes: 192 * 1024,
+            zone_count: 8,
+            max_open_zones: Some(3),
+            max_active_zones: Some(4),
+            zone_append_size_limit_bytes: Some(64 * 1024),
+        },
+        timing: Timing {
+            read_latency_ns: T_R,
+            program_latency_ns: T_PROG,
+            erase_latency_ns: T_ERASE,
+            channel_rate_mb_s: 800,
+            host_rate_mb_s: 3200,
+            read_overhead_ns: 0,
+            write_overhead_ns: 0,
+            zone_mgmt_overhead_ns: 0,
+            write_buffer_units_per_zone: buffer_units,
+        },
+        energy: Energy {
+            read_nj_per_page: 1.0,
+            program_nj_per_page: 10.0,
+            erase_nj_per_block: 100.0,
+        },
+    }
+}
+
+fn device() -> Device {
+    Device::new(&small_spec(0, 4), Box::new(Synchronous::default()), true)
+}
+
+const ZONE: u64 = 64; // LBAs per zone
+const CAP: u64 = 48; // LBAs of capacity
+
+fn zslba(z: u64) -> u64 {
+    z * ZONE
+}
+
+fn open(d: &mut Device, z: u64) -> Result<Completion, Status> {
+    d.zone_mgmt_send(0, zslba(z), ZoneAction::Open, false)
+}
+
+fn act(d: &mut Device, z: u64, a: ZoneAction) -> Result<Completion, Status> {
+    d.zone_mgmt_send(0, zslba(z), a, false)
+}
+
+fn state(d: &Device, z: u64) -> ZoneState {
+    d.zone(z as u32).state
+}
+
+#[test]
+fn writes_follow_the_write_pointer() {
+    let mut d = device();
+    assert_eq!(
+        d.write(0, zslba(0) + 1, 1, None),
+        Err(Status::ZoneInvalidWrite)
+    );
+    d.write(0, zslba(0), 4, None).unwrap();
+    assert_eq!(state(&d, 0), ZoneState::ImplicitlyOpened);
+    assert_eq!(d.zone(0).wp, 4);
+    assert_eq!(d.write(0, zslba(0), 1, None), Err(Status::ZoneInvalidWrite));
+    assert_eq!(
+        d.write(0, zslba(0) + 4, CAP, None),
+        Err(Status::ZoneBoundaryError)
+    );
+    d.write(0, zslba(0) + 4, CAP - 4, None).unwrap();
+    assert_eq!(state(&d, 0), ZoneState::Full);
+    assert_eq!(d.open_zones(), 0);
+    assert_eq!(d.active_zones(), 0);
+    assert_eq!(d.write(0, zslba(0) + CAP, 1, None), Err(Status::ZoneIsFull));
+    d.check_invariants();
+}
+
+#[test]
+fn generic_errors() {
+    let mut d = device();
+    assert_eq!(d.write(0, zslba(8), 1, None), Err(Status::LbaOutOfRange));
+    assert_eq!(d.read(0, zslba(8) - 1, 2, None), Err(Status::LbaOutOfRange));
+    assert_eq!(d.read(0, u64::MAX, 2, None), Err(Status::LbaOutOfRange));
+    assert_eq!(d.write(0, 0, 0, None), Err(Status::InvalidField));
+    assert_eq!(
+        d.write(0, 0, 1, Some(&[0u8; 10])),
+        Err(Status::InvalidField)
+    );
+    assert_eq!(d.read(0, ZONE - 1, 2, None), Err(Status::ZoneBoundaryError));
+    assert_eq!(d.append(0, 1, 1, None), Err(Status::InvalidField));
+    assert_eq!(
+        d.append(0, 0, 17, None),
+        Err(Status::InvalidField),
+        "above ZASL 64 KiB"
+    );
+    assert_eq!(
+        d.zone_mgmt_send(0, 1, ZoneAction::Open, false),
+        Err(Status::InvalidField)
+    );
+    assert_eq!(
+        d.zone_mgmt_send(0, zslba(8), ZoneAction::Open, false),
+        Err(Status::LbaOutOfRange)
+    );
+    assert_eq!(
+        d.report_zones(zslba(8), ReportFilter::All, false, 10),
+        Err(Status::LbaOutOfRange)
+    );
+}
+
+#[test]
+fn append_returns_the_lba_it_wrote() {
+    let mut d = device();
+    assert_eq!(d.append(0, zslba(2), 3, None).unwrap().0, zslba(2));
+    assert_eq!(d.append(0, zslba(2), 2, None).unwrap().0, zslba(2) + 3);
+    d.append(0, zslba(2), 16, None).unwrap();
+    d.append(0, zslba(2), 16, None).unwrap();
+    assert_eq!(
+        d.append(0, zslba(2), 12, None),
+        Err(Status::ZoneBoundaryError),
+        "37 + 12 > 48"
+    );
+    assert_eq!(d.append(0, zslba(2), 11, None).unwrap().0, zslba(2) + 37);
+    assert_eq!(d.append(0, zslba(2), 1, None), Err(Status::ZoneIsFull));
+}
+
+#[test]
+fn open_and_active_limits() {
+    let mut d = device();
+    for z in 0..3 {
+        open(&mut d, z).unwrap();
+    }
+    // Every open zone is explicitly opened: nothing to close implicitly.
+    assert_eq!(d.write(0, zslba(3), 1, None), Err(Status::TooManyOpenZones));
+    assert_eq!(open(&mut d, 3), Err(Status::TooManyOpenZones));
+    act(&mut d, 0, ZoneAction::Close).unwrap();
+    d.write(0, zslba(3), 1, None).unwrap();
+    assert_eq!(d.active_zones(), 4);
+    // Four active (0 closed, 1, 2, 3 open): an empty zone cannot become active.
+    assert_eq!(
+        d.write(0, zslba(4), 1, None),
+        Err(Status::TooManyActiveZones)
+    );
+    assert_eq!(open(&mut d, 4), Err(Status::TooManyActiveZones));
+    // A closed zone needs only an open resource; zone 3 is implicitly opened and gets closed.
+    d.write(0, zslba(0), 1, None).unwrap();
+    assert_eq!(state(&d, 3), ZoneState::Closed);
+    assert_eq!(d.counters().implicit_closes, 1);
+    d.check_invariants();
+}
+
+#[test]
+fn implicit_close_picks_the_least_recently_used_implicitly_opened_zone() {
+    let mut d = device();
+    d.write(0, zslba(0), 1, None).unwrap();
+    d.write(0, zslba(1), 1, None).unwrap();
+    d.write(0, zslba(2), 1, None).unwrap();
+    d.write(0, zslba(0) + 1, 1, None).unwrap(); // zone 0 used again: zone 1 is now the oldest
+    d.write(0, zslba(3), 1, None).unwrap();
+    assert_eq!(state(&d, 1), ZoneState::Closed);
+    assert_eq!(state(&d, 0), ZoneState::ImplicitlyOpened);
+    d.check_invariants();
+}
+
+#[test]
+fn management_transitions() {
+    use ZoneAction::*;
+    let mut d = device();
+    assert_eq!(
+        act(&mut d, 0, Close),
+        Err(Status::InvalidZoneStateTransition),
+        "close an empty zone"
+    );
+    act(&mut d, 0, Reset).unwrap(); // Empty -> Empty is success
+    open(&mut d, 0).unwrap();
+    open(&mut d, 0).unwrap(); // ExplOpen -> ExplOpen
+    assert_eq!(state(&d, 0), ZoneState::ExplicitlyOpened);
+    d.write(0, zslba(0), 2, None).unwrap();
+    assert_eq!(
+        state(&d, 0),
+        ZoneState::ExplicitlyOpened,
+        "writes keep an explicit open"
+    );
+    act(&mut d, 0, Close).unwrap();
+    act(&mut d, 0, Close).unwrap(); // Closed -> Closed
+    assert_eq!(state(&d, 0), ZoneState::Closed);
+    act(&mut d, 0, Finish).unwrap();
+    assert_eq!(state(&d, 0), ZoneState::Full);
+    assert_eq!(d.zone(0).wp, zslba(0) + CAP);
+    act(&mut d, 0, Finish).unwrap(); // Full -> Full
+    assert_eq!(
+        act(&mut d, 0, Open),
+        Err(Status::InvalidZoneStateTransition)
+    );
+    assert_eq!(
+        act(&mut d, 0, Close),
+        Err(Status::InvalidZoneStateTransition)
+    );
+    act(&mut d, 1, Finish).unwrap(); // Empty -> Full
+    assert_eq!(state(&d, 1), ZoneState::Full);
+    act(&mut d, 0, Reset).unwrap();
+    assert_eq!(state(&d, 0), ZoneState::Empty);
+    assert_eq!(d.zone(0).wp, zslba(0));
+    assert_eq!(
+        act(&mut d, 0, Offline),
+        Err(Status::InvalidZoneStateTransition)
+    );
+    d.check_invariants();
+}
+
+#[test]
+fn read_only_and_offline_zones() {
+    use ZoneAction::*;
+    let mut d = device();
+    d.write(0, zslba(5), 2, Some(&[7u8; 2 * LBA as usize]))
+        .unwrap();
+    d.inject_fault(5, ZoneState::ReadOnly);
+    assert_eq!(d.open_zones(), 0);
+    assert_eq!(
+        d.write(0, zslba(5) + 2, 1, None),
+        Err(Status::ZoneIsReadOnly)
+    );
+    assert_eq!(d.append(0, zslba(5), 1, None), Err(Status::ZoneIsReadOnly));
+    let mut buf = vec![0u8; LBA as usize];
+    d.read(0, zslba(5), 1, Some(&mut buf)).unwrap();
+    assert_eq!(
+        buf,
+        vec![7u8; LBA as usize],
+        "read only zones stay readable"
+    );
+    for a in [Open, Close, Finish, Reset] {
+        assert_eq!(
+            act(&mut d, 5, a),
+            Err(Status::InvalidZoneStateTransition),
+            "{a:?}"
+        );
+    }
+    act(&mut d, 5, Offline).unwrap();
+    act(&mut d, 5, Offline).unwrap();
+    assert_eq!(state(&d, 5), ZoneState::Offline);
+    assert_eq!(d.read(0, zslba(5), 1, None), Err(Status::ZoneIsOffline));
+    assert_eq!(d.write(0, zslba(5), 1, None), Err(Status::ZoneIsOffline));
+    d.check_invariants();
+}
+
+#[test]
+fn select_all_applies_to_matching_states_only() {
+    use ZoneAction::*;
+    let mut d = device();
+    d.write(0, zslba(0), 1, None).unwrap();
+    d.write(0, zslba(1), 1, None).unwrap();
+    act(&mut d, 2, Finish).unwrap();
+    d.zone_mgmt_send(0, 0, Close, true).unwrap();
+    assert_eq!(
+        (state(&d, 0), state(&d, 1)),
+        (ZoneState::Closed, ZoneState::Closed)
+    );
+    d.zone_mgmt_send(0, 0, Open, true).unwrap();
+    assert_eq!(
+        (state(&d, 0), state(&d, 1)),
+        (ZoneState::ExplicitlyOpened, ZoneState::ExplicitlyOpened)
+    );
+    assert_eq!(
+        state(&d, 3),
+        ZoneState::Empty,
+        "select all open leaves empty zones alone"
+    );
+    d.zone_mgmt_send(0, 0, Finish, true).unwrap();
+    assert_eq!(state(&d, 0), ZoneState::Full);
+    d.zone_mgmt_send(0, 0, Reset, true).unwrap();
+    assert!((0..8).all(|z| state(&d, z) == ZoneState::Empty));
+    assert_eq!(d.counters().zone_resets_requested, 3);
+    d.check_invariants();
+}
+
+#[test]
+fn report_zones_filters_and_counts() {
+    let mut d = device();
+    d.write(0, zslba(1), 3, None).unwrap();
+    act(&mut d, 2, ZoneAction::Finish).unwrap();
+    let all = d.report_zones(0, ReportFilter::All, false, 3).unwrap();
+    assert_eq!(all.zone_count, 8);
+    assert_eq!(all.descriptors.len(), 3);
+    assert_eq!(all.descriptors[1].wp, zslba(1) + 3);
+    assert_eq!(all.descriptors[1].capacity_lbas, CAP);
+    let partial = d.report_zones(0, ReportFilter::All, true, 3).unwrap();
+    assert_eq!(partial.zone_count, 3);
+    let empty = d
+        .report_zones(zslba(1), ReportFilter::State(ZoneState::Empty), false, 100)
+        .unwrap();
+    assert_eq!(empty.zone_count, 5);
+    assert!(
+        empty
+            .descriptors
+            .iter()
+            .all(|z| z.state == ZoneState::Empty && z.zslba >= zslba(3))
+    );
+    let text = super::super::format_nvme_cli(&all);
+    assert!(text.starts_with("nr_zones: 8\n"));
+    assert!(text.contains("State: IMP_OPENED"));
+    let zbd = super::super::format_libzbd(&all, ZONE, LBA);
+    assert!(zbd.contains("Zone 00001: swr, ofst 00000000262144, len 00000000262144, cap 00000000196608, wp 00000000274432, oi"));
+}
+
+#[test]
+fn retained_data_reads_back_and_unwritten_reads_zero() {
+    let mut d = device();
+    let data: Vec<u8> = (0..3 * LBA).map(|i| (i % 251) as u8).collect();
+    d.write(0, zslba(4), 3, Some(&data)).unwrap();
+    let mut buf = vec![0xffu8; 5 * LBA as usize];
+    d.read(0, zslba(4), 5, Some(&mut buf)).unwrap();
+    assert_eq!(&buf[..data.len()], &data[..]);
+    assert!(buf[data.len()..].iter().all(|&b| b == 0));
+    act(&mut d, 4, ZoneAction::Reset).unwrap();
+    d.read(0, zslba(4), 5, Some(&mut buf)).unwrap();
+    assert!(buf.iter().all(|&b| b == 0), "reset zones read as zeros");
+}
+
+// ---- timing ----
+
+fn transfer(bytes: u64, rate_mb_s: u64) -> u64 {
+    bytes * 1000 / rate_mb_s
+}
+
+#[test]
+fn idle_4k_read_costs_tr_plus_transfer() {
+    let mut d = device();
+    d.write(0, zslba(0), CAP, None).unwrap();
+    let t0 = d.idle_at_ns();
+    let c = d.read(t0, zslba(0), 1, None).unwrap();
+    assert_eq!(
+        c.done_ns - t0,
+        T_R + transfer(LBA, 800) + transfer(LBA, 3200)
+    );
+}
+
+#[test]
+fn reads_of_unwritten_lbas_touch_no_nand() {
+    let mut d = device();
+    let c = d.read(0, zslba(0), 1, None).unwrap();
+    assert_eq!(c.done_ns, transfer(LBA, 3200));
+    assert_eq!(d.nand_counters().page_reads, 0);
+}
+
+#[test]
+fn striped_pages_complete_in_parallel_and_one_die_serialises() {
+    // Four 16 KiB pages: on four dies (two per channel) against all on one die.
+    let page = 16 * 1024;
+    let mut striped = device();
+    striped.write(0, 0, CAP, None).unwrap();
+    let t0 = striped.idle_at_ns();
+    let parallel = striped.read(t0, 0, 16, None).unwrap().done_ns - t0;
+    // Dies sense together; each channel then moves two pages one after the other, and the last
+    // two pages, ready together, share the host link.
+    let expect = T_R + 2 * transfer(page, 800) + 2 * transfer(page, 3200);
+    assert_eq!(parallel, expect);
+
+    let mut single = Device::new(&small_spec(0, 1), Box::new(Synchronous::default()), false);
+    single.write(0, 0, CAP, None).unwrap();
+    let t0 = single.idle_at_ns();
+    let serial = single.read(t0, 0, 16, None).unwrap().done_ns - t0;
+    assert_eq!(
+        serial,
+        4 * (T_R + transfer(page, 800)) + transfer(page, 3200)
+    );
+    assert!(serial > 2 * parallel);
+}
+
+#[test]
+fn writes_wait_for_programs_without_a_buffer_and_complete_early_with_one() {
+    let page = 16 * 1024;
+    let mut d = device();
+    // One full page: host transfer, channel transfer, tPROG.
+    let c = d.write(0, 0, 4, None).unwrap();
+    assert_eq!(
+        c.done_ns,
+        transfer(page, 3200) + transfer(page, 800) + T_PROG
+    );
+    // A partial page waits in the controller: done when its data has arrived.
+    let t = d.idle_at_ns();
+    let c = d.write(t, 4, 1, None).unwrap();
+    assert_eq!(c.done_ns - t, transfer(LBA, 3200));
+
+    let mut buffered = Device::new(&small_spec(2, 4), Box::new(Synchronous::default()), false);
+    let c = buffered.write(0, 0, 8, None).unwrap();
+    assert_eq!(
+        c.done_ns,
+        transfer(2 * page, 3200),
+        "two units fit the buffer"
+    );
+    // The buffer holds two units and both are still programming: the next unit waits for one.
+    let c = buffered.write(c.done_ns, 8, 4, None).unwrap();
+    let first_programmed = transfer(2 * page, 3200) + transfer(page, 800) + T_PROG;
+    assert_eq!(c.done_ns, first_programmed);
+}
+
+#[test]
+fn reset_erases_programmed_blocks_holding_their_dies() {
+    let mut d = device();
+    d.write(0, 0, 8, None).unwrap(); // two pages: blocks on dies 0 and 1
+    let t0 = d.idle_at_ns();
+    let c = act(&mut d, 0, ZoneAction::Reset)
+        .map(|_| ())
+        .and_then(|_| Ok(d.idle_at_ns()))
+        .unwrap();
+    assert_eq!(c, t0 + T_ERASE);
+    assert_eq!(d.nand_counters().block_erases, 2);
+    assert_eq!(d.counters().zone_resets_executed, 1);
+    // A read on die 0 issued during the erase waits for it.
+    let mut d = device();
+    d.write(0, zslba(1), CAP, None).unwrap(); // zone 1 also lives on dies 0..3
+    d.write(0, 0, 8, None).unwrap();
+    let t0 = d.idle_at_ns();
+    d.zone_mgmt_send(t0, 0, ZoneAction::Reset, false).unwrap();
+    let r = d.read(t0 + 1, zslba(1), 1, None).unwrap();
+    assert_eq!(
+        r.done_ns,
+        t0 + T_ERASE + T_R + transfer(LBA, 800) + transfer(LBA, 3200)
+    );
+}
+
+#[test]
+fn erase_all_blocks_option_and_empty_resets() {
+    let mut d = Device::new(
+        &small_spec(0, 4),
+        Box::new(Synchronous {
+            erase_all_blocks: true,
+        }),
+        false,
+    );
+    d.write(0, 0, 4, None).unwrap();
+    act(&mut d, 0, ZoneAction::Reset).unwrap();
+    assert_eq!(
+        d.nand_counters().block_erases,
+        4,
+        "one block on each of four dies"
+    );
+    act(&mut d, 0, ZoneAction::Reset).unwrap();
+    assert_eq!(
+        d.nand_counters().block_erases,
+        4,
+        "an empty zone erases nothing"
+    );
+    assert_eq!(d.counters().zone_resets_requested, 2);
+    assert_eq!(d.counters().zone_resets_executed, 1);
+    let w = d.wear();
+    assert_eq!((w.min, w.max), (0, 1));
+    assert_eq!(w.histogram[&1], 4);
+}
+
+#[test]
+fn finish_pads_the_partial_unit_and_counts_energy() {
+    let mut d = device();
+    d.write(0, 0, 2, None).unwrap(); // half a page, staged
+    assert_eq!(d.nand_counters().page_programs, 0);
+    act(&mut d, 0, ZoneAction::Finish).unwrap();
+    assert_eq!(d.nand_counters().page_programs, 1);
+    let e = d.energy();
+    assert_eq!(e.program, 10.0);
+    act(&mut d, 0, ZoneAction::Reset).unwrap();
+    assert_eq!(d.energy().erase, 100.0);
+}
+
+// ---- property tests against a reference model ----
+
+mod model {
+    //! A deliberately plain model of the ZNS zone rules in ../shared/reference/zns-semantics.md,
+    //! written apart from the device.
+    use crate::zns::{Status, ZoneAction, ZoneState};
+
+    #[derive(Clone)]
+    pub struct Zone {
+        pub state: ZoneState,
+        pub wp: u64,
+        pub data: Vec<u8>,
+        pub used: u64,
+    }
+
+    pub struct Model {
+        pub zones: Vec<Zone>,
+        pub zone_lbas: u64,
+        pub cap: u64,
+        pub lba: u64,
+        pub max_open: usize,
+        pub max_active: usize,
+        pub zasl_lbas: u64,
+        clock: u64,
+    }
+
+    impl Model {
+        pub fn new(
+            n: usize,
+            zone_lbas: u64,
+            cap: u64,
+            lba: u64,
+            max_open: usize,
+            max_active: usize,
+            zasl_lbas: u64,
+        ) -> Self {
+            let z = Zone {
+                state: ZoneState::Empty,
+                wp: 0,
+                data: vec![],
+                used: 0,
+            };
+            Model {
+                zones: vec![z; n],
+                zone_lbas,
+                cap,
+                lba,
+                max_open,
+                max_active,
+                zasl_lbas,
+                clock: 0,
+            }
+        }
+
+        fn count(&self, f: impl Fn(ZoneState) -> bool) -> usize {
+            self.zones.iter().filter(|z| f(z.state)).count()
+        }
+        pub fn open(&self) -> usize {
+            self.count(|s| matches!(s, ZoneState::ImplicitlyOpened | ZoneState::ExplicitlyOpened))
+        }
+        pub fn active(&self) -> usize {
+            self.count(|s| {
+                matches!(
+                    s,
+                    ZoneState::ImplicitlyOpened | ZoneState::ExplicitlyOpened | ZoneState::Closed
+                )
+            })
+        }
+
+        fn make_room(&mut self, z: usize) -> Result<(), Status> {
+            let s = self.zones[z].state;
+            if matches!(s, ZoneState::ImplicitlyOpened | ZoneState::ExplicitlyOpened) {
+                return Ok(());
+            }
+            if s == ZoneState::Empty && self.active() >= self.max_active {
+                return Err(Status::TooManyActiveZones);
+            }
+            if self.open() >= self.max_open {
+                let victim = (0..self.zones.len())
+                    .filter(|&i| self.zones[i].state == ZoneState::ImplicitlyOpened)
+                    .min_by_key(|&i| self.zones[i].used)
+                    .ok_or(Status::TooManyOpenZones)?;
+                self.zones[victim].state = ZoneState::Closed;
+            }
+            Ok(())
+        }
+
+        fn write_checked(&mut self, z: usize, nlb: u64, data: &[u8]) -> Result<u64, Status> {
+            self.make_room(z)?;
+            self.clock += 1;
+            let zone = &mut self.zones[z];
+            if zone.state != ZoneState::ExplicitlyOpened {
+                zone.state = ZoneState::ImplicitlyOpened;
+            }
+            let at = zone.wp;
+            zone.wp += nlb;
+            zone.data.extend_from_slice(data);
+            zone.used = self.clock;
+            if zone.wp == self.cap {
+                zone.state = ZoneState::Full;
+            }
+            Ok(at)
+        }
+
+        fn writable(s: ZoneState) -> Result<(), Status> {
+            match s {
+                ZoneState::Full => Err(Status::ZoneIsFull),
+                ZoneState::ReadOnly => Err(Status::ZoneIsReadOnly),
+                ZoneState::Offline => Err(Status::ZoneIsOffline),
+                _ => Ok(()),
+            }
+        }
+
+        pub fn write(&mut self, slba: u64, nlb: u64, data: &[u8]) -> Result<(), Status> {
+            let z = self.range(slba, nlb)?;
+            Self::writable(self.zones[z].state)?;
+            if slba % self.zone_lbas != self.zones[z].wp {
+                return Err(Status::ZoneInvalidWrite);
+            }
+            if self.zones[z].wp + nlb > self.cap {
+                return Err(Status::ZoneBoundaryError);
+            }
+            self.write_checked(z, nlb, data).map(|_| ())
+        }
+
+        pub fn append(&mut self, zslba: u64, nlb: u64, data: &[u8]) -> Result<u64, Status> {
+            let z = self.range(zslba, nlb)?;
+            if zslba % self.zone_lbas != 0 || nlb > self.zasl_lbas {
+                return Err(Status::InvalidField);
+            }
+            Self::writable(self.zones[z].state)?;
+            if self.zones[z].wp + nlb > self.cap {
+                return Err(Status::ZoneBoundaryError);
+            }
+            self.write_checked(z, nlb, data).map(|at| zslba + at)
+        }
+
+        fn range(&self, slba: u64, nlb: u64) -> Result<usize, Status> {
+            if nlb == 0 {
+                return Err(Status::InvalidField);
+            }
+            if slba + nlb > self.zones.len() as u64 * self.zone_lbas {
+                return Err(Status::LbaOutOfRange);
+            }
+            Ok((slba / self.zone_lbas) as usize)
+        }
+
+        pub fn read(&self, slba: u64, nlb: u64) -> Result<Vec<u8>, Status> {
+            let z = self.range(slba, nlb)?;
+            if self.zones[z].state == ZoneState::Offline {
+                return Err(Status::ZoneIsOffline);
+            }
+            if slba % self.zone_lbas + nlb > self.zone_lbas {
+                return Err(Status::ZoneBoundaryError);
+            }
+            let start = ((slba % self.zone_lbas) * self.lba) as usize;
+            let mut out = vec![0u8; (nlb * self.lba) as usize];
+            let data = &self.zones[z].data;
+            for (i, b) in out.iter_mut().enumerate() {
+                if let Some(&v) = data.get(start + i) {
+                    *b = v;
+                }
+            }
+            Ok(out)
+        }
+
+        pub fn manage(&mut self, z: usize, action: ZoneAction) -> Result<(), Status> {
+            use ZoneState::*;
+            let s = self.zones[z].state;
+            match action {
+                ZoneAction::Open => match s {
+                    ExplicitlyOpened => {}
+                    Empty | Closed | ImplicitlyOpened => {
+                        self.make_room(z)?;
+                        self.clock += 1;
+                        self.zones[z].state = ExplicitlyOpened;
+                        self.zones[z].used = self.clock;
+                    }
+                    _ => return Err(Status::InvalidZoneStateTransition),
+                },
+                ZoneAction::Close => match s {
+                    Closed => {}
+                    ImplicitlyOpened | ExplicitlyOpened => self.zones[z].state = Closed,
+                    _ => return Err(Status::InvalidZoneStateTransition),
+                },
+                ZoneAction::Finish => match s {
+                    Full => {}
+                    Empty | ImplicitlyOpened | ExplicitlyOpened | Closed => {
+                        self.zones[z].state = Full;
+                        self.zones[z].wp = self.cap;
+                    }
+                    _ => return Err(Status::InvalidZoneStateTransition),
+                },
+                ZoneAction::Reset => match s {
+                    Empty => {}
+                    ImplicitlyOpened | ExplicitlyOpened | Closed | Full => {
+                        self.zones[z] = Zone {
+                            state: Empty,
+                            wp: 0,
+                            data: vec![],
+                            used: 0,
+                        };
+                    }
+                    _ => return Err(Status::InvalidZoneStateTransition),
+                },
+                ZoneAction::Offline => match s {
+                    Offline => {}
+                    ReadOnly => self.zones[z].state = Offline,
+                    _ => return Err(Status::InvalidZoneStateTransition),
+                },
+            }
+            Ok(())
+        }
+
+        pub fn manage_all(&mut self, action: ZoneAction) -> Result<(), Status> {
+            for z in 0..self.zones.len() {
+                if action.select_all_applies(self.zones[z].state) {
+                    self.manage(z, action)?;
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+mod properties {
+    use super::model::Model;
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    pub enum Cmd {
+        /// Write at the write pointer plus `skew` (0 is legal).
+        Write {
+            zone: u64,
+            skew: u64,
+            nlb: u64,
+        },
+        Append {
+            zone: u64,
+            misalign: bool,
+            nlb: u64,
+        },
+        Read {
+            zone: u64,
+            offset: u64,
+            nlb: u64,
+        },
+        Manage {
+            zone: u64,
+            action: ZoneAction,
+            all: bool,
+        },
+        Fault {
+            zone: u64,
+            offline: bool,
+        },
+    }
+
+    fn action() -> impl Strategy<Value = ZoneAction> {
+        prop_oneof![
+            Just(ZoneAction::Open),
+            Just(ZoneAction::Close),
+            Just(ZoneAction::Finish),
+            Just(ZoneAction::Reset),
+            Just(ZoneAction::Offline),
+        ]
+    }
+
+    pub fn cmd() -> impl Strategy<Value = Cmd> {
+        prop_oneof![
+            6 => (0..9u64, prop_oneof![4 => Just(0u64), 1 => 1..3u64], 1..20u64)
+                .prop_map(|(zone, skew, nlb)| Cmd::Write { zone, skew, nlb }),
+            3 => (0..9u64, proptest::bool::weighted(0.1), 1..20u64)
+                .prop_map(|(zone, misalign, nlb)| Cmd::Append { zone, misalign, nlb }),
+            3 => (0..9u64, 0..64u64, 1..20u64).prop_map(|(zone, offset, nlb)| Cmd::Read { zone, offset, nlb }),
+            4 => (0..9u64, action(), proptest::bool::weighted(0.15))
+                .prop_map(|(zone, action, all)| Cmd::Manage { zone, action, all }),
+            1 => (0..8u64, any::<bool>()).prop_map(|(zone, offline)| Cmd::Fault { zone, offline }),
+        ]
+    }
+
+    fn payload(i: usize, nlb: u64) -> Vec<u8> {
+        (0..nlb * LBA)
+            .map(|b| (b as usize * 31 + i * 7) as u8)
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn device_matches_the_reference_model(cmds in proptest::collection::vec(cmd(), 1..120)) {
+            let mut dev = device();
+            let mut model = Model::new(8, ZONE, CAP, LBA, 3, 4, 16);
+            let mut now = 0u64;
+            for (i, c) in cmds.iter().enumerate() {
+                now += 1000;
+                match *c {
+                    Cmd::Write { zone, skew, nlb } => {
+                        let slba = if zone < 8 { dev.zone(zone as u32).wp + skew } else { zslba(zone) };
+                        let data = payload(i, nlb);
+                        let got = dev.write(now, slba, nlb, Some(&data)).map(|_| ());
+                        prop_assert_eq!(got, model.write(slba, nlb, &data), "cmd {} {:?}", i, c);
+                    }
+                    Cmd::Append { zone, misalign, nlb } => {
+                        let slba = zslba(zone) + misalign as u64;
+                        let data = payload(i, nlb);
+                        let got = dev.append(now, slba, nlb, Some(&data)).map(|(lba, _)| lba);
+                        prop_assert_eq!(got, model.append(slba, nlb, &data), "cmd {} {:?}", i, c);
+                    }
+                    Cmd::Read { zone, offset, nlb } => {
+                        let slba = zslba(zone) + offset;
+                        let mut buf = vec![0u8; (nlb * LBA) as usize];
+                        let got = dev.read(now, slba, nlb, Some(&mut buf)).map(|_| buf);
+                        prop_assert_eq!(got, model.read(slba, nlb), "cmd {} {:?}", i, c);
+                    }
+                    Cmd::Manage { zone, action, all } => {
+                        let got = dev.zone_mgmt_send(now, zslba(zone), action, all).map(|_| ());
+                        let want = if all {
+                            model.manage_all(action)
+                        } else if zone >= 8 {
+                            Err(Status::LbaOutOfRange)
+                        } else {
+                            model.manage(zone as usize, action)
+                        };
+                        prop_assert_eq!(got, want, "cmd {} {:?}", i, c);
+                    }
+                    Cmd::Fault { zone, offline } => {
+                        let s = if offline { ZoneState::Offline } else { ZoneState::ReadOnly };
+                        dev.inject_fault(zone as u32, s);
+                        model.zones[zone as usize].state = s;
+                    }
+                }
+                dev.check_invariants();
+                prop_assert_eq!(dev.open_zones() as usize, model.open());
+                prop_assert_eq!(dev.active_zones() as usize, model.active());
+                for z in 0..8u64 {
+                    let d = dev.zone(z as u32);
+                    prop_assert_eq!(d.state, model.zones[z as usize].state, "zone {} after cmd {}", z, i);
+                    prop_assert_eq!(d.wp - d.zslba, model.zones[z as usize].wp, "zone {} wp after cmd {}", z, i);
+                }
+            }
+        }
+    }
+}
