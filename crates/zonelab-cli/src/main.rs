@@ -1,1 +1,267 @@
-fn main() {}
+//! `zonelab`: the command-line front end of the ZoneLab simulator. Parsing and files live here;
+//! the simulation lives in the `zonelab` library.
+
+mod bench;
+mod output;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use zonelab::config::{ExperimentConfig, fingerprint, presets};
+use zonelab::zns::{
+    ReportFilter, ZoneDescriptor, ZoneReport, ZoneState, format_libzbd, format_nvme_cli,
+};
+
+#[derive(Parser)]
+#[command(
+    name = "zonelab",
+    version,
+    about = "Deterministic simulator of NVMe ZNS SSDs"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an experiment file and write its results.
+    Run {
+        experiment: PathBuf,
+        /// Results directory (default: results/<experiment name>).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Override a field, e.g. --set device.timing.read_latency_ns=50000 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        overrides: Vec<String>,
+        /// Override the experiment's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// No progress bar and no table.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Validate an experiment file and show what it resolves to.
+    Check {
+        experiment: PathBuf,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        overrides: Vec<String>,
+    },
+    /// List the device presets or show one.
+    Presets {
+        #[command(subcommand)]
+        action: PresetAction,
+    },
+    /// Report zones like nvme-cli or libzbd: of a fresh preset, an experiment's device after its
+    /// set-up (faults, prefill), or the device at the end of a run.
+    ReportZones {
+        #[arg(long, conflicts_with_all = ["experiment", "results"])]
+        preset: Option<String>,
+        #[arg(long, conflicts_with = "results")]
+        experiment: Option<PathBuf>,
+        /// A results directory written by `zonelab run`.
+        #[arg(long)]
+        results: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Nvme)]
+        format: Format,
+        /// Only zones in this state (EMPTY, IMP_OPENED, EXP_OPENED, CLOSED, READONLY, FULL, OFFLINE).
+        #[arg(long)]
+        state: Option<String>,
+        /// At most this many descriptors.
+        #[arg(long, default_value_t = usize::MAX)]
+        max: usize,
+    },
+    /// Measure simulated requests per wall-clock second and peak memory.
+    Bench {
+        /// Smaller runs, for a quick look.
+        #[arg(long)]
+        quick: bool,
+        /// Run one case in this process and print its JSON line (used by `bench` itself).
+        #[arg(long, hide = true)]
+        case: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum PresetAction {
+    List,
+    Show { name: String },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Nvme,
+    Zbd,
+}
+
+fn main() -> ExitCode {
+    match run_cli(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_cli(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Run {
+            experiment,
+            output,
+            mut overrides,
+            seed,
+            quiet,
+        } => {
+            if let Some(seed) = seed {
+                overrides.push(format!("seed={seed}"));
+            }
+            output::run(&experiment, output, &overrides, quiet)
+        }
+        Command::Check {
+            experiment,
+            overrides,
+        } => {
+            let (cfg, exp) = load(&experiment, &overrides)?;
+            print!("{}", output::describe(&exp, &cfg));
+            println!("ok: {} is valid", experiment.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Presets {
+            action: PresetAction::List,
+        } => {
+            for (name, text) in presets::PRESETS {
+                let cfg: zonelab::config::DeviceConfig = toml::from_str(text)?;
+                println!("{name:<16} {}", cfg.description);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Presets {
+            action: PresetAction::Show { name },
+        } => {
+            print!("{}", presets::text(&name)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::ReportZones {
+            preset,
+            experiment,
+            results,
+            format,
+            state,
+            max,
+        } => {
+            let filter = match state {
+                None => ReportFilter::All,
+                Some(s) => ReportFilter::State(
+                    ZoneState::parse(&s).with_context(|| format!("unknown zone state `{s}`"))?,
+                ),
+            };
+            let (report, zone_lbas, lba) = match (preset, experiment, results) {
+                (Some(p), None, None) => {
+                    let text = format!("preset = \"{p}\"\n[[job]]\nrw = \"read\"\nbs = \"4KiB\"\n");
+                    let exp = ExperimentConfig::parse(&text, &[])?.validate(&p)?;
+                    fresh_report(&exp, filter, max)?
+                }
+                (None, Some(e), None) => fresh_report(&load(&e, &[])?.1, filter, max)?,
+                (None, None, Some(dir)) => results_report(&dir, filter, max)?,
+                _ => bail!("give one of --preset, --experiment or --results"),
+            };
+            match format {
+                Format::Nvme => print!("{}", format_nvme_cli(&report)),
+                Format::Zbd => print!("{}", format_libzbd(&report, zone_lbas, lba)),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench { quick, case } => {
+            match case {
+                Some(name) => bench::run_case(&name, quick)?,
+                None => bench::run_all(quick)?,
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Reads, overrides, merges and validates an experiment file.
+pub fn load(path: &Path, overrides: &[String]) -> Result<(ExperimentConfig, zonelab::Experiment)> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("experiment");
+    let cfg = ExperimentConfig::parse(&text, overrides)
+        .with_context(|| format!("in {}", path.display()))?;
+    let exp = cfg
+        .validate(stem)
+        .with_context(|| format!("in {}", path.display()))?;
+    Ok((cfg, exp))
+}
+
+fn fresh_report(
+    exp: &zonelab::Experiment,
+    filter: ReportFilter,
+    max: usize,
+) -> Result<(ZoneReport, u64, u64)> {
+    let mut device = zonelab::sim::build_device(exp);
+    zonelab::sim::prefill(&mut device, exp.prefill_fraction);
+    let report = device
+        .report_zones(0, filter, false, max)
+        .map_err(anyhow::Error::from)?;
+    Ok((
+        report,
+        device.zone_size_lbas(),
+        device.geometry().lba_size_bytes,
+    ))
+}
+
+/// Rebuilds a report from the zones.csv and resolved config a run left behind.
+fn results_report(dir: &Path, filter: ReportFilter, max: usize) -> Result<(ZoneReport, u64, u64)> {
+    let (_, exp) = load(&dir.join("config.resolved.toml"), &[])?;
+    let geo = &exp.device.geometry;
+    let csv = dir.join("zones.csv");
+    let text =
+        std::fs::read_to_string(&csv).with_context(|| format!("cannot read {}", csv.display()))?;
+    let mut descriptors = Vec::new();
+    let mut matching = 0;
+    for (n, line) in text.lines().enumerate().skip(1) {
+        let bad = || {
+            format!(
+                "{}:{}: expected zone,zslba,state,wp,capacity_lbas",
+                csv.display(),
+                n + 1
+            )
+        };
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() != 5 {
+            bail!(bad());
+        }
+        let d = ZoneDescriptor {
+            zslba: f[1].parse().with_context(bad)?,
+            state: ZoneState::parse(f[2]).with_context(bad)?,
+            wp: f[3].parse().with_context(bad)?,
+            capacity_lbas: f[4].parse().with_context(bad)?,
+        };
+        if filter.matches(d.state) {
+            matching += 1;
+            if descriptors.len() < max {
+                descriptors.push(d);
+            }
+        }
+    }
+    Ok((
+        ZoneReport {
+            zone_count: matching,
+            descriptors,
+        },
+        geo.zone_size_lbas(),
+        geo.lba_size_bytes,
+    ))
+}
+
+/// The config fingerprint printed first and stored with the results.
+pub fn config_fingerprint(cfg: &ExperimentConfig) -> u64 {
+    fingerprint(&cfg.to_toml())
+}

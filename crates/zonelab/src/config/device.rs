@@ -238,7 +238,7 @@ impl DeviceConfig {
                 format!("is {lba}; ZoneLab supports 512 and 4096"),
             ));
         }
-        if g.page_size_bytes.0 % lba != 0 {
+        if !g.page_size_bytes.0.is_multiple_of(lba) {
             return Err(ConfigError::field(
                 f("geometry.page_size_bytes"),
                 format!(
@@ -247,7 +247,7 @@ impl DeviceConfig {
                 ),
             ));
         }
-        if g.pages_per_block % g.pages_per_program != 0 {
+        if !g.pages_per_block.is_multiple_of(g.pages_per_program) {
             return Err(ConfigError::field(
                 f("geometry.pages_per_program"),
                 format!(
@@ -257,7 +257,7 @@ impl DeviceConfig {
             ));
         }
         let dies = g.channels as u64 * g.dies_per_channel as u64;
-        if z.dies_per_zone as u64 > dies || dies % z.dies_per_zone as u64 != 0 {
+        if z.dies_per_zone as u64 > dies || !dies.is_multiple_of(z.dies_per_zone as u64) {
             return Err(ConfigError::field(
                 f("zones.dies_per_zone"),
                 format!("{} must divide the {dies} dies", z.dies_per_zone),
@@ -265,7 +265,7 @@ impl DeviceConfig {
         }
         let block = g.page_size_bytes.0 * g.pages_per_block as u64;
         let zone = z.zone_size_bytes.0;
-        if zone % block != 0 {
+        if !zone.is_multiple_of(block) {
             return Err(ConfigError::field(
                 f("zones.zone_size_bytes"),
                 format!(
@@ -274,7 +274,7 @@ impl DeviceConfig {
             ));
         }
         let blocks_per_zone = zone / block;
-        if blocks_per_zone % z.dies_per_zone as u64 != 0 {
+        if !blocks_per_zone.is_multiple_of(z.dies_per_zone as u64) {
             return Err(ConfigError::field(
                 f("zones.zone_size_bytes"),
                 format!(
@@ -300,14 +300,14 @@ impl DeviceConfig {
                 format!("{cap} is above the zone size {zone}"),
             ));
         }
-        if cap % lba != 0 {
+        if !cap.is_multiple_of(lba) {
             return Err(ConfigError::field(
                 f("zones.zone_capacity_bytes"),
                 format!("{cap} is not a multiple of the LBA size {lba}"),
             ));
         }
         let zasl = z.zone_append_size_limit_bytes.0;
-        if zasl % lba != 0 {
+        if !zasl.is_multiple_of(lba) {
             return Err(ConfigError::field(
                 f("zones.zone_append_size_limit_bytes"),
                 format!("{zasl} is not a multiple of the LBA size {lba}"),

@@ -119,7 +119,7 @@ impl JobConfig {
         let zone_bytes = geo.zone_size_bytes;
         let ns_bytes = geo.namespace_lbas() * lba;
         let bs = self.bs.0;
-        if bs == 0 || bs % lba != 0 {
+        if bs == 0 || !bs.is_multiple_of(lba) {
             return Err(ConfigError::field(
                 f("bs"),
                 format!("{bs} must be a positive multiple of the LBA size {lba}"),
@@ -144,7 +144,7 @@ impl JobConfig {
             }
         }
         let offset = self.offset.to_bytes(zone_bytes, ns_bytes);
-        if offset % zone_bytes != 0 {
+        if !offset.is_multiple_of(zone_bytes) {
             return Err(ConfigError::field(
                 f("offset"),
                 format!(

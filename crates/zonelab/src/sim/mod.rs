@@ -292,7 +292,7 @@ impl Simulation<'_> {
             }
             self.pump(r, now);
             events += 1;
-            if events % (1 << 16) == 0 {
+            if events.is_multiple_of(1 << 16) {
                 progress(Progress {
                     simulated_ns: now,
                     fraction: self.fraction_done(now),
@@ -328,14 +328,46 @@ pub fn build_device(experiment: &Experiment) -> Device {
     device
 }
 
+/// A device set up for an experiment (faults injected, prefilled), ready for its jobs.
+pub struct Prepared {
+    pub device: Device,
+    pub prefill_bytes: u64,
+}
+
+pub fn prepare(experiment: &Experiment) -> Prepared {
+    let mut device = build_device(experiment);
+    let prefill_bytes = prefill(&mut device, experiment.prefill_fraction);
+    Prepared {
+        device,
+        prefill_bytes,
+    }
+}
+
 /// Runs an experiment: build the device, prefill, run the jobs, summarise.
 pub fn run(
     experiment: &Experiment,
     config_fingerprint: u64,
     progress: &mut dyn FnMut(Progress),
 ) -> RunOutput {
-    let mut device = build_device(experiment);
-    let prefill_bytes = prefill(&mut device, experiment.prefill_fraction);
+    run_prepared(
+        experiment,
+        prepare(experiment),
+        config_fingerprint,
+        progress,
+    )
+}
+
+/// Runs an experiment's jobs on a device [`prepare`] set up.
+pub fn run_prepared(
+    experiment: &Experiment,
+    prepared: Prepared,
+    config_fingerprint: u64,
+    progress: &mut dyn FnMut(Progress),
+) -> RunOutput {
+    let Prepared {
+        mut device,
+        prefill_bytes,
+    } = prepared;
     let start_ns = device.idle_at_ns();
     device.reset_counters();
 

@@ -258,7 +258,7 @@ impl Device {
         data: Option<&[u8]>,
     ) -> Result<(u64, Completion), Status> {
         self.check_range(zslba, nlb, data.map(<[u8]>::len))?;
-        if zslba % self.zone_lbas != 0 {
+        if !zslba.is_multiple_of(self.zone_lbas) {
             return Err(Status::InvalidField);
         }
         if let Some(zasl) = self.geo.zone_append_size_limit_bytes
@@ -364,7 +364,7 @@ impl Device {
                 done = done.max(programmed);
             }
         }
-        if b > 0 && total % unit != 0 {
+        if b > 0 && !total.is_multiple_of(unit) {
             // The partial unit also needs a buffer slot.
             done = done.max(p.released_ns[((first + full) % b) as usize]);
         }
@@ -487,7 +487,7 @@ impl Device {
         if slba >= self.namespace_lbas() {
             return Err(Status::LbaOutOfRange);
         }
-        if slba % self.zone_lbas != 0 {
+        if !slba.is_multiple_of(self.zone_lbas) {
             return Err(Status::InvalidField);
         }
         let done_ns = self.apply(start_ns, (slba / self.zone_lbas) as u32, action)?;

@@ -424,7 +424,7 @@ fn reset_erases_programmed_blocks_holding_their_dies() {
     let t0 = d.idle_at_ns();
     let c = act(&mut d, 0, ZoneAction::Reset)
         .map(|_| ())
-        .and_then(|_| Ok(d.idle_at_ns()))
+        .map(|_| d.idle_at_ns())
         .unwrap();
     assert_eq!(c, t0 + T_ERASE);
     assert_eq!(d.nand_counters().block_erases, 2);
@@ -611,7 +611,7 @@ mod model {
 
         pub fn append(&mut self, zslba: u64, nlb: u64, data: &[u8]) -> Result<u64, Status> {
             let z = self.range(zslba, nlb)?;
-            if zslba % self.zone_lbas != 0 || nlb > self.zasl_lbas {
+            if !zslba.is_multiple_of(self.zone_lbas) || nlb > self.zasl_lbas {
                 return Err(Status::InvalidField);
             }
             Self::writable(self.zones[z].state)?;

@@ -1,0 +1,120 @@
+//! `zonelab bench`: simulated requests per wall-clock second and peak memory. Each case runs in a
+//! child process so its peak resident memory is its own.
+
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use zonelab::config::ExperimentConfig;
+
+/// (name, what it measures, experiment text with `{io}` for the io_size)
+const CASES: &[(&str, &str, &str)] = &[
+    (
+        "randread-4k",
+        "4 KiB random reads, QD32, on a fully prefilled rezns-40g",
+        "preset = \"rezns-40g\"\n[prefill]\nfraction = 1.0\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
+    ),
+    (
+        "zone-write-4k",
+        "4 KiB zone-sequential writes over 256 open zones (randwrite, zonemode=zbd), QD32, smallzone-4t",
+        "preset = \"smallzone-4t\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 32\nmax_open_zones = 256\nio_size = \"{io}\"\n",
+    ),
+    (
+        "seqwrite-2m",
+        "2 MiB sequential writes, QD1, rezns-40g (wraps and resets zones)",
+        "preset = \"rezns-40g\"\n[[job]]\nrw = \"write\"\nbs = \"2MiB\"\nio_size = \"{io}\"\n",
+    ),
+    (
+        "memory-4tb",
+        "peak memory: 4 KiB random reads on a half-prefilled 4 TB-class smallzone-4t, no data retention",
+        "preset = \"smallzone-4t\"\n[prefill]\nfraction = 0.5\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
+    ),
+];
+
+/// io_size per case, full and quick.
+fn io_size(name: &str, quick: bool) -> &'static str {
+    match (name, quick) {
+        ("randread-4k", false) => "80GiB",
+        ("randread-4k", true) => "4GiB",
+        ("zone-write-4k", false) => "40GiB",
+        ("zone-write-4k", true) => "2GiB",
+        ("seqwrite-2m", false) => "400GiB",
+        ("seqwrite-2m", true) => "40GiB",
+        (_, false) => "20GiB",
+        (_, true) => "2GiB",
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct CaseResult {
+    case: String,
+    requests: u64,
+    wall_s: f64,
+    requests_per_s: f64,
+    simulated_s: f64,
+    peak_rss_mib: f64,
+}
+
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |kib| kib / 1024.0)
+}
+
+pub fn run_case(name: &str, quick: bool) -> Result<()> {
+    let Some((_, _, template)) = CASES.iter().find(|c| c.0 == name) else {
+        bail!("unknown bench case `{name}`");
+    };
+    let text = template.replace("{io}", io_size(name, quick));
+    let exp = ExperimentConfig::parse(&text, &[])?.validate(name)?;
+    // Time the measured phase only, not the prefill.
+    let prepared = zonelab::sim::prepare(&exp);
+    let wall = Instant::now();
+    let out = zonelab::sim::run_prepared(&exp, prepared, 0, &mut |_| {});
+    let wall_s = wall.elapsed().as_secs_f64();
+    let requests: u64 = out.summary.ops.values().map(|o| o.count).sum();
+    let result = CaseResult {
+        case: name.to_string(),
+        requests,
+        wall_s,
+        requests_per_s: requests as f64 / wall_s,
+        simulated_s: out.summary.simulated_time_ns as f64 / 1e9,
+        peak_rss_mib: peak_rss_mib(),
+    };
+    println!("{}", serde_json::to_string(&result)?);
+    Ok(())
+}
+
+pub fn run_all(quick: bool) -> Result<()> {
+    let exe = std::env::current_exe().context("cannot find the zonelab binary")?;
+    println!(
+        "| case | what | requests | wall s | simulated requests / wall s | simulated s | peak RSS MiB |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|");
+    for (name, what, _) in CASES {
+        let mut cmd = Command::new(&exe);
+        cmd.args(["bench", "--case", name]);
+        if quick {
+            cmd.arg("--quick");
+        }
+        let out = cmd
+            .output()
+            .with_context(|| format!("cannot run bench case {name}"))?;
+        if !out.status.success() {
+            bail!(
+                "bench case {name} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let r: CaseResult = serde_json::from_slice(&out.stdout).context("bench case output")?;
+        println!(
+            "| {name} | {what} | {} | {:.2} | {:.0} | {:.1} | {:.1} |",
+            r.requests, r.wall_s, r.requests_per_s, r.simulated_s, r.peak_rss_mib
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,267 @@
+//! End-to-end tests of the `zonelab` binary: results files, determinism across processes, and
+//! clear errors (never a panic) for bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn zonelab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zonelab"))
+        .args(args)
+        .output()
+        .expect("zonelab runs")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("zonelab-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const SMALL: &str = r#"
+seed = 11
+preset = "rezns-40g"
+[prefill]
+fraction = 0.1
+[[job]]
+rw = "randread"
+bs = "4KiB"
+iodepth = 8
+size = "64z"
+io_size = "8MiB"
+[[job]]
+rw = "write"
+bs = "128KiB"
+offset = "100z"
+size = "2z"
+io_size = "256MiB"
+"#;
+
+fn write_experiment(dir: &Path, text: &str) -> PathBuf {
+    let p = dir.join("exp.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn run_writes_every_result_file_and_is_deterministic() {
+    let dir = temp_dir("run");
+    let exp = write_experiment(&dir, SMALL);
+    let a = dir.join("a");
+    let b = dir.join("b");
+    for out in [&a, &b] {
+        let o = zonelab(&["run", exp.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            stdout.starts_with("zonelab "),
+            "seed and config first: {stdout}"
+        );
+        assert!(stdout.contains("seed 11"));
+        assert!(stdout.contains("p99.99"), "summary table: {stdout}");
+    }
+    for f in [
+        "summary.json",
+        "config.resolved.toml",
+        "timeseries.csv",
+        "latency_percentiles.csv",
+        "latency_cdf_read.csv",
+        "latency_cdf_write.csv",
+        "latency_cdf_reset.csv",
+        "zones.csv",
+    ] {
+        assert!(a.join(f).exists(), "{f} missing");
+    }
+    let sa = std::fs::read(a.join("summary.json")).unwrap();
+    assert_eq!(
+        sa,
+        std::fs::read(b.join("summary.json")).unwrap(),
+        "same config and seed, same bytes"
+    );
+    // The resolved config reruns to the same result.
+    let c = dir.join("c");
+    let o = zonelab(&[
+        "run",
+        a.join("config.resolved.toml").to_str().unwrap(),
+        "-o",
+        c.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success());
+    let sc = String::from_utf8(std::fs::read(c.join("summary.json")).unwrap()).unwrap();
+    let sa = String::from_utf8(sa).unwrap();
+    let without_name = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains("\"experiment\""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(without_name(&sa), without_name(&sc));
+    // Another seed gives other numbers.
+    let d = dir.join("d");
+    assert!(
+        zonelab(&[
+            "run",
+            exp.to_str().unwrap(),
+            "-o",
+            d.to_str().unwrap(),
+            "-q",
+            "--seed",
+            "12"
+        ])
+        .status
+        .success()
+    );
+    assert_ne!(sa, std::fs::read_to_string(d.join("summary.json")).unwrap());
+    let summary: serde_json::Value = serde_json::from_str(&sa).unwrap();
+    assert_eq!(summary["seed"], 11);
+    assert!(
+        summary["ops"]["read"]["latency_ns"]["percentiles"]["p99.999"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(
+        summary["device_counters"]["zone_resets_executed"]
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
+
+    // report-zones reads the end state back, in both styles.
+    let o = zonelab(&[
+        "report-zones",
+        "--results",
+        a.to_str().unwrap(),
+        "--state",
+        "FULL",
+        "--max",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("nr_zones: "), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.contains("State: FULL")).count(),
+        2
+    );
+    let o = zonelab(&[
+        "report-zones",
+        "--results",
+        a.to_str().unwrap(),
+        "--format",
+        "zbd",
+        "--max",
+        "1",
+    ]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .starts_with("Zone 00000: swr, ofst 00000000000000, len 00000067108864")
+    );
+}
+
+#[test]
+fn presets_and_fresh_reports() {
+    let o = zonelab(&["presets", "list"]);
+    let list = String::from_utf8_lossy(&o.stdout);
+    for p in [
+        "rezns-40g",
+        "cosmos-zns",
+        "nvmevirt-zn540",
+        "zn540",
+        "smallzone-4t",
+    ] {
+        assert!(list.contains(p), "{p} missing from {list}");
+    }
+    let o = zonelab(&["presets", "show", "rezns-40g"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("Table 1"));
+    let o = zonelab(&["report-zones", "--preset", "zn540", "--max", "1"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("nr_zones: 3542\n"), "{text}");
+    assert!(
+        text.contains("Cap: 0x43500"),
+        "1077 MiB = 0x43500 4 KiB LBAs: {text}"
+    );
+    let o = zonelab(&["presets", "show", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown preset `nope`"));
+}
+
+/// Runs `check` on a broken experiment: a non-zero exit, the field named, no panic.
+fn rejects(text: &str, field: &str) {
+    let dir = temp_dir(&field.replace(['.', '[', ']'], "_"));
+    let exp = write_experiment(&dir, text);
+    for cmd in ["check", "run"] {
+        let o = zonelab(
+            &[
+                cmd,
+                exp.to_str().unwrap(),
+                "-o",
+                dir.join("out").to_str().unwrap(),
+            ][..if cmd == "check" { 2 } else { 4 }],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {err}");
+        assert!(err.contains(field), "{cmd}: `{field}` not named in: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn bad_input_names_the_field() {
+    rejects(
+        &SMALL.replace("iodepth = 8", "iodepht = 8"),
+        "job[0].iodepht",
+    );
+    rejects(
+        &format!("{SMALL}\n[device.zones]\nzone_size = 1\n"),
+        "device.zones.zone_size",
+    );
+    rejects(&SMALL.replace("bs = \"4KiB\"", "bs = 0"), "job[0].bs");
+    rejects(&SMALL.replace("bs = \"4KiB\"", "bs = -4096"), "job[0].bs");
+    rejects(
+        &format!("{SMALL}\n[device.zones]\nzone_size_bytes = \"65MiB\"\n"),
+        "device.zones.zone_size_bytes",
+    );
+    rejects(
+        &format!("{SMALL}\n[device.zones]\nzone_capacity_bytes = \"100MiB\"\n"),
+        "device.zones.zone_capacity_bytes",
+    );
+    rejects(
+        &format!("{SMALL}\n[device.geometry]\nchannels = 3\n"),
+        "device.zones.dies_per_zone",
+    );
+    rejects(
+        &SMALL.replace("size = \"64z\"", "size = \"641z\""),
+        "job[0].size",
+    );
+    rejects(
+        &format!("{SMALL}[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\noffset = \"101z\"\n"),
+        "job[2].offset",
+    );
+    rejects("preset = \"rezns-40g\"\n", "job");
+}
+
+#[test]
+fn impossible_command_line_override() {
+    let dir = temp_dir("override");
+    let exp = write_experiment(&dir, SMALL);
+    let o = zonelab(&[
+        "check",
+        exp.to_str().unwrap(),
+        "--set",
+        "device.zones.zone_count=100000",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("device.zones.zone_count"));
+    let o = zonelab(&[
+        "check",
+        exp.to_str().unwrap(),
+        "--set",
+        "device.timing.erase_latency_ns=1000",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = zonelab(&["check", dir.join("missing.toml").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read"));
+}
