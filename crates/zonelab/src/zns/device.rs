@@ -262,7 +262,7 @@ impl Device {
             return Err(Status::InvalidField);
         }
         if let Some(zasl) = self.geo.zone_append_size_limit_bytes
-            && nlb * self.lba_bytes > zasl
+            && nlb > zasl / self.lba_bytes
         {
             return Err(Status::InvalidField);
         }
@@ -277,7 +277,7 @@ impl Device {
     }
 
     fn check_range(&self, slba: u64, nlb: u64, buf_len: Option<usize>) -> Result<(), Status> {
-        if nlb == 0 || buf_len.is_some_and(|len| len as u64 != nlb * self.lba_bytes) {
+        if nlb == 0 || buf_len.is_some_and(|len| nlb.checked_mul(self.lba_bytes) != Some(len as u64)) {
             return Err(Status::InvalidField);
         }
         match slba.checked_add(nlb) {
