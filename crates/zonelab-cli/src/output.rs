@@ -92,6 +92,9 @@ fn write_results(dir: &Path, cfg: &ExperimentConfig, out: &RunOutput) -> Result<
             )?;
         }
     }
+    if let Some(f) = &out.summary.firmware {
+        write("zones_over_time.csv", &zonelab::metrics::pool_csv(f))?;
+    }
     let mut zones = String::from("zone,zslba,state,wp,capacity_lbas\n");
     for z in 0..out.device.zone_count() {
         let d = out.device.zone(z);
@@ -224,6 +227,29 @@ pub fn table(s: &Summary) -> String {
         s.wear.mean_erases,
         s.wear.max_erases
     );
+    let w = &s.erase_wait_ns;
+    if w.percentiles["p100"] > 0 {
+        let _ = writeln!(
+            t,
+            "erase wait per I/O: mean {:.1} us, p99 {} us, p100 {} us",
+            w.mean / 1e3,
+            us(w.percentiles["p99"]),
+            us(w.percentiles["p100"])
+        );
+    }
+    if let Some(f) = &s.firmware {
+        let _ = writeln!(
+            t,
+            "firmware: S0 {:.3} s, S1 {:.3} s, S2 {:.3} s | partial erases {} | full zone erases {} | free {} invalid {}",
+            f.time_in_s0_ns as f64 / 1e9,
+            f.time_in_s1_ns as f64 / 1e9,
+            f.time_in_s2_ns as f64 / 1e9,
+            f.partial_zone_erases,
+            f.full_zone_erases,
+            f.free_zones,
+            f.invalid_zones
+        );
+    }
     for j in &s.jobs {
         let _ = writeln!(
             t,

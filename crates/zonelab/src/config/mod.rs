@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 pub use device::{DeviceConfig, DeviceSpec, Energy, Geometry, Timing};
 pub use workload::{JobConfig, JobSpec, Rw};
 
+use crate::firmware::IdleScope;
 use crate::units::{Duration, NS_PER_MS};
 
 /// A configuration problem, with the dotted path of the offending field.
@@ -42,6 +43,35 @@ pub enum FirmwareConfig {
         #[serde(default)]
         erase_all_blocks: bool,
     },
+    /// Logical-to-physical zone table; Full Zone Erases when free zones run down to `t_free`
+    /// (001_da3b5f2dcfaef21c.txt, section 2.2.2).
+    Mapping {
+        t_free: u32,
+        /// Erase only programmed blocks (off: the paper's mapping erases every block).
+        #[serde(default)]
+        wp_optimisation: bool,
+    },
+    /// Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt, section 3.2).
+    Preemptive {
+        t_free: u32,
+        /// Partial Zone Erases start when this many zones are invalid.
+        #[serde(default = "one")]
+        t_invalid: u32,
+        /// Erase only programmed blocks (on in the paper's design).
+        #[serde(default = "yes")]
+        wp_optimisation: bool,
+        /// What must be idle before a partial erase: "device" or "zone_dies".
+        #[serde(default)]
+        idle: IdleScope,
+    },
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for FirmwareConfig {
@@ -256,6 +286,24 @@ impl ExperimentConfig {
             return Err(ConfigError::field(
                 "prefill.fraction",
                 format!("{prefill_fraction} must be between 0 and 1"),
+            ));
+        }
+        if let FirmwareConfig::Mapping { t_free, .. } | FirmwareConfig::Preemptive { t_free, .. } =
+            self.firmware
+            && t_free >= geo.zone_count
+        {
+            return Err(ConfigError::field(
+                "firmware.t_free",
+                format!(
+                    "{t_free} must be below the {} zones of the device",
+                    geo.zone_count
+                ),
+            ));
+        }
+        if let FirmwareConfig::Preemptive { t_invalid: 0, .. } = self.firmware {
+            return Err(ConfigError::field(
+                "firmware.t_invalid",
+                "must be at least 1",
             ));
         }
         if self.metrics.interval.ns() == 0 {

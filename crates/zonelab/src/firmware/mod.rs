@@ -1,11 +1,25 @@
-//! Firmware policies: what the device does with the blocks of a zone the host resets.
-//! A policy decides; the device applies the decision to its NAND timelines and counters.
+//! Firmware policies: what happens to the blocks of a zone the host resets, and which physical
+//! zone a logical zone writes into. A policy decides; the device applies the decisions to its
+//! NAND timelines, its zone map and its counters.
+//!
+//! - [`Synchronous`]: erase at reset, logical zone = physical zone (001_da3b5f2dcfaef21c.txt, 2.2.1).
+//! - [`Mapping`]: a logical-to-physical zone table; erases wait until free zones run short (2.2.2).
+//! - [`Preemptive`]: Preemptive Zone Reset with partial erases in idle time (3.2).
 
+mod mapping;
+mod pool;
+mod preemptive;
 mod synchronous;
 
+use std::ops::Range;
+
+pub use mapping::Mapping;
+pub use pool::{FirmwareReport, PoolSample, ZonePool};
+pub use preemptive::{IdleScope, Preemptive, PreemptiveState};
 pub use synchronous::Synchronous;
 
 use crate::config::FirmwareConfig;
+use crate::nand::Nand;
 
 /// What a policy sees of a physical zone the host has just reset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,16 +38,129 @@ pub enum EraseScope {
     AllBlocks,
 }
 
-/// A zone-reset policy. One file per policy in this module.
-pub trait ResetPolicy: Send {
-    fn name(&self) -> &'static str;
-    fn on_host_reset(&mut self, zone: &ResetView) -> EraseScope;
+/// A policy's answer to a host reset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResetDecision {
+    /// Erase now, holding the dies, and keep the logical zone on this physical zone.
+    EraseNow(EraseScope),
+    /// Unlink the physical zone: the logical zone is Empty at once and the policy erases the
+    /// physical zone later.
+    Invalidate,
 }
 
-pub fn build(config: &FirmwareConfig) -> Box<dyn ResetPolicy> {
+/// Partial (one row, in idle time) or full (every remaining row, blocking).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EraseKind {
+    Partial,
+    Full,
+}
+
+/// Erase rows `rows` of physical zone `zone` (a row is one block on each die of the stripe).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EraseOrder {
+    pub zone: u32,
+    pub rows: Range<u32>,
+    /// With the write-pointer optimisation: only blocks holding the first this many units.
+    pub programmed_only: Option<u64>,
+    /// The zone is erased once this order is done and may be handed out again.
+    pub frees_zone: bool,
+    pub kind: EraseKind,
+}
+
+/// A physical zone for a logical zone that needs one, and the blocking erases to run first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Allocation {
+    pub zone: u32,
+    pub erase_first: Vec<EraseOrder>,
+}
+
+/// What a policy may look at when the device offers it idle time.
+pub struct IdleView<'a> {
+    pub now_ns: u64,
+    /// No foreground command is queued or running anywhere in the device.
+    pub device_idle: bool,
+    pub nand: &'a Nand,
+}
+
+impl IdleView<'_> {
+    /// No work of any kind is pending on the dies of physical zone `zone`.
+    pub fn zone_dies_idle(&self, zone: u32) -> bool {
+        self.nand
+            .layout
+            .dies_of(zone)
+            .all(|d| self.nand.die_free_ns(d) <= self.now_ns)
+    }
+}
+
+/// A zone-reset and zone-mapping policy. One file per policy in this module.
+pub trait ResetPolicy: Send {
+    fn name(&self) -> &'static str;
+
+    /// Logical zone `i` is physical zone `i` for good (no allocation, no unmapped zones).
+    fn static_mapping(&self) -> bool;
+
+    fn on_host_reset(&mut self, now_ns: u64, zone: ResetView) -> ResetDecision;
+
+    /// A logical zone without a physical zone is written: hand one out. Orders in
+    /// `erase_first` block foreground I/O until they are done.
+    fn allocate(&mut self, now_ns: u64) -> Allocation;
+
+    /// The device reports when the blocking erases of the last allocation end.
+    fn blocking_erases_end(&mut self, _done_ns: u64) {}
+
+    /// Idle time is offered: one background erase, if the policy wants one now.
+    fn on_idle(&mut self, _view: &IdleView) -> Option<EraseOrder> {
+        None
+    }
+
+    /// Whether `on_idle` can ever return work (lets the device skip idle checks).
+    fn has_background_work(&self) -> bool {
+        false
+    }
+
+    /// Counters and time series for the summary, if the policy keeps any.
+    fn report(&self, _now_ns: u64) -> Option<FirmwareReport> {
+        None
+    }
+}
+
+/// The policy an experiment names, for a device of `zone_count` zones whose zones have
+/// `rows_per_zone` erase rows of `units_per_row` program units.
+pub fn build(
+    config: &FirmwareConfig,
+    zone_count: u32,
+    rows_per_zone: u32,
+    units_per_row: u64,
+) -> Box<dyn ResetPolicy> {
+    let pool = |t_free, wp_optimisation| {
+        ZonePool::new(
+            zone_count,
+            t_free,
+            wp_optimisation,
+            rows_per_zone,
+            units_per_row,
+        )
+    };
     match *config {
         FirmwareConfig::Synchronous { erase_all_blocks } => {
             Box::new(Synchronous { erase_all_blocks })
         }
+        FirmwareConfig::Mapping {
+            t_free,
+            wp_optimisation,
+        } => Box::new(Mapping::new(pool(t_free, wp_optimisation))),
+        FirmwareConfig::Preemptive {
+            t_free,
+            t_invalid,
+            wp_optimisation,
+            idle,
+        } => Box::new(Preemptive::new(
+            pool(t_free, wp_optimisation),
+            t_invalid,
+            idle,
+        )),
     }
 }
+
+#[cfg(test)]
+mod tests;

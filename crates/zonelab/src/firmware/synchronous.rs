@@ -2,7 +2,7 @@
 //! erased as soon as the host asks, holding the dies involved until the erases finish. Logical and
 //! physical zones map one to one, so no mapping table is needed.
 
-use super::{EraseScope, ResetPolicy, ResetView};
+use super::{Allocation, EraseScope, ResetDecision, ResetPolicy, ResetView};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Synchronous {
@@ -15,11 +15,19 @@ impl ResetPolicy for Synchronous {
         "synchronous"
     }
 
-    fn on_host_reset(&mut self, _zone: &ResetView) -> EraseScope {
-        if self.erase_all_blocks {
+    fn static_mapping(&self) -> bool {
+        true
+    }
+
+    fn on_host_reset(&mut self, _now_ns: u64, _zone: ResetView) -> ResetDecision {
+        ResetDecision::EraseNow(if self.erase_all_blocks {
             EraseScope::AllBlocks
         } else {
             EraseScope::ProgrammedBlocks
-        }
+        })
+    }
+
+    fn allocate(&mut self, _now_ns: u64) -> Allocation {
+        unreachable!("a static mapping never unmaps a zone, so it never allocates")
     }
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use crate::firmware::FirmwareReport;
 use crate::nand::{EnergyNj, WearSummary};
 use crate::units::{MIB, NS_PER_S};
 use crate::zns::{DeviceCounters, Status};
@@ -158,15 +159,7 @@ impl Metrics {
             .iter()
             .filter(|k| self.ops[**k as usize] > 0)
             .map(|&k| {
-                let h = &self.histograms[k as usize];
-                let latency = LatencySummary {
-                    min: h.min(),
-                    mean: h.mean(),
-                    percentiles: PERCENTILES
-                        .iter()
-                        .map(|(name, q)| (name.to_string(), h.value_at_percentile(*q)))
-                        .collect(),
-                };
+                let latency = LatencySummary::of(&self.histograms[k as usize]);
                 let s = OpSummary {
                     count: self.ops[k as usize],
                     bytes: self.bytes[k as usize],
@@ -218,6 +211,19 @@ pub struct LatencySummary {
     pub min: u64,
     pub mean: f64,
     pub percentiles: BTreeMap<String, u64>,
+}
+
+impl LatencySummary {
+    pub fn of(h: &Histogram<u64>) -> Self {
+        LatencySummary {
+            min: h.min(),
+            mean: h.mean(),
+            percentiles: PERCENTILES
+                .iter()
+                .map(|(name, q)| (name.to_string(), h.value_at_percentile(*q)))
+                .collect(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -357,6 +363,25 @@ pub struct Summary {
     pub wear: WearReport,
     pub jobs: Vec<JobReport>,
     pub errors: Vec<ErrorReport>,
+    /// Per foreground read, write or append: how long erases held it up.
+    pub erase_wait_ns: LatencySummary,
+    /// The zone-mapping policies' states, erases and queues.
+    pub firmware: Option<FirmwareReport>,
+}
+
+/// `time_s,free_zones,invalid_zones,state` rows at every change of the zone pool.
+pub fn pool_csv(report: &FirmwareReport) -> String {
+    let mut out = String::from("time_s,free_zones,invalid_zones,state\n");
+    for s in &report.samples {
+        out += &format!(
+            "{:.9},{},{},S{}\n",
+            s.t_ns as f64 / NS_PER_S as f64,
+            s.free,
+            s.invalid,
+            s.state
+        );
+    }
+    out
 }
 
 #[cfg(test)]

@@ -86,6 +86,30 @@ impl Layout {
         })
     }
 
+    /// Erase rows of a zone: row `r` is block `r` of the zone on each die of its stripe, erased in
+    /// parallel (Cosmos+'s 128 MiB "erase block" is one row of a 32-die zone).
+    pub fn rows_per_zone(&self) -> u32 {
+        self.blocks_per_zone_per_die
+    }
+
+    /// Program units one row holds.
+    pub fn units_per_row(&self) -> u64 {
+        self.units_per_block as u64 * self.dies_per_zone as u64
+    }
+
+    /// The blocks of row `row` of `zone`; with `programmed = Some(units)` only those holding one
+    /// of the first `units` program units (the write-pointer optimisation).
+    pub fn row_blocks(
+        &self,
+        zone: u32,
+        row: u32,
+        programmed: Option<u64>,
+    ) -> impl Iterator<Item = UnitAddress> + '_ {
+        let units = programmed.unwrap_or(u64::MAX);
+        self.blocks_holding(zone, units)
+            .filter(move |a| a.block % self.blocks_per_zone_per_die == row)
+    }
+
     /// Dies a zone's units are striped over.
     pub fn dies_of(&self, zone: u32) -> std::ops::Range<u32> {
         let first = (zone % self.groups) * self.dies_per_zone;
@@ -140,6 +164,10 @@ pub struct Nand {
     host_in_free_ns: u64,
     host_out_free_ns: u64,
     erase_counts: Vec<u32>,
+    /// Per die, when its latest erase ends: to tell how long foreground work waited on erases.
+    erase_end_ns: Vec<u64>,
+    /// The longest wait on an erase of any operation since [`Nand::take_erase_wait`].
+    erase_wait_ns: u64,
     pub counters: NandCounters,
 }
 
@@ -153,6 +181,8 @@ impl Nand {
             host_in_free_ns: 0,
             host_out_free_ns: 0,
             erase_counts: vec![0; geo.total_blocks() as usize],
+            erase_end_ns: vec![0; geo.dies() as usize],
+            erase_wait_ns: 0,
             counters: NandCounters::default(),
         }
     }
@@ -171,12 +201,29 @@ impl Nand {
         self.host_out_free_ns
     }
 
+    /// Notes how long an operation ready at `ready_ns` that starts at `start_ns` on die `d` waited
+    /// for an erase there.
+    #[inline]
+    fn note_erase_wait(&mut self, d: usize, ready_ns: u64, start_ns: u64) {
+        let e = self.erase_end_ns[d];
+        if e > ready_ns {
+            self.erase_wait_ns = self.erase_wait_ns.max(start_ns.min(e) - ready_ns);
+        }
+    }
+
+    /// The longest erase wait since the last call, and a fresh start.
+    pub fn take_erase_wait(&mut self) -> u64 {
+        std::mem::take(&mut self.erase_wait_ns)
+    }
+
     /// Reads one page on `die` and moves `bytes` of it over the channel; returns when the data
     /// is in the controller.
     pub fn read_page(&mut self, now_ns: u64, die: u32, bytes: u64) -> u64 {
         let ch = self.layout.channel_of(die) as usize;
         let d = die as usize;
-        let sensed = now_ns.max(self.die_free_ns[d]) + self.timing.read_latency_ns;
+        let begin = now_ns.max(self.die_free_ns[d]);
+        self.note_erase_wait(d, now_ns, begin);
+        let sensed = begin + self.timing.read_latency_ns;
         let start = sensed.max(self.channel_free_ns[ch]);
         let done = start + transfer_ns(bytes, self.timing.channel_rate_mb_s);
         self.channel_free_ns[ch] = done;
@@ -192,6 +239,7 @@ impl Nand {
         let start = ready_ns
             .max(self.die_free_ns[d])
             .max(self.channel_free_ns[ch]);
+        self.note_erase_wait(d, ready_ns, start);
         let loaded = start + transfer_ns(self.layout.unit_bytes, self.timing.channel_rate_mb_s);
         self.channel_free_ns[ch] = loaded;
         self.die_free_ns[d] = loaded + self.timing.program_latency_ns;
@@ -204,6 +252,7 @@ impl Nand {
         let d = addr.die as usize;
         let done = now_ns.max(self.die_free_ns[d]) + self.timing.erase_latency_ns;
         self.die_free_ns[d] = done;
+        self.erase_end_ns[d] = done;
         self.erase_counts[d * self.layout.blocks_per_die as usize + addr.block as usize] += 1;
         self.counters.block_erases += 1;
         done

@@ -10,7 +10,9 @@ use std::collections::BinaryHeap;
 
 use crate::config::Experiment;
 use crate::firmware;
-use crate::metrics::{DeviceSummary, ErrorReport, JobReport, Metrics, OpKind, Summary};
+use crate::metrics::{
+    DeviceSummary, ErrorReport, JobReport, LatencySummary, Metrics, OpKind, Summary,
+};
 use crate::units::NS_PER_S;
 use crate::workload::{JobGen, Next, Request};
 use crate::zns::{Device, Status, ZoneAction, ZoneState};
@@ -30,7 +32,10 @@ enum EventKind {
         submitted_ns: u64,
         bytes: u64,
     },
+    /// A job may issue again (think time, rate limit).
     Wake,
+    /// A background erase ended: the firmware may go on if the device is still idle.
+    DeviceWake,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -104,6 +109,8 @@ struct Simulation<'a> {
     device: Device,
     runners: Vec<Runner>,
     queue: BinaryHeap<Reverse<Event>>,
+    /// The pending DeviceWake, so there is at most one.
+    device_wake_ns: Option<u64>,
     sequence: u64,
     metrics: Metrics,
     errors: Vec<ErrorReport>,
@@ -263,7 +270,26 @@ impl Simulation<'_> {
         (per_runner.sum::<f64>() / n).min(1.0)
     }
 
+    /// Offers the firmware idle time (before jobs issue at `now_ns`, so a request arriving at
+    /// the moment an erase starts waits for it, as in the paper's Figure 4).
+    fn offer_idle(&mut self, now_ns: u64) {
+        if let Some(t) = self.device.background(now_ns)
+            && self.device_wake_ns.is_none_or(|w| w > t || w < now_ns)
+        {
+            self.device_wake_ns = Some(t);
+            self.push(t, 0, EventKind::DeviceWake);
+        }
+    }
+
+    /// No job can issue anything any more.
+    fn all_jobs_done(&self) -> bool {
+        self.runners
+            .iter()
+            .all(|r| r.stopped.is_some() && r.inflight == 0)
+    }
+
     fn run(&mut self, start_ns: u64, progress: &mut dyn FnMut(Progress)) {
+        self.offer_idle(start_ns);
         for r in 0..self.runners.len() {
             self.pump(r, start_ns);
         }
@@ -271,6 +297,17 @@ impl Simulation<'_> {
         while let Some(Reverse(event)) = self.queue.pop() {
             let now = event.time_ns;
             let r = event.runner as usize;
+            if event.kind == EventKind::DeviceWake {
+                if self.device_wake_ns == Some(now) {
+                    self.device_wake_ns = None;
+                }
+                // Background work stops with the workload: erases after it would change the
+                // counts the experiment reports.
+                if !self.all_jobs_done() {
+                    self.offer_idle(now);
+                }
+                continue;
+            }
             match event.kind {
                 EventKind::Complete {
                     kind,
@@ -289,7 +326,9 @@ impl Simulation<'_> {
                     }
                 }
                 EventKind::Wake => self.runners[r].wake_pending = false,
+                EventKind::DeviceWake => unreachable!("handled above"),
             }
+            self.offer_idle(now);
             self.pump(r, now);
             events += 1;
             if events.is_multiple_of(1 << 16) {
@@ -314,11 +353,15 @@ fn describe(request: Request, zone_lbas: u64) -> (&'static str, u64) {
 
 /// Builds the device an experiment describes, faults injected, not yet prefilled.
 pub fn build_device(experiment: &Experiment) -> Device {
-    let mut device = Device::new(
-        &experiment.device,
-        firmware::build(&experiment.firmware),
-        experiment.retain_data,
+    let geo = &experiment.device.geometry;
+    let layout = crate::nand::Layout::new(geo);
+    let policy = firmware::build(
+        &experiment.firmware,
+        geo.zone_count,
+        layout.rows_per_zone(),
+        layout.units_per_row(),
     );
+    let mut device = Device::new(&experiment.device, policy, experiment.retain_data);
     for &z in &experiment.read_only_zones {
         device.inject_fault(z, ZoneState::ReadOnly);
     }
@@ -399,6 +442,7 @@ pub fn run_prepared(
         device,
         runners,
         queue: BinaryHeap::new(),
+        device_wake_ns: None,
         sequence: 0,
         metrics: Metrics::new(start_ns, experiment.interval_ns),
         errors: Vec::new(),
@@ -468,6 +512,8 @@ pub fn run_prepared(
         wear: device.wear().into(),
         jobs,
         errors: sim.errors,
+        erase_wait_ns: LatencySummary::of(device.erase_wait_histogram()),
+        firmware: device.firmware_report(start_ns + sim.metrics.elapsed_ns()),
     };
     RunOutput {
         summary,

@@ -5,10 +5,17 @@
 //! timelines at once. State changes take effect at submission, in submission order, which is the
 //! order a single NVMe queue pair gives.
 
+use hdrhistogram::Histogram;
+
 use super::{ReportFilter, Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState};
 use crate::config::{DeviceSpec, Geometry, Timing};
-use crate::firmware::{EraseScope, ResetPolicy, ResetView};
+use crate::firmware::{
+    EraseOrder, EraseScope, FirmwareReport, IdleView, ResetDecision, ResetPolicy, ResetView,
+};
 use crate::nand::{EnergyNj, Nand, NandCounters, WearSummary};
+
+/// A logical zone that holds no physical zone (zone-mapping policies, after a reset).
+const UNMAPPED: u32 = u32::MAX;
 
 /// A command's completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,7 +30,8 @@ pub struct DeviceCounters {
     pub host_write_bytes: u64,
     /// Zones the host asked to reset (Select All counts each zone it applies to).
     pub zone_resets_requested: u64,
-    /// Resets that erased at least one block.
+    /// Zones whose blocks were erased for a reset, at once (synchronous) or later (mapping
+    /// policies); resets of zones with nothing programmed erase nothing and are not counted.
     pub zone_resets_executed: u64,
     pub zone_finishes: u64,
     /// Zones the controller closed to free an open resource.
@@ -59,7 +67,7 @@ pub struct Device {
     spec: DeviceSpec,
     nand: Nand,
     zones: Vec<Zone>,
-    /// Logical zone -> physical zone. The synchronous policy keeps it the identity.
+    /// Logical zone -> physical zone (or UNMAPPED). The synchronous policy keeps the identity.
     map: Vec<u32>,
     phys: Vec<PhysZone>,
     policy: Box<dyn ResetPolicy>,
@@ -77,6 +85,14 @@ pub struct Device {
     lba_bytes: u64,
     buffer_units: u64,
     counters: DeviceCounters,
+    /// Foreground commands cannot start before this (blocking Full Zone Erases).
+    blocked_until_ns: u64,
+    /// When the last foreground command submitted completes.
+    busy_until_ns: u64,
+    /// When the background erase in progress ends.
+    background_until_ns: u64,
+    /// Per foreground command, how long erases held it up.
+    erase_wait_ns: Histogram<u64>,
 }
 
 impl Device {
@@ -95,7 +111,11 @@ impl Device {
                 };
                 n
             ],
-            map: (0..geo.zone_count).collect(),
+            map: if policy.static_mapping() {
+                (0..geo.zone_count).collect()
+            } else {
+                vec![UNMAPPED; n]
+            },
             phys: vec![PhysZone::default(); n],
             policy,
             open_zones: 0,
@@ -109,6 +129,11 @@ impl Device {
             lba_bytes: geo.lba_size_bytes,
             buffer_units,
             counters: DeviceCounters::default(),
+            blocked_until_ns: 0,
+            busy_until_ns: 0,
+            background_until_ns: 0,
+            erase_wait_ns: Histogram::new_with_bounds(1, 3_600 * 1_000_000_000, 3)
+                .expect("valid histogram bounds"),
             timing: spec.timing.clone(),
             spec: spec.clone(),
             geo,
@@ -166,6 +191,36 @@ impl Device {
     pub fn reset_counters(&mut self) {
         self.counters = DeviceCounters::default();
         self.nand.reset_counters();
+        self.nand.take_erase_wait();
+        self.erase_wait_ns.reset();
+    }
+
+    /// How long foreground commands waited on erases (one sample per read, write or append).
+    pub fn erase_wait_histogram(&self) -> &Histogram<u64> {
+        &self.erase_wait_ns
+    }
+
+    /// The firmware policy's counters and time series, if it keeps any.
+    pub fn firmware_report(&self, now_ns: u64) -> Option<FirmwareReport> {
+        self.policy.report(now_ns)
+    }
+
+    /// The physical zone logical zone `zone` is mapped to, if any.
+    pub fn physical_zone(&self, zone: u32) -> Option<u32> {
+        let p = self.map[zone as usize];
+        (p != UNMAPPED).then_some(p)
+    }
+
+    /// Start time of a foreground command submitted at `now_ns`: blocking erases hold it.
+    fn foreground_start(&self, now_ns: u64) -> u64 {
+        now_ns.max(self.blocked_until_ns)
+    }
+
+    /// Bookkeeping at the end of a foreground command: busy time and erase wait.
+    fn foreground_done(&mut self, now_ns: u64, start_ns: u64, done_ns: u64) {
+        self.busy_until_ns = self.busy_until_ns.max(done_ns);
+        let wait = (start_ns - now_ns).max(self.nand.take_erase_wait());
+        self.erase_wait_ns.saturating_record(wait);
     }
 
     pub fn zone(&self, zone: u32) -> ZoneDescriptor {
@@ -221,7 +276,9 @@ impl Device {
             }
             buf[have..].fill(0);
         }
-        let done_ns = self.read_timing(now_ns + self.timing.read_overhead_ns, zi, offset, nlb);
+        let start = self.foreground_start(now_ns);
+        let done_ns = self.read_timing(start + self.timing.read_overhead_ns, zi, offset, nlb);
+        self.foreground_done(now_ns, start, done_ns);
         self.counters.host_read_bytes += nlb * self.lba_bytes;
         Ok(Completion { done_ns })
     }
@@ -277,7 +334,9 @@ impl Device {
     }
 
     fn check_range(&self, slba: u64, nlb: u64, buf_len: Option<usize>) -> Result<(), Status> {
-        if nlb == 0 || buf_len.is_some_and(|len| nlb.checked_mul(self.lba_bytes) != Some(len as u64)) {
+        if nlb == 0
+            || buf_len.is_some_and(|len| nlb.checked_mul(self.lba_bytes) != Some(len as u64))
+        {
             return Err(Status::InvalidField);
         }
         match slba.checked_add(nlb) {
@@ -307,11 +366,16 @@ impl Device {
             self.set_state(zi, ZoneState::ImplicitlyOpened);
         }
         self.sequence += 1;
+        if self.map[zi as usize] == UNMAPPED {
+            self.allocate(now_ns, zi);
+        }
+        let start = self.foreground_start(now_ns);
         let bytes = nlb * self.lba_bytes;
         let arrived = self
             .nand
-            .host_in(now_ns + self.timing.write_overhead_ns, bytes);
+            .host_in(start + self.timing.write_overhead_ns, bytes);
         let done_ns = self.program(self.map[zi as usize], bytes, arrived);
+        self.foreground_done(now_ns, start, done_ns);
         if let Some(store) = &mut self.data {
             let stored = &mut store[zi as usize];
             match data {
@@ -385,12 +449,14 @@ impl Device {
         while pos < end {
             let chunk = (page - pos % page).min(end - pos);
             let j = pos / unit;
-            let p = &self.phys[pz as usize];
-            let in_controller = pos >= data_end
-                || j >= p.programmed_units
-                || (b > 0
-                    && j + b >= p.programmed_units
-                    && p.released_ns[(j % b) as usize] > start_ns);
+            // Past the data (or in a zone without a physical zone) nothing is on NAND.
+            let in_controller = pos >= data_end || {
+                let p = &self.phys[pz as usize];
+                j >= p.programmed_units
+                    || (b > 0
+                        && j + b >= p.programmed_units
+                        && p.released_ns[(j % b) as usize] > start_ns)
+            };
             let ready = if in_controller {
                 start_ns
             } else {
@@ -474,7 +540,7 @@ impl Device {
         action: ZoneAction,
         select_all: bool,
     ) -> Result<Completion, Status> {
-        let start_ns = now_ns + self.timing.zone_mgmt_overhead_ns;
+        let start_ns = self.foreground_start(now_ns) + self.timing.zone_mgmt_overhead_ns;
         if select_all {
             let mut done_ns = start_ns;
             for zi in 0..self.geo.zone_count {
@@ -482,6 +548,7 @@ impl Device {
                     done_ns = done_ns.max(self.apply(start_ns, zi, action)?);
                 }
             }
+            self.busy_until_ns = self.busy_until_ns.max(done_ns);
             return Ok(Completion { done_ns });
         }
         if slba >= self.namespace_lbas() {
@@ -491,6 +558,7 @@ impl Device {
             return Err(Status::InvalidField);
         }
         let done_ns = self.apply(start_ns, (slba / self.zone_lbas) as u32, action)?;
+        self.busy_until_ns = self.busy_until_ns.max(done_ns);
         Ok(Completion { done_ns })
     }
 
@@ -535,8 +603,8 @@ impl Device {
     fn finish(&mut self, now_ns: u64, zi: u32) -> u64 {
         let pz = self.map[zi as usize];
         let mut done = now_ns;
-        let p = &self.phys[pz as usize];
-        if p.staged_bytes > 0 {
+        if pz != UNMAPPED && self.phys[pz as usize].staged_bytes > 0 {
+            let p = &self.phys[pz as usize];
             let pad = self.nand.layout.unit_bytes - p.staged_bytes;
             done = self.program(pz, pad, now_ns);
         }
@@ -548,25 +616,35 @@ impl Device {
 
     fn reset(&mut self, now_ns: u64, zi: u32) -> u64 {
         let pz = self.map[zi as usize];
-        let programmed = self.phys[pz as usize].programmed_units;
-        let scope = self.policy.on_host_reset(&ResetView {
-            physical_zone: pz,
-            programmed_units: programmed,
-        });
-        let units = match scope {
-            EraseScope::ProgrammedBlocks => programmed,
-            EraseScope::AllBlocks => u64::MAX,
-        };
-        let layout = self.nand.layout;
         let mut done = now_ns;
-        let mut erased = false;
-        for addr in layout.blocks_holding(pz, units) {
-            done = done.max(self.nand.erase_block(now_ns, addr));
-            erased = true;
+        if pz != UNMAPPED {
+            let view = ResetView {
+                physical_zone: pz,
+                programmed_units: self.phys[pz as usize].programmed_units,
+            };
+            match self.policy.on_host_reset(now_ns, view) {
+                ResetDecision::EraseNow(scope) => {
+                    let units = match scope {
+                        EraseScope::ProgrammedBlocks => view.programmed_units,
+                        EraseScope::AllBlocks => u64::MAX,
+                    };
+                    let layout = self.nand.layout;
+                    let mut erased = false;
+                    for addr in layout.blocks_holding(pz, units) {
+                        done = done.max(self.nand.erase_block(now_ns, addr));
+                        erased = true;
+                    }
+                    self.counters.zone_resets_executed += erased as u64;
+                    self.phys[pz as usize] = PhysZone::default();
+                }
+                ResetDecision::Invalidate => {
+                    // The staged partial unit is dropped; the programmed ones wait for the policy.
+                    self.phys[pz as usize].staged_bytes = 0;
+                    self.map[zi as usize] = UNMAPPED;
+                }
+            }
         }
         self.counters.zone_resets_requested += 1;
-        self.counters.zone_resets_executed += erased as u64;
-        self.phys[pz as usize] = PhysZone::default();
         self.occupancy_epoch += 1;
         self.set_state(zi, ZoneState::Empty);
         let z = &mut self.zones[zi as usize];
@@ -576,6 +654,67 @@ impl Device {
             store[zi as usize] = Vec::new();
         }
         done
+    }
+
+    /// Maps logical zone `zi` to the physical zone the policy hands out, first running the
+    /// blocking erases it orders.
+    fn allocate(&mut self, now_ns: u64, zi: u32) {
+        let allocation = self.policy.allocate(now_ns);
+        if !allocation.erase_first.is_empty() {
+            let start = self.foreground_start(now_ns);
+            let mut done = start;
+            for order in &allocation.erase_first {
+                done = done.max(self.execute(start, order));
+            }
+            self.blocked_until_ns = done;
+            self.policy.blocking_erases_end(done);
+        }
+        let pz = allocation.zone;
+        let p = &self.phys[pz as usize];
+        assert!(
+            p.programmed_units == 0 && p.staged_bytes == 0,
+            "physical zone {pz} handed out before it was erased"
+        );
+        assert!(!self.map.contains(&pz), "physical zone {pz} mapped twice");
+        self.map[zi as usize] = pz;
+    }
+
+    /// Erases what `order` names, starting at `now_ns`; returns when the last erase ends.
+    fn execute(&mut self, now_ns: u64, order: &EraseOrder) -> u64 {
+        let layout = self.nand.layout;
+        let mut done = now_ns;
+        for row in order.rows.clone() {
+            for addr in layout.row_blocks(order.zone, row, order.programmed_only) {
+                done = done.max(self.nand.erase_block(now_ns, addr));
+            }
+        }
+        if order.frees_zone {
+            self.counters.zone_resets_executed += 1;
+            self.phys[order.zone as usize] = PhysZone::default();
+        }
+        done
+    }
+
+    /// Offers the firmware the device's idle time at `now_ns`. Returns when to call again if a
+    /// background erase is under way.
+    pub fn background(&mut self, now_ns: u64) -> Option<u64> {
+        if !self.policy.has_background_work() {
+            return None;
+        }
+        if self.background_until_ns > now_ns {
+            return Some(self.background_until_ns);
+        }
+        let view = IdleView {
+            now_ns,
+            device_idle: self.busy_until_ns <= now_ns
+                && self.blocked_until_ns <= now_ns
+                && self.nand.idle_at_ns() <= now_ns,
+            nand: &self.nand,
+        };
+        let order = self.policy.on_idle(&view)?;
+        let done = self.execute(now_ns, &order);
+        self.background_until_ns = done;
+        Some(done)
     }
 
     /// Puts a zone in Read Only or Offline, as a media fault would; its resources are released.
@@ -651,8 +790,13 @@ impl Device {
                 }
                 _ => {}
             }
-            let p = &self.phys[self.map[i] as usize];
-            let stored = p.programmed_units * unit + p.staged_bytes;
+            let stored = match self.map[i] {
+                UNMAPPED => 0,
+                pz => {
+                    self.phys[pz as usize].programmed_units * unit
+                        + self.phys[pz as usize].staged_bytes
+                }
+            };
             assert!(
                 stored >= z.data_lbas * self.lba_bytes,
                 "zone {i}: NAND holds less than the host wrote"
@@ -670,4 +814,8 @@ impl Device {
 
 #[cfg(test)]
 #[path = "device_tests.rs"]
-mod tests;
+pub(crate) mod tests;
+
+#[cfg(test)]
+#[path = "policy_tests.rs"]
+mod policy_tests;

@@ -106,7 +106,10 @@ fn generic_errors() {
     assert_eq!(d.read(0, zslba(8) - 1, 2, None), Err(Status::LbaOutOfRange));
     assert_eq!(d.read(0, u64::MAX, 2, None), Err(Status::LbaOutOfRange));
     assert_eq!(d.write(0, 0, u64::MAX, None), Err(Status::LbaOutOfRange));
-    assert_eq!(d.write(0, 0, u64::MAX / 2, Some(&[0u8; 4096])), Err(Status::InvalidField));
+    assert_eq!(
+        d.write(0, 0, u64::MAX / 2, Some(&[0u8; 4096])),
+        Err(Status::InvalidField)
+    );
     assert_eq!(d.append(0, 0, u64::MAX, None), Err(Status::LbaOutOfRange));
     assert_eq!(d.write(0, 0, 0, None), Err(Status::InvalidField));
     assert_eq!(

@@ -6,6 +6,9 @@ mod device;
 
 pub use device::{Completion, Device, DeviceCounters};
 
+#[cfg(test)]
+pub(crate) use device::tests::small_spec as test_spec;
+
 use std::fmt;
 
 /// Zone states with their ZS codes.

@@ -1,0 +1,53 @@
+//! Logical-to-physical zone mapping (001_da3b5f2dcfaef21c.txt, section 2.2.2; ZNS+ style), the
+//! paper's baseline: a host reset unlinks the physical zone and the logical zone is Empty at once;
+//! the first write to an empty logical zone takes a free physical zone; when free zones run down
+//! to T_free, invalid zones are erased whole while foreground I/O waits.
+
+use super::{Allocation, FirmwareReport, ResetDecision, ResetPolicy, ResetView, ZonePool};
+
+pub struct Mapping {
+    pool: ZonePool,
+}
+
+impl Mapping {
+    pub fn new(pool: ZonePool) -> Self {
+        Mapping { pool }
+    }
+}
+
+impl ResetPolicy for Mapping {
+    fn name(&self) -> &'static str {
+        "mapping"
+    }
+
+    fn static_mapping(&self) -> bool {
+        false
+    }
+
+    fn on_host_reset(&mut self, now_ns: u64, zone: ResetView) -> ResetDecision {
+        self.pool
+            .invalidate(now_ns, zone.physical_zone, zone.programmed_units);
+        ResetDecision::Invalidate
+    }
+
+    fn allocate(&mut self, now_ns: u64) -> Allocation {
+        let erase_first = self.pool.full_erases_for_allocation(now_ns);
+        if !erase_first.is_empty() {
+            self.pool.set_state(now_ns, 2);
+        }
+        Allocation {
+            zone: self.pool.take_free(now_ns),
+            erase_first,
+        }
+    }
+
+    fn blocking_erases_end(&mut self, done_ns: u64) {
+        if self.pool.state() == 2 {
+            self.pool.set_state(done_ns, 0);
+        }
+    }
+
+    fn report(&self, now_ns: u64) -> Option<FirmwareReport> {
+        Some(self.pool.report(now_ns))
+    }
+}

@@ -1,0 +1,250 @@
+//! The zone pool both zone-mapping policies keep (001_da3b5f2dcfaef21c.txt, sections 2.2.2 and
+//! 3.2.3): a queue of free physical zones and a queue of invalid ones, with the next row to erase
+//! tracked for the zone at the head. Z_total = Z_alloc + Z_invalid + Z_free holds at all times.
+//!
+//! A Full Zone Erase runs when a free zone is needed and Z_free <= T_free: invalid zones are erased
+//! whole, blocking foreground I/O, until Z_free > T_free (the paper's state S2). The check happens
+//! as the allocation is asked for, before the free zone is taken.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use super::{EraseKind, EraseOrder};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Invalid {
+    zone: u32,
+    programmed_units: u64,
+    next_row: u32,
+    end_row: u32,
+}
+
+/// Z_free, Z_invalid and the state after a change, at time `t_ns`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PoolSample {
+    pub t_ns: u64,
+    pub free: u32,
+    pub invalid: u32,
+    /// 0, 1 or 2: S0, S1, S2 (mapping: 0 or 2).
+    pub state: u8,
+}
+
+/// What the zone-mapping policies report in the summary.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FirmwareReport {
+    pub time_in_s0_ns: u64,
+    pub time_in_s1_ns: u64,
+    pub time_in_s2_ns: u64,
+    /// Rows erased one at a time in idle time.
+    pub partial_zone_erases: u64,
+    /// Zones erased whole while foreground I/O waited.
+    pub full_zone_erases: u64,
+    /// Zones that became free again.
+    pub zones_freed: u64,
+    pub free_zones: u32,
+    pub invalid_zones: u32,
+    #[serde(skip)]
+    pub samples: Vec<PoolSample>,
+}
+
+pub struct ZonePool {
+    free: VecDeque<u32>,
+    invalid: VecDeque<Invalid>,
+    allocated: u32,
+    total: u32,
+    pub t_free: u32,
+    wp_optimisation: bool,
+    rows_per_zone: u32,
+    units_per_row: u64,
+    state: u8,
+    state_since_ns: u64,
+    time_in_state_ns: [u64; 3],
+    partial_erases: u64,
+    full_erases: u64,
+    zones_freed: u64,
+    samples: Vec<PoolSample>,
+}
+
+impl ZonePool {
+    pub fn new(
+        total: u32,
+        t_free: u32,
+        wp_optimisation: bool,
+        rows_per_zone: u32,
+        units_per_row: u64,
+    ) -> Self {
+        ZonePool {
+            free: (0..total).collect(),
+            invalid: VecDeque::new(),
+            allocated: 0,
+            total,
+            t_free,
+            wp_optimisation,
+            rows_per_zone,
+            units_per_row,
+            state: 0,
+            state_since_ns: 0,
+            time_in_state_ns: [0; 3],
+            partial_erases: 0,
+            full_erases: 0,
+            zones_freed: 0,
+            samples: vec![PoolSample {
+                t_ns: 0,
+                free: total,
+                invalid: 0,
+                state: 0,
+            }],
+        }
+    }
+
+    pub fn free_zones(&self) -> u32 {
+        self.free.len() as u32
+    }
+    pub fn invalid_zones(&self) -> u32 {
+        self.invalid.len() as u32
+    }
+    pub fn state(&self) -> u8 {
+        self.state
+    }
+
+    fn check(&self) {
+        assert_eq!(
+            self.allocated as usize + self.invalid.len() + self.free.len(),
+            self.total as usize,
+            "Z_total = Z_alloc + Z_invalid + Z_free"
+        );
+    }
+
+    /// Moves to `state` at `now_ns`, accounting the time spent in the old one.
+    pub fn set_state(&mut self, now_ns: u64, state: u8) {
+        let since = self.state_since_ns.min(now_ns);
+        self.time_in_state_ns[self.state as usize] += now_ns - since;
+        self.state_since_ns = now_ns.max(self.state_since_ns);
+        self.state = state;
+        self.sample(now_ns);
+    }
+
+    fn sample(&mut self, now_ns: u64) {
+        let s = PoolSample {
+            t_ns: now_ns,
+            free: self.free_zones(),
+            invalid: self.invalid_zones(),
+            state: self.state,
+        };
+        match self.samples.last_mut() {
+            Some(last) if last.t_ns == now_ns => *last = s,
+            _ => self.samples.push(s),
+        }
+    }
+
+    /// The host reset the logical zone on physical zone `zone`.
+    pub fn invalidate(&mut self, now_ns: u64, zone: u32, programmed_units: u64) {
+        let end_row = if self.wp_optimisation {
+            programmed_units.div_ceil(self.units_per_row) as u32
+        } else {
+            self.rows_per_zone
+        };
+        self.allocated -= 1;
+        if end_row == 0 {
+            // Nothing was programmed: nothing to erase.
+            self.free.push_back(zone);
+            self.zones_freed += 1;
+        } else {
+            self.invalid.push_back(Invalid {
+                zone,
+                programmed_units,
+                next_row: 0,
+                end_row,
+            });
+        }
+        self.check();
+        self.sample(now_ns);
+    }
+
+    fn order(
+        &self,
+        head: &Invalid,
+        rows: std::ops::Range<u32>,
+        frees_zone: bool,
+        kind: EraseKind,
+    ) -> EraseOrder {
+        EraseOrder {
+            zone: head.zone,
+            rows,
+            programmed_only: self.wp_optimisation.then_some(head.programmed_units),
+            frees_zone,
+            kind,
+        }
+    }
+
+    /// Full Zone Erases, head of the invalid queue first, until Z_free > T_free (or nothing is
+    /// left to erase).
+    pub fn full_erases_for_allocation(&mut self, now_ns: u64) -> Vec<EraseOrder> {
+        let mut orders = Vec::new();
+        while self.free.len() as u32 <= self.t_free {
+            let Some(head) = self.invalid.pop_front() else {
+                break;
+            };
+            orders.push(self.order(&head, head.next_row..head.end_row, true, EraseKind::Full));
+            self.free.push_back(head.zone);
+            self.full_erases += 1;
+            self.zones_freed += 1;
+        }
+        self.check();
+        self.sample(now_ns);
+        orders
+    }
+
+    /// Takes the zone at the head of the free queue.
+    pub fn take_free(&mut self, now_ns: u64) -> u32 {
+        let zone = self
+            .free
+            .pop_front()
+            .expect("a free zone: Z_alloc < Z_total whenever a logical zone is unmapped");
+        self.allocated += 1;
+        self.check();
+        self.sample(now_ns);
+        zone
+    }
+
+    /// The head invalid zone, if any.
+    pub fn head_invalid_zone(&self) -> Option<u32> {
+        self.invalid.front().map(|i| i.zone)
+    }
+
+    /// One row of the head invalid zone (a Partial Zone Erase step).
+    pub fn partial_step(&mut self, now_ns: u64) -> Option<EraseOrder> {
+        let head = self.invalid.front_mut()?;
+        let row = head.next_row;
+        head.next_row += 1;
+        let done = head.next_row == head.end_row;
+        let head = *head;
+        let order = self.order(&head, row..row + 1, done, EraseKind::Partial);
+        self.partial_erases += 1;
+        if done {
+            self.invalid.pop_front();
+            self.free.push_back(head.zone);
+            self.zones_freed += 1;
+        }
+        self.check();
+        self.sample(now_ns);
+        Some(order)
+    }
+
+    pub fn report(&self, now_ns: u64) -> FirmwareReport {
+        let mut time = self.time_in_state_ns;
+        time[self.state as usize] += now_ns.saturating_sub(self.state_since_ns);
+        FirmwareReport {
+            time_in_s0_ns: time[0],
+            time_in_s1_ns: time[1],
+            time_in_s2_ns: time[2],
+            partial_zone_erases: self.partial_erases,
+            full_zone_erases: self.full_erases,
+            zones_freed: self.zones_freed,
+            free_zones: self.free_zones(),
+            invalid_zones: self.invalid_zones(),
+            samples: self.samples.clone(),
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt, section 3.2): the zone mapping of
+//! [`super::Mapping`] plus three states.
+//!
+//! - S0: serve foreground I/O only.
+//! - S1 (Z_invalid >= T_invalid): when no foreground request is queued or running, erase one row
+//!   of the head invalid zone (a Partial Zone Erase). A request that arrives meanwhile waits for
+//!   that row only; the next row starts only at the next idle moment, so foreground I/O has
+//!   priority between rows.
+//! - S2 (a free zone is needed and Z_free <= T_free): foreground I/O waits while Full Zone Erases
+//!   run until Z_free > T_free; then S1 or S0 as Z_invalid says.
+//!
+//! "Idle" is the whole device by default (the prototype checks the DMA and flash queues of the
+//! whole device); `idle = "zone_dies"` asks only that the dies of the zone to erase be free.
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    Allocation, EraseOrder, FirmwareReport, IdleView, ResetDecision, ResetPolicy, ResetView,
+    ZonePool,
+};
+
+/// What must be idle before a Partial Zone Erase starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleScope {
+    /// No foreground command queued or running anywhere (the paper's prototype).
+    #[default]
+    Device,
+    /// Nothing pending on the dies of the zone being erased.
+    ZoneDies,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PreemptiveState {
+    S0,
+    S1,
+    S2,
+}
+
+pub struct Preemptive {
+    pool: ZonePool,
+    t_invalid: u32,
+    idle: IdleScope,
+}
+
+impl Preemptive {
+    pub fn new(pool: ZonePool, t_invalid: u32, idle: IdleScope) -> Self {
+        Preemptive {
+            pool,
+            t_invalid,
+            idle,
+        }
+    }
+
+    pub fn state(&self) -> PreemptiveState {
+        match self.pool.state() {
+            0 => PreemptiveState::S0,
+            1 => PreemptiveState::S1,
+            _ => PreemptiveState::S2,
+        }
+    }
+
+    pub fn pool(&self) -> &ZonePool {
+        &self.pool
+    }
+
+    /// S0 or S1 as Z_invalid says; S2 is left only when its erases end.
+    fn settle(&mut self, now_ns: u64) {
+        if self.pool.state() == 2 {
+            return;
+        }
+        let state = u8::from(self.pool.invalid_zones() >= self.t_invalid);
+        if state != self.pool.state() {
+            self.pool.set_state(now_ns, state);
+        }
+    }
+}
+
+impl ResetPolicy for Preemptive {
+    fn name(&self) -> &'static str {
+        "preemptive"
+    }
+
+    fn static_mapping(&self) -> bool {
+        false
+    }
+
+    fn on_host_reset(&mut self, now_ns: u64, zone: ResetView) -> ResetDecision {
+        self.pool
+            .invalidate(now_ns, zone.physical_zone, zone.programmed_units);
+        self.settle(now_ns);
+        ResetDecision::Invalidate
+    }
+
+    fn allocate(&mut self, now_ns: u64) -> Allocation {
+        let erase_first = self.pool.full_erases_for_allocation(now_ns);
+        if !erase_first.is_empty() {
+            self.pool.set_state(now_ns, 2);
+        }
+        let zone = self.pool.take_free(now_ns);
+        self.settle(now_ns);
+        Allocation { zone, erase_first }
+    }
+
+    fn blocking_erases_end(&mut self, done_ns: u64) {
+        if self.pool.state() == 2 {
+            self.pool.set_state(done_ns, 0);
+            self.settle(done_ns);
+        }
+    }
+
+    fn on_idle(&mut self, view: &IdleView) -> Option<EraseOrder> {
+        if self.pool.state() != 1 {
+            return None;
+        }
+        let head = self.pool.head_invalid_zone()?;
+        let idle = match self.idle {
+            IdleScope::Device => view.device_idle,
+            IdleScope::ZoneDies => view.zone_dies_idle(head),
+        };
+        if !idle {
+            return None;
+        }
+        let order = self.pool.partial_step(view.now_ns);
+        self.settle(view.now_ns);
+        order
+    }
+
+    fn has_background_work(&self) -> bool {
+        true
+    }
+
+    fn report(&self, now_ns: u64) -> Option<FirmwareReport> {
+        Some(self.pool.report(now_ns))
+    }
+}

@@ -1,0 +1,269 @@
+//! The zone-mapping policies on the device: host-visible behaviour identical to the synchronous
+//! policy, the write-pointer optimisation, erase-before-reuse, and the one-row bound on waits.
+
+use proptest::prelude::*;
+
+use super::tests::small_spec;
+use super::*;
+use crate::config::{DeviceSpec, FirmwareConfig};
+use crate::firmware::{self, IdleScope};
+use crate::nand::Layout;
+use crate::zns::{ZoneAction, ZoneState};
+
+const LBA: u64 = 4096;
+const ZONE: u64 = 64;
+const CAP: u64 = 48;
+
+/// Two dies per zone: every zone has two erase rows of one block per die.
+fn spec() -> DeviceSpec {
+    small_spec(0, 2)
+}
+
+fn device(config: &FirmwareConfig) -> Device {
+    let spec = spec();
+    let layout = Layout::new(&spec.geometry);
+    let policy = firmware::build(config, 8, layout.rows_per_zone(), layout.units_per_row());
+    Device::new(&spec, policy, true)
+}
+
+fn mapping(t_free: u32, wp: bool) -> FirmwareConfig {
+    FirmwareConfig::Mapping {
+        t_free,
+        wp_optimisation: wp,
+    }
+}
+
+fn preemptive(t_free: u32, wp: bool, idle: IdleScope) -> FirmwareConfig {
+    FirmwareConfig::Preemptive {
+        t_free,
+        t_invalid: 1,
+        wp_optimisation: wp,
+        idle,
+    }
+}
+
+fn sync() -> FirmwareConfig {
+    FirmwareConfig::Synchronous {
+        erase_all_blocks: false,
+    }
+}
+
+#[test]
+fn a_reset_under_mapping_is_immediate_and_the_erase_comes_later() {
+    let mut d = device(&mapping(1, false));
+    d.write(0, 0, CAP, None).unwrap();
+    let t = d.idle_at_ns();
+    let c = d.zone_mgmt_send(t, 0, ZoneAction::Reset, false).unwrap();
+    assert_eq!(c.done_ns, t, "no erase at reset time");
+    assert_eq!(d.nand_counters().block_erases, 0);
+    assert_eq!(d.zone(0).state, ZoneState::Empty);
+    assert_eq!(d.physical_zone(0), None);
+    // Zones 1..=6 take free zones; Z_free goes 7 -> 1 (each allocation found Z_free > T_free).
+    for z in 1..=6u64 {
+        d.write(t, z * ZONE, CAP, None).unwrap();
+    }
+    assert_eq!(d.nand_counters().block_erases, 0);
+    // Z_free = 1 = T_free: the next allocation first erases zone 0's old blocks, blocking.
+    let t2 = d.idle_at_ns();
+    let w = d.write(t2, 0, 1, None).unwrap();
+    assert_eq!(
+        d.nand_counters().block_erases,
+        4,
+        "both rows, both dies: every block"
+    );
+    assert!(
+        w.done_ns >= t2 + 2 * 3_000_000,
+        "the write waited for two erases per die"
+    );
+    assert_eq!(d.counters().zone_resets_executed, 1);
+    d.check_invariants();
+}
+
+#[test]
+fn wp_optimisation_erases_exactly_the_programmed_blocks() {
+    for (wp, expected) in [(true, 3), (false, 4)] {
+        let mut d = device(&preemptive(6, wp, IdleScope::Device));
+        // 36 LBAs = 9 pages of 16 KiB: units 0..9 over 2 dies, 4 units per block:
+        // die 0 holds units 0, 2, 4, 6, 8 (blocks 0 and 1), die 1 holds 1, 3, 5, 7 (block 0).
+        d.write(0, 0, 36, None).unwrap();
+        d.zone_mgmt_send(0, 0, ZoneAction::Reset, false).unwrap();
+        let mut t = d.idle_at_ns();
+        while let Some(next) = d.background(t) {
+            t = next.max(t + 1);
+            if d.nand_counters().block_erases >= 4 {
+                break;
+            }
+        }
+        assert_eq!(
+            d.nand_counters().block_erases,
+            expected,
+            "wp optimisation {wp}"
+        );
+        assert_eq!(d.counters().zone_resets_executed, 1);
+    }
+}
+
+#[test]
+fn a_reused_zone_is_programmed_only_after_its_erase() {
+    // T_free = 7: every allocation after the first needs an erase first.
+    let mut d = device(&mapping(7, false));
+    d.write(0, 0, CAP, None).unwrap();
+    let t = d.idle_at_ns();
+    d.zone_mgmt_send(t, 0, ZoneAction::Reset, false).unwrap();
+    let w = d.write(t, ZONE, 4, None).unwrap();
+    // Erase of zone 0 (2 rows per die, 3 ms each) then one page program on zone 0's old dies.
+    assert_eq!(d.nand_counters().block_erases, 4);
+    assert!(w.done_ns >= t + 6_000_000 + 500_000, "{}", w.done_ns - t);
+    let wait = d.erase_wait_histogram();
+    assert!(wait.max() >= 6_000_000);
+}
+
+#[test]
+fn a_foreground_request_in_s1_waits_for_one_row_at_most() {
+    let mut d = device(&preemptive(0, false, IdleScope::Device));
+    // Logical zones 0 and 2 get physical zones 0 and 1... zone 1 goes on dies 2 and 3, so write
+    // three zones: physical zone 2 shares dies 0 and 1 with physical zone 0.
+    d.write(0, 0, CAP, None).unwrap();
+    d.write(0, ZONE, CAP, None).unwrap();
+    d.write(0, 2 * ZONE, CAP, None).unwrap();
+    assert_eq!(d.physical_zone(2), Some(2));
+    let t = d.idle_at_ns();
+    d.zone_mgmt_send(t, 0, ZoneAction::Reset, false).unwrap();
+    // Idle: the first row starts now.
+    let end = d.background(t).expect("a row erase starts");
+    assert_eq!(end, t + 3_000_000);
+    // A read arriving during the erase waits for that row, then goes first.
+    let r = d.read(t + 1_000, 2 * ZONE, 1, None).unwrap();
+    assert_eq!(r.done_ns, t + 3_000_000 + 50_000 + 5_120 + 1_280);
+    let waited = d.erase_wait_histogram().max();
+    assert!(
+        (2_999_000..=3_002_000).contains(&waited),
+        "{waited}: the rest of the row erase"
+    );
+    // The erase ended but the read still runs: no second row yet.
+    assert_eq!(d.background(end), None);
+    assert_eq!(
+        d.nand_counters().block_erases,
+        2,
+        "one row = one block on each of two dies"
+    );
+    let again = d.background(r.done_ns).expect("idle again: next row");
+    assert_eq!(again, r.done_ns + 3_000_000);
+    assert_eq!(d.nand_counters().block_erases, 4);
+    assert!(
+        d.erase_wait_histogram().max() <= 3_003_000,
+        "one row erase at most (HDR rounds up 0.1%)"
+    );
+}
+
+#[test]
+fn zone_dies_idle_scope_erases_while_other_dies_work() {
+    let mut d = device(&preemptive(0, false, IdleScope::ZoneDies));
+    d.write(0, 0, CAP, None).unwrap(); // zone 0: dies 0, 1
+    d.write(0, ZONE, CAP, None).unwrap(); // zone 1: dies 2, 3
+    let t = d.idle_at_ns();
+    d.zone_mgmt_send(t, 0, ZoneAction::Reset, false).unwrap();
+    // A long read on zone 1's dies keeps the device busy but not zone 0's dies.
+    d.read(t, ZONE, 16, None).unwrap();
+    assert!(d.background(t).is_some(), "zone 0's dies are idle");
+    let mut whole = device(&preemptive(0, false, IdleScope::Device));
+    whole.write(0, 0, CAP, None).unwrap();
+    whole.write(0, ZONE, CAP, None).unwrap();
+    whole
+        .zone_mgmt_send(t, 0, ZoneAction::Reset, false)
+        .unwrap();
+    whole.read(t, ZONE, 16, None).unwrap();
+    assert_eq!(whole.background(t), None, "the device is busy");
+}
+
+#[derive(Clone, Debug)]
+enum Cmd {
+    Write { zone: u64, nlb: u64 },
+    Append { zone: u64, nlb: u64 },
+    Read { zone: u64, offset: u64, nlb: u64 },
+    Manage { zone: u64, action: ZoneAction },
+    Idle { ns: u64 },
+}
+
+fn cmd() -> impl Strategy<Value = Cmd> {
+    let action = prop_oneof![
+        Just(ZoneAction::Open),
+        Just(ZoneAction::Close),
+        Just(ZoneAction::Finish),
+        Just(ZoneAction::Reset),
+    ];
+    prop_oneof![
+        5 => (0..8u64, 1..24u64).prop_map(|(zone, nlb)| Cmd::Write { zone, nlb }),
+        2 => (0..8u64, 1..16u64).prop_map(|(zone, nlb)| Cmd::Append { zone, nlb }),
+        3 => (0..8u64, 0..60u64, 1..4u64).prop_map(|(zone, offset, nlb)| Cmd::Read { zone, offset, nlb }),
+        3 => (0..8u64, action).prop_map(|(zone, action)| Cmd::Manage { zone, action }),
+        2 => (0..8_000_000u64).prop_map(|ns| Cmd::Idle { ns }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// The same command stream, with idle time in between, on the synchronous, mapping and
+    /// preemptive firmware: statuses, states, write pointers and data read back are the same.
+    #[test]
+    fn every_policy_looks_the_same_to_the_host(cmds in proptest::collection::vec(cmd(), 1..150), t_free in 0..7u32) {
+        let configs = [
+            sync(),
+            mapping(t_free, false),
+            preemptive(t_free, true, IdleScope::Device),
+            preemptive(t_free, false, IdleScope::ZoneDies),
+        ];
+        let mut devices: Vec<Device> = configs.iter().map(device).collect();
+        let mut now = 0u64;
+        for (i, c) in cmds.iter().enumerate() {
+            now += 1_000;
+            let mut results = Vec::new();
+            for d in devices.iter_mut() {
+                let r: Result<Vec<u8>, Status> = match *c {
+                    Cmd::Write { zone, nlb } => {
+                        let wp = d.zone(zone as u32).wp;
+                        let data: Vec<u8> = (0..nlb * LBA).map(|b| (b as usize + i) as u8).collect();
+                        d.write(now, wp, nlb, Some(&data)).map(|_| vec![])
+                    }
+                    Cmd::Append { zone, nlb } => {
+                        let data = vec![i as u8; (nlb * LBA) as usize];
+                        d.append(now, zone * ZONE, nlb, Some(&data)).map(|(lba, _)| lba.to_le_bytes().to_vec())
+                    }
+                    Cmd::Read { zone, offset, nlb } => {
+                        let mut buf = vec![0u8; (nlb * LBA) as usize];
+                        d.read(now, zone * ZONE + offset, nlb, Some(&mut buf)).map(|_| buf)
+                    }
+                    Cmd::Manage { zone, action } => {
+                        d.zone_mgmt_send(now, zone * ZONE, action, false).map(|_| vec![])
+                    }
+                    Cmd::Idle { ns } => {
+                        let end = now + ns;
+                        let mut t = now;
+                        while let Some(next) = d.background(t) {
+                            if next > end {
+                                break;
+                            }
+                            t = next.max(t + 1);
+                        }
+                        Ok(vec![])
+                    }
+                };
+                d.check_invariants();
+                results.push(r);
+            }
+            if let Cmd::Idle { ns } = c {
+                now += ns;
+            }
+            for (k, r) in results.iter().enumerate().skip(1) {
+                prop_assert_eq!(r, &results[0], "cmd {} {:?}: policy {} differs", i, c, k);
+            }
+            for z in 0..8u32 {
+                let want = devices[0].zone(z);
+                for d in &devices[1..] {
+                    prop_assert_eq!(d.zone(z), want, "zone {} after cmd {}", z, i);
+                }
+            }
+        }
+    }
+}
