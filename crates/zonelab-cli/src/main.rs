@@ -3,6 +3,7 @@
 
 mod bench;
 mod output;
+mod reproduce;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -72,6 +73,14 @@ enum Command {
         /// At most this many descriptors.
         #[arg(long, default_value_t = usize::MAX)]
         max: usize,
+    },
+    /// Rerun one paper's experiments: results, figures (SVG), a table and a summary.
+    Reproduce {
+        /// Which paper: preemptive-reset.
+        paper: String,
+        /// Where to write (default: results/<paper>).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
     },
     /// Measure simulated requests per wall-clock second and peak memory.
     Bench {
@@ -172,6 +181,11 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
                 Format::Nvme => print!("{}", format_nvme_cli(&report)),
                 Format::Zbd => print!("{}", format_libzbd(&report, zone_lbas, lba)),
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Reproduce { paper, output } => {
+            let out = output.unwrap_or_else(|| PathBuf::from("results").join(&paper));
+            reproduce::run(&paper, &out)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench { quick, case } => {

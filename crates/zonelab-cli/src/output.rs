@@ -71,7 +71,7 @@ pub fn run(
     Ok(ExitCode::from(1))
 }
 
-fn write_results(dir: &Path, cfg: &ExperimentConfig, out: &RunOutput) -> Result<()> {
+pub fn write_results(dir: &Path, cfg: &ExperimentConfig, out: &RunOutput) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let write = |name: &str, text: &str| {
         let p = dir.join(name);

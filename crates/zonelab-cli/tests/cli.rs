@@ -265,3 +265,52 @@ fn impossible_command_line_override() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read"));
 }
+
+/// The Preemptive Zone Reset reproduction runs end to end and shows the paper's shape
+/// (001_da3b5f2dcfaef21c.txt, Figure 6): equal medians, mapping's tail growing with zone size,
+/// preemptive's tail lower and flat.
+#[test]
+fn preemptive_reset_reproduction_shows_the_papers_shape() {
+    let dir = temp_dir("reproduce");
+    let o = zonelab(&["reproduce", "preemptive-reset", "-o", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    let shape = summary
+        .split("## The paper's shape")
+        .nth(1)
+        .unwrap()
+        .split("## Why")
+        .next()
+        .unwrap();
+    assert_eq!(shape.matches("yes").count(), 6, "{shape}");
+    assert!(!shape.contains("NO"), "{shape}");
+    for f in [
+        "sequential-512mib-write.svg",
+        "sequential-1024mib-write.svg",
+        "random-zone-512mib-write.svg",
+        "mixed-512mib-read.svg",
+    ] {
+        let svg = std::fs::read_to_string(dir.join("figures").join(f)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("preemptive"), "{f}");
+    }
+    let table = std::fs::read_to_string(dir.join("table.md")).unwrap();
+    assert_eq!(
+        table.lines().count(),
+        2 + 3 * 2 * 3 + 2 * 3,
+        "one row per run and op"
+    );
+    let run: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("runs/sequential-512mib-preemptive/summary.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(run["firmware"]["full_zone_erases"], 0);
+    assert_eq!(
+        run["firmware"]["partial_zone_erases"], 384,
+        "96 resets x 4 rows"
+    );
+    assert!(
+        dir.join("runs/sequential-512mib-mapping/zones_over_time.csv")
+            .exists()
+    );
+}

@@ -1,0 +1,26 @@
+//! `zonelab reproduce PAPER`: rerun one paper's experiments and draw its figures.
+
+mod plot;
+mod preemptive_reset;
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+pub const PAPERS: &[(&str, &str)] = &[(
+    "preemptive-reset",
+    "Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt), section 4.1: fio tail latency, mapping vs preemptive vs synchronous",
+)];
+
+pub fn run(paper: &str, out: &Path) -> Result<()> {
+    match paper {
+        "preemptive-reset" => preemptive_reset::run(out),
+        other => {
+            let known: Vec<&str> = PAPERS.iter().map(|p| p.0).collect();
+            bail!(
+                "no reproduction named `{other}`; available: {}",
+                known.join(", ")
+            )
+        }
+    }
+}

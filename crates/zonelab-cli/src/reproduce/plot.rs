@@ -1,0 +1,114 @@
+//! Latency CDF figures as SVG (plotters, no system fonts needed): the whole distribution from
+//! P50 on the left, the tail from P99 on the right, as the papers draw them.
+
+use std::path::Path;
+
+use anyhow::{Result, anyhow};
+use plotters::prelude::*;
+use zonelab::metrics::{Metrics, OpKind};
+
+/// (latency in ms, percentile) points of one kind's CDF.
+pub fn cdf_points(metrics: &Metrics, kind: OpKind) -> Vec<(f64, f64)> {
+    metrics
+        .cdf(kind)
+        .into_iter()
+        .map(|(ns, p)| (ns as f64 / 1e6, p))
+        .collect()
+}
+
+const COLOURS: [RGBColor; 4] = [
+    RGBColor(90, 90, 90),
+    RGBColor(200, 30, 30),
+    RGBColor(30, 80, 200),
+    RGBColor(20, 150, 60),
+];
+
+/// The CDF as a staircase (it is flat between recorded values), starting at percentile `from`.
+fn steps_from(points: &[(f64, f64)], from: f64) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    let mut last: Option<(f64, f64)> = None;
+    for &(x, p) in points {
+        if p >= from {
+            match last {
+                Some((_, lp)) => out.push((x, lp.max(from))),
+                None => out.push((x, from)),
+            }
+            out.push((x, p));
+        }
+        last = Some((x, p));
+    }
+    out
+}
+
+/// Writes a two-panel CDF figure of `series` (label, points) to `path`.
+pub fn cdf_figure(path: &Path, title: &str, series: &[(String, Vec<(f64, f64)>)]) -> Result<()> {
+    let err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
+    let root = SVGBackend::new(path, (1100, 440)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let root = root
+        .titled(title, ("sans-serif", 20))
+        .map_err(|e| err(&e))?;
+    let (left, right) = root.split_horizontally(550);
+    let max_ms = series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|&(x, _)| x))
+        .fold(0.0, f64::max)
+        * 1.05;
+    for (area, from, name) in [(left, 50.0, "from P50"), (right, 99.0, "tail from P99")] {
+        let mut chart = ChartBuilder::on(&area)
+            .caption(name, ("sans-serif", 16))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(52)
+            .build_cartesian_2d(0.0..max_ms.max(1e-3), from..100.0)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("latency (ms)")
+            .y_desc("percentile")
+            .draw()
+            .map_err(|e| err(&e))?;
+        for (i, (label, points)) in series.iter().enumerate() {
+            let colour = COLOURS[i % COLOURS.len()];
+            let shown = steps_from(points, from);
+            chart
+                .draw_series(LineSeries::new(shown, colour.stroke_width(2)))
+                .map_err(|e| err(&e))?
+                .label(label.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE)
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(&e))?;
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::steps_from;
+
+    #[test]
+    fn staircase_starts_at_the_cut_and_steps_up() {
+        let pts = [(1.0, 50.0), (2.0, 98.0), (5.0, 100.0)];
+        assert_eq!(steps_from(&pts, 99.0), vec![(5.0, 99.0), (5.0, 100.0)]);
+        assert_eq!(
+            steps_from(&pts, 50.0),
+            vec![
+                (1.0, 50.0),
+                (1.0, 50.0),
+                (2.0, 50.0),
+                (2.0, 98.0),
+                (5.0, 98.0),
+                (5.0, 100.0)
+            ]
+        );
+    }
+}

@@ -1,0 +1,372 @@
+//! Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt), section 4.1, on the `cosmos-zns` preset:
+//! 2 MiB synchronous writes into the zones of the first 16 GiB, 64 GiB in all, zone sizes 512 MiB
+//! and 1 GiB, thresholds of Table 2, synchronous vs mapping vs preemptive; sequential,
+//! random-zone and mixed (with concurrent reads) variants. Writes per-run results, CDF figures,
+//! a table and a summary that sets ZoneLab's numbers beside the paper's.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use zonelab::config::{ExperimentConfig, fingerprint};
+use zonelab::metrics::{OpKind, Summary};
+
+use super::plot::{cdf_figure, cdf_points};
+use crate::output::write_results;
+
+const VARIANTS: &[(&str, &str)] = &[
+    (
+        "sequential",
+        include_str!("../../../../experiments/preemptive-reset/sequential.toml"),
+    ),
+    (
+        "random-zone",
+        include_str!("../../../../experiments/preemptive-reset/random-zone.toml"),
+    ),
+    (
+        "mixed",
+        include_str!("../../../../experiments/preemptive-reset/mixed.toml"),
+    ),
+];
+
+/// Zone size in MiB and the paper's Table 2 thresholds (T_invalid, T_free).
+const SIZES: [(u64, u32, u32); 2] = [(512, 1, 479), (1024, 1, 239)];
+
+const POLICIES: [&str; 3] = ["synchronous", "mapping", "preemptive"];
+
+/// The paper's section 4.1 numbers for sequential writes (Figure 6), in ms.
+struct PaperTail {
+    zone_mib: u64,
+    up_to_p99_ms: f64,
+    mapping_p100_ms: f64,
+    preemptive_p100_ms: f64,
+}
+
+const PAPER: [PaperTail; 2] = [
+    PaperTail {
+        zone_mib: 512,
+        up_to_p99_ms: 6.0,
+        mapping_p100_ms: 30.0,
+        preemptive_p100_ms: 23.0,
+    },
+    PaperTail {
+        zone_mib: 1024,
+        up_to_p99_ms: 6.0,
+        mapping_p100_ms: 50.0,
+        preemptive_p100_ms: 23.0,
+    },
+];
+
+/// One policy's latency CDF of one kind: (kind, policy, (ms, percentile) points).
+type Curve = (OpKind, String, Vec<(f64, f64)>);
+
+/// What one run left for the table and the summary.
+struct Row {
+    variant: &'static str,
+    zone_mib: u64,
+    policy: &'static str,
+    blocks_per_zone: u64,
+    summary: Summary,
+}
+
+impl Row {
+    /// Blocks erased plus the blocks of zones still waiting to be erased at the end.
+    fn blocks_erased_or_owed(&self) -> u64 {
+        let owed = self
+            .summary
+            .firmware
+            .as_ref()
+            .map_or(0, |f| f.invalid_zones as u64);
+        self.summary.device_counters.block_erases + owed * self.blocks_per_zone
+    }
+
+    fn ms(&self, kind: &str, p: &str) -> f64 {
+        self.summary
+            .ops
+            .get(kind)
+            .map_or(f64::NAN, |o| o.latency_ns.percentiles[p] as f64 / 1e6)
+    }
+}
+
+fn overrides(zone_mib: u64, t_invalid: u32, t_free: u32, policy: &str) -> Vec<String> {
+    let mut o = vec![
+        format!("device.zones.zone_size_bytes=\"{zone_mib}MiB\""),
+        format!("device.zones.zone_capacity_bytes=\"{zone_mib}MiB\""),
+        format!("firmware.policy=\"{policy}\""),
+    ];
+    match policy {
+        "mapping" => o.push(format!("firmware.t_free={t_free}")),
+        "preemptive" => {
+            o.push(format!("firmware.t_free={t_free}"));
+            o.push(format!("firmware.t_invalid={t_invalid}"));
+        }
+        _ => {}
+    }
+    o
+}
+
+pub fn run(out: &Path) -> Result<()> {
+    let figures = out.join("figures");
+    std::fs::create_dir_all(&figures)
+        .with_context(|| format!("cannot create {}", figures.display()))?;
+    let mut rows = Vec::new();
+    for &(variant, text) in VARIANTS {
+        for (zone_mib, t_invalid, t_free) in SIZES {
+            let mut curves: Vec<Curve> = Vec::new();
+            for policy in POLICIES {
+                let name = format!("{variant}-{zone_mib}mib-{policy}");
+                let cfg =
+                    ExperimentConfig::parse(text, &overrides(zone_mib, t_invalid, t_free, policy))
+                        .with_context(|| format!("experiments/preemptive-reset/{variant}.toml"))?;
+                let exp = cfg.validate(&name)?;
+                eprintln!("running {name}");
+                let result = zonelab::run(&exp, fingerprint(&cfg.to_toml()), &mut |_| {});
+                write_results(&out.join("runs").join(&name), &cfg, &result)?;
+                for kind in [OpKind::Write, OpKind::Read] {
+                    if result.metrics.ops(kind) > 0 {
+                        curves.push((kind, policy.to_string(), cdf_points(&result.metrics, kind)));
+                    }
+                }
+                let blocks_per_zone = exp.device.geometry.blocks_per_zone() as u64;
+                rows.push(Row {
+                    variant,
+                    zone_mib,
+                    policy,
+                    blocks_per_zone,
+                    summary: result.summary,
+                });
+            }
+            for kind in [OpKind::Write, OpKind::Read] {
+                let series: Vec<(String, Vec<(f64, f64)>)> = curves
+                    .iter()
+                    .filter(|(k, _, _)| *k == kind)
+                    .map(|(_, label, points)| (label.clone(), points.clone()))
+                    .collect();
+                if series.is_empty() {
+                    continue;
+                }
+                let file = figures.join(format!("{variant}-{zone_mib}mib-{}.svg", kind.name()));
+                let title = format!(
+                    "{variant}: {} latency CDF, {zone_mib} MiB zones (cosmos-zns)",
+                    kind.name()
+                );
+                cdf_figure(&file, &title, &series)?;
+            }
+        }
+    }
+    let table = table(&rows);
+    std::fs::write(out.join("table.md"), &table)?;
+    let summary = summary(&rows, &table);
+    std::fs::write(out.join("summary.md"), &summary)?;
+    print!("{summary}");
+    eprintln!(
+        "results, figures, table.md and summary.md in {}",
+        out.display()
+    );
+    Ok(())
+}
+
+fn table(rows: &[Row]) -> String {
+    let mut t = String::from(
+        "| variant | zone | policy | op | P50 ms | P99 ms | P99.9 ms | P99.99 ms | P100 ms | block erases | partial | full | S2 s |\n|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        for kind in ["write", "read"] {
+            if !r.summary.ops.contains_key(kind) {
+                continue;
+            }
+            let f = r.summary.firmware.as_ref();
+            let _ = writeln!(
+                t,
+                "| {} | {} MiB | {} | {kind} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {} | {} |",
+                r.variant,
+                r.zone_mib,
+                r.policy,
+                r.ms(kind, "p50"),
+                r.ms(kind, "p99"),
+                r.ms(kind, "p99.9"),
+                r.ms(kind, "p99.99"),
+                r.ms(kind, "p100"),
+                r.summary.device_counters.block_erases,
+                f.map_or("-".into(), |f| f.partial_zone_erases.to_string()),
+                f.map_or("-".into(), |f| f.full_zone_erases.to_string()),
+                f.map_or("-".into(), |f| format!(
+                    "{:.2}",
+                    f.time_in_s2_ns as f64 / 1e9
+                )),
+            );
+        }
+    }
+    t
+}
+
+fn find<'a>(rows: &'a [Row], variant: &str, zone_mib: u64, policy: &str) -> &'a Row {
+    rows.iter()
+        .find(|r| r.variant == variant && r.zone_mib == zone_mib && r.policy == policy)
+        .expect("every combination ran")
+}
+
+fn yes(b: bool) -> &'static str {
+    if b { "yes" } else { "NO" }
+}
+
+fn summary(rows: &[Row], table: &str) -> String {
+    let mut s = String::from(
+        "# Preemptive Zone Reset, reproduced with ZoneLab\n\n\
+         Source: 001_da3b5f2dcfaef21c.txt, section 4.1 (Figures 6 and 7, Table 2). Device: the\n\
+         `cosmos-zns` preset (Cosmos+ OpenSSD: 4 channels x 8 ways, 16 KiB pages striped over 32\n\
+         dies, one 128 MiB erase row = one 4 MiB block on each die, 5 ms per erase). Workload: 2 MiB\n\
+         synchronous writes (QD1, no think time) into the logical zones of the first 16 GiB, 64 GiB\n\
+         in all, so every zone is reset three times. Thresholds as Table 2: T_invalid = 1, T_free =\n\
+         479 (512 MiB zones) or 239 (1 GiB zones). Rerun with `zonelab reproduce preemptive-reset`.\n\n\
+         ## Sequential writes beside the paper (Figure 6)\n\n\
+         | zone | | paper | ZoneLab mapping | ZoneLab preemptive | ZoneLab synchronous |\n|---|---|---:|---:|---:|---:|\n",
+    );
+    for p in &PAPER {
+        let m = find(rows, "sequential", p.zone_mib, "mapping");
+        let e = find(rows, "sequential", p.zone_mib, "preemptive");
+        let y = find(rows, "sequential", p.zone_mib, "synchronous");
+        let _ = writeln!(
+            s,
+            "| {} MiB | P50 / P99 | about {:.0} ms (both) | {:.2} / {:.2} ms | {:.2} / {:.2} ms | {:.2} / {:.2} ms |",
+            p.zone_mib,
+            p.up_to_p99_ms,
+            m.ms("write", "p50"),
+            m.ms("write", "p99"),
+            e.ms("write", "p50"),
+            e.ms("write", "p99"),
+            y.ms("write", "p50"),
+            y.ms("write", "p99"),
+        );
+        let _ = writeln!(
+            s,
+            "| {} MiB | P100 | mapping about {:.0} ms, preemptive about {:.0} ms | {:.2} ms | {:.2} ms | {:.2} ms (+ resets of {:.2} ms) |",
+            p.zone_mib,
+            p.mapping_p100_ms,
+            p.preemptive_p100_ms,
+            m.ms("write", "p100"),
+            e.ms("write", "p100"),
+            y.ms("write", "p100"),
+            y.ms("reset", "p100"),
+        );
+    }
+
+    let m512 = find(rows, "sequential", 512, "mapping");
+    let m1g = find(rows, "sequential", 1024, "mapping");
+    let e512 = find(rows, "sequential", 512, "preemptive");
+    let e1g = find(rows, "sequential", 1024, "preemptive");
+    let same_p50 = |a: &Row, b: &Row| {
+        (a.ms("write", "p50") - b.ms("write", "p50")).abs() <= 0.01 * a.ms("write", "p50")
+    };
+    let _ = write!(
+        s,
+        "\n## The paper's shape\n\n\
+         - Same latency for both up to the tail (P50 equal within 1%): {} at 512 MiB, {} at 1 GiB.\n\
+         - Mapping's tail grows with zone size (P100 {:.1} -> {:.1} ms): {}.\n\
+         - Preemptive's tail stays below mapping's ({:.1} vs {:.1} ms at 512 MiB, {:.1} vs {:.1} ms at 1 GiB): {}.\n\
+         - Preemptive's tail does not grow with zone size ({:.1} and {:.1} ms): {}.\n\
+         - Mapping and preemptive erase the same blocks (the workload writes whole zones, so the\n  write-pointer optimisation saves nothing, as the paper notes): {} ({} and {} blocks at 512 MiB,\n  counting those of zones still invalid at the end: mapping defers its last erase until a free\n  zone is needed, which never comes).\n",
+        yes(same_p50(m512, e512)),
+        yes(same_p50(m1g, e1g)),
+        m512.ms("write", "p100"),
+        m1g.ms("write", "p100"),
+        yes(m1g.ms("write", "p100") > m512.ms("write", "p100")),
+        e512.ms("write", "p100"),
+        m512.ms("write", "p100"),
+        e1g.ms("write", "p100"),
+        m1g.ms("write", "p100"),
+        yes(e512.ms("write", "p100") < m512.ms("write", "p100")
+            && e1g.ms("write", "p100") < m1g.ms("write", "p100")),
+        e512.ms("write", "p100"),
+        e1g.ms("write", "p100"),
+        yes((e1g.ms("write", "p100") - e512.ms("write", "p100")).abs()
+            <= 0.1 * e512.ms("write", "p100")),
+        yes(m512.blocks_erased_or_owed() == e512.blocks_erased_or_owed()),
+        m512.blocks_erased_or_owed(),
+        e512.blocks_erased_or_owed(),
+    );
+    let delayed = e512
+        .summary
+        .firmware
+        .as_ref()
+        .map_or(0, |f| f.partial_zone_erases);
+    let writes = e512.summary.ops["write"].count;
+    let _ = write!(
+        s,
+        "\n## Why the numbers differ from the paper's\n\n\
+         - **Up to P99.** A 2 MiB write costs the same under every policy until an erase is in the way:\n  \
+         host DMA, then 4 pages per die through 8 dies per channel, about {:.1} ms with the calibrated\n  \
+         tPROG and channel rate of `cosmos-zns` (the paper shows about 6 ms; the preset was calibrated to\n  \
+         it, see presets/cosmos-zns.toml). Under preemptive, each partial erase starts the moment a write\n  \
+         completes (the device is idle then), and the next write waits for that one row: {delayed} of\n  \
+         {writes} writes ({:.2}%) at 512 MiB. That is just over 1%, so ZoneLab's preemptive P99 already\n  \
+         shows one row erase ({:.2} ms), where the paper's Figure 6 stays at about 6 ms to P99 and rises\n  \
+         from P99.9. The prototype has host-side gaps between synchronous writes that ZoneLab does not\n  \
+         model (fio's submission path, the NVMe driver); an erase that fits in such a gap delays nothing.\n\
+         - **Mapping's tail.** With T_free = Z_total - 33 (512 MiB) or Z_total - 17 (1 GiB), every\n  \
+         allocation after the first pass finds Z_free at T_free and erases the invalidated zone whole\n  \
+         (S2) while the write waits: 4 or 8 rows of 5 ms on every die, plus the write, {:.1} and\n  \
+         {:.1} ms. The paper measured about 30 and 50 ms. ZoneLab does not model the prototype's DMA\n  \
+         and buffer handling around a blocking erase, which may account for the remaining few ms.\n\
+         - **Preemptive's tail.** ZoneLab checks Z_free <= T_free when a free zone is needed, before\n  \
+         taking it (docs/model.md). Between two allocations (one zone of writes, {:.1} s at 512 MiB)\n  \
+         the partial erases have freed the invalid zone, so S2 never runs here (time in S2: {:.2} s and\n  \
+         {:.2} s) and the worst write waits for one row only: {:.1} ms at both sizes. The paper's\n  \
+         preemptive tail is about 23 ms at both sizes: its prototype still blocks for several rows\n  \
+         now and then (the paper does not say which mechanism; with the same Table 2 thresholds, a\n  \
+         check after the allocation would put every allocation in S2 and make preemptive equal to\n  \
+         mapping). Both agree on the shape: a tail that does not grow with zone size, well below\n  \
+         mapping's.\n\
+         - **Synchronous** (for reference, not in the paper's figure): the reset itself takes the\n  \
+         erases ({:.1} ms at 512 MiB); fio issues it synchronously, so writes never wait for erases.\n\n\
+         ## Random-zone and mixed variants\n\n\
+         Random-zone writes (Figure 7) pick random zones and write at their write pointers. In\n\
+         ZoneLab they give the same numbers as sequential writes: every 2 MiB write costs the same\n\
+         wherever it lands, and once the zones are full ZoneLab's zonemode=zbd writer refills one zone\n\
+         at a time (docs/model.md); the paper sees the same pattern with a slightly higher tail.\n\n\
+         The mixed variant adds a 4 KiB random reader at QD1 with no think time on 16 GiB of\n\
+         prefilled data, beside the sequential writer (moved to the second 16 GiB). Half the reads\n\
+         find their die free (P50 {:.2} ms); the others wait behind the writer's programs (P99\n\
+         {:.1} ms) or behind erases: the synchronous policy's resets put {:.1} ms on the read tail at 512 MiB\n\
+         (P100), mapping's Full Zone Erases {:.1} ms. Preemptive needs idle time and a device with a\n\
+         request always in flight has none: it made {} partial erases and fell back to S2 ({:.2} s),\n\
+         so its read tail is mapping's ({:.1} ms). The paper's read-tail gain comes from its RocksDB\n\
+         mixgraph run, where the host leaves gaps between requests; ZoneLab has no RocksDB host\n\
+         stack yet, so that experiment is not reproduced here.\n\n\
+         ## All runs\n\n{table}\n\
+         Figures: figures/<variant>-<zone>-<op>.svg (left: CDF from P50; right: tail from P99).\n\
+         Per-run results (summary.json, CDF CSVs, zones over time): runs/<variant>-<zone>-<policy>/.\n",
+        m512.ms("write", "p50"),
+        delayed as f64 / writes as f64 * 100.0,
+        e512.ms("write", "p99"),
+        m512.ms("write", "p100"),
+        m1g.ms("write", "p100"),
+        512.0 / 2.0 * e512.ms("write", "p50") / 1e3,
+        e512.summary
+            .firmware
+            .as_ref()
+            .map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
+        e1g.summary
+            .firmware
+            .as_ref()
+            .map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
+        e512.ms("write", "p100"),
+        find(rows, "sequential", 512, "synchronous").ms("reset", "p100"),
+        find(rows, "mixed", 512, "synchronous").ms("read", "p50"),
+        find(rows, "mixed", 512, "synchronous").ms("read", "p99"),
+        find(rows, "mixed", 512, "synchronous").ms("read", "p100"),
+        find(rows, "mixed", 512, "mapping").ms("read", "p100"),
+        find(rows, "mixed", 512, "preemptive")
+            .summary
+            .firmware
+            .as_ref()
+            .map_or(0, |f| f.partial_zone_erases),
+        find(rows, "mixed", 512, "preemptive")
+            .summary
+            .firmware
+            .as_ref()
+            .map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
+        find(rows, "mixed", 512, "preemptive").ms("read", "p100"),
+    );
+    s
+}
