@@ -24,19 +24,21 @@ impl ResetPolicy for Mapping {
         false
     }
 
-    fn on_host_reset(&mut self, now_ns: u64, zone: ResetView) -> ResetDecision {
+    fn on_host_reset(&mut self, now_ns: u64, zone: &ResetView) -> ResetDecision {
         self.pool
             .invalidate(now_ns, zone.physical_zone, zone.programmed_units);
-        ResetDecision::Invalidate
+        ResetDecision::unlink()
     }
 
-    fn allocate(&mut self, now_ns: u64) -> Allocation {
+    fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation {
         let erase_first = self.pool.full_erases_for_allocation(now_ns);
         if !erase_first.is_empty() {
             self.pool.set_state(now_ns, 2);
         }
         Allocation {
             zone: self.pool.take_free(now_ns),
+            start_unit: 0,
+            units: need_units,
             erase_first,
         }
     }

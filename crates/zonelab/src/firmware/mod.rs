@@ -21,12 +21,25 @@ pub use synchronous::Synchronous;
 use crate::config::FirmwareConfig;
 use crate::nand::Nand;
 
-/// What a policy sees of a physical zone the host has just reset.
+/// Program units `start_unit..end_unit` of physical zone `zone` hold part of a logical zone
+/// (`end_unit` is one past the last unit programmed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ResetView {
+pub struct PieceRef {
+    pub zone: u32,
+    pub start_unit: u64,
+    pub end_unit: u64,
+}
+
+/// What a policy sees of a logical zone the host has just reset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResetView<'a> {
+    pub logical_zone: u32,
+    /// The physical zone the logical zone was writing into (its last piece).
     pub physical_zone: u32,
-    /// Program units written to NAND in this zone since its last erase.
+    /// One past the last unit programmed in that physical zone: its write frontier.
     pub programmed_units: u64,
+    /// Every piece of the logical zone, in logical order.
+    pub pieces: &'a [PieceRef],
 }
 
 /// Which blocks of the zone to erase before the reset completes.
@@ -39,13 +52,26 @@ pub enum EraseScope {
 }
 
 /// A policy's answer to a host reset.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ResetDecision {
     /// Erase now, holding the dies, and keep the logical zone on this physical zone.
     EraseNow(EraseScope),
-    /// Unlink the physical zone: the logical zone is Empty at once and the policy erases the
-    /// physical zone later.
-    Invalidate,
+    /// Unlink the logical zone from its pieces: it is Empty at once. `erase_now` runs before the
+    /// reset completes; `erase_background` runs on the dies without holding the reset.
+    Unlink {
+        erase_now: Vec<EraseOrder>,
+        erase_background: Vec<EraseOrder>,
+    },
+}
+
+impl ResetDecision {
+    /// Unlink and leave the erasing to later.
+    pub fn unlink() -> Self {
+        ResetDecision::Unlink {
+            erase_now: Vec::new(),
+            erase_background: Vec::new(),
+        }
+    }
 }
 
 /// Partial (one row, in idle time) or full (every remaining row, blocking).
@@ -67,11 +93,34 @@ pub struct EraseOrder {
     pub kind: EraseKind,
 }
 
-/// A physical zone for a logical zone that needs one, and the blocking erases to run first.
+/// Space for a logical zone that needs some: units `start_unit..start_unit + units` of
+/// physical zone `zone`, and the blocking erases to run first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Allocation {
     pub zone: u32,
+    pub start_unit: u64,
+    pub units: u64,
     pub erase_first: Vec<EraseOrder>,
+}
+
+/// A logical zone still holding unwritten space, shown to a policy's timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZombieCandidate {
+    pub logical_zone: u32,
+    /// When the host last wrote it.
+    pub idle_since_ns: u64,
+    /// Its last piece (the one with unwritten space).
+    pub piece: PieceRef,
+    /// A partial unit waits in the controller: it is programmed (padded) if the zone is reclaimed.
+    pub staged: bool,
+}
+
+/// What a policy's timer decided.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TimerDecision {
+    /// Logical zones whose unwritten space the policy took back: their pieces are closed.
+    pub reclaimed: Vec<u32>,
+    pub erase_background: Vec<EraseOrder>,
 }
 
 /// What a policy may look at when the device offers it idle time.
@@ -99,11 +148,12 @@ pub trait ResetPolicy: Send {
     /// Logical zone `i` is physical zone `i` for good (no allocation, no unmapped zones).
     fn static_mapping(&self) -> bool;
 
-    fn on_host_reset(&mut self, now_ns: u64, zone: ResetView) -> ResetDecision;
+    fn on_host_reset(&mut self, now_ns: u64, zone: &ResetView) -> ResetDecision;
 
-    /// A logical zone without a physical zone is written: hand one out. Orders in
-    /// `erase_first` block foreground I/O until they are done.
-    fn allocate(&mut self, now_ns: u64) -> Allocation;
+    /// A logical zone needs space for up to `need_units` more program units (it is written and
+    /// holds no space, or its last piece is full). Orders in `erase_first` block foreground I/O
+    /// until they are done.
+    fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation;
 
     /// The device reports when the blocking erases of the last allocation end.
     fn blocking_erases_end(&mut self, _done_ns: u64) {}
@@ -113,9 +163,19 @@ pub trait ResetPolicy: Send {
         None
     }
 
-    /// Whether `on_idle` can ever return work (lets the device skip idle checks).
+    /// Whether `on_idle` or a timer can ever do anything (lets the device skip idle checks).
     fn has_background_work(&self) -> bool {
         false
+    }
+
+    /// When the policy's timer (a periodic daemon) next wants to run.
+    fn next_timer_ns(&self) -> Option<u64> {
+        None
+    }
+
+    /// The timer is due: the active logical zones that still hold unwritten space.
+    fn on_timer(&mut self, _now_ns: u64, _open: &[ZombieCandidate]) -> TimerDecision {
+        TimerDecision::default()
     }
 
     /// Counters and time series for the summary, if the policy keeps any.

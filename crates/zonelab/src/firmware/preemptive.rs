@@ -85,21 +85,26 @@ impl ResetPolicy for Preemptive {
         false
     }
 
-    fn on_host_reset(&mut self, now_ns: u64, zone: ResetView) -> ResetDecision {
+    fn on_host_reset(&mut self, now_ns: u64, zone: &ResetView) -> ResetDecision {
         self.pool
             .invalidate(now_ns, zone.physical_zone, zone.programmed_units);
         self.settle(now_ns);
-        ResetDecision::Invalidate
+        ResetDecision::unlink()
     }
 
-    fn allocate(&mut self, now_ns: u64) -> Allocation {
+    fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation {
         let erase_first = self.pool.full_erases_for_allocation(now_ns);
         if !erase_first.is_empty() {
             self.pool.set_state(now_ns, 2);
         }
         let zone = self.pool.take_free(now_ns);
         self.settle(now_ns);
-        Allocation { zone, erase_first }
+        Allocation {
+            zone,
+            start_unit: 0,
+            units: need_units,
+            erase_first,
+        }
     }
 
     fn blocking_erases_end(&mut self, done_ns: u64) {

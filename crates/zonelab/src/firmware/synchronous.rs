@@ -19,7 +19,7 @@ impl ResetPolicy for Synchronous {
         true
     }
 
-    fn on_host_reset(&mut self, _now_ns: u64, _zone: ResetView) -> ResetDecision {
+    fn on_host_reset(&mut self, _now_ns: u64, _zone: &ResetView) -> ResetDecision {
         ResetDecision::EraseNow(if self.erase_all_blocks {
             EraseScope::AllBlocks
         } else {
@@ -27,7 +27,7 @@ impl ResetPolicy for Synchronous {
         })
     }
 
-    fn allocate(&mut self, _now_ns: u64) -> Allocation {
+    fn allocate(&mut self, _now_ns: u64, _need_units: u64) -> Allocation {
         unreachable!("a static mapping never unmaps a zone, so it never allocates")
     }
 }

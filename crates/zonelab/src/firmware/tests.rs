@@ -34,12 +34,14 @@ impl FakeIdle {
 fn reset(p: &mut dyn ResetPolicy, zone: u32, units: u64) {
     let d = p.on_host_reset(
         0,
-        ResetView {
+        &ResetView {
+            logical_zone: zone,
             physical_zone: zone,
             programmed_units: units,
+            pieces: &[],
         },
     );
-    assert_eq!(d, ResetDecision::Invalidate);
+    assert_eq!(d, ResetDecision::unlink());
 }
 
 #[test]
@@ -103,7 +105,7 @@ fn s0_to_s1_at_t_invalid_and_back() {
     let idle = FakeIdle::new();
     let mut p = preemptive(2);
     for _ in 0..3 {
-        p.allocate(0);
+        p.allocate(0, 8);
     }
     reset(&mut p, 0, 2);
     assert_eq!(p.state(), PreemptiveState::S0, "1 invalid < T_invalid 2");
@@ -135,17 +137,17 @@ fn s0_to_s1_at_t_invalid_and_back() {
 fn s2_at_t_free_then_back_to_s1_or_s0() {
     let mut p = preemptive(1);
     for _ in 0..5 {
-        p.allocate(0);
+        p.allocate(0, 8);
     }
     reset(&mut p, 0, 8);
     reset(&mut p, 1, 8);
     assert_eq!(p.state(), PreemptiveState::S1);
     // Z_free = 3 > T_free: the allocation needs no erase.
-    let a = p.allocate(0);
+    let a = p.allocate(0, 8);
     assert!(a.erase_first.is_empty());
     assert_eq!(p.state(), PreemptiveState::S1);
     // Z_free = 2 = T_free: S2 erases the head invalid zone whole, then hands out a zone.
-    let a = p.allocate(100);
+    let a = p.allocate(100, 8);
     assert_eq!(a.erase_first.len(), 1);
     assert_eq!(a.erase_first[0].kind, EraseKind::Full);
     assert_eq!(a.erase_first[0].rows, 0..4);
@@ -167,11 +169,11 @@ fn s2_always_yields_a_free_zone() {
     // T_free = 0, every zone used once: each allocation must erase an invalid zone first.
     let mut p = Preemptive::new(ZonePool::new(3, 0, false, 2, 1), 1, IdleScope::Device);
     for z in 0..3 {
-        assert_eq!(p.allocate(0).zone, z);
+        assert_eq!(p.allocate(0, 8).zone, z);
     }
     for round in 0..10u32 {
         reset(&mut p, round % 3, 2);
-        let a = p.allocate(0);
+        let a = p.allocate(0, 8);
         assert_eq!(a.erase_first.len(), 1);
         assert_eq!(a.zone, round % 3, "the erased zone is the one handed out");
         p.blocking_erases_end(1);
@@ -182,12 +184,12 @@ fn s2_always_yields_a_free_zone() {
 fn mapping_never_erases_in_idle_time() {
     let mut m = Mapping::new(pool(false));
     for _ in 0..6 {
-        m.allocate(0);
+        m.allocate(0, 8);
     }
     reset(&mut m, 0, 8);
     assert!(!m.has_background_work());
     assert_eq!(m.on_idle(&FakeIdle::new().view(0, true)), None);
-    let a = m.allocate(0);
+    let a = m.allocate(0, 8);
     assert_eq!(a.erase_first.len(), 1, "Z_free = 2 = T_free");
     assert_eq!(
         a.erase_first[0].programmed_only, None,

@@ -10,12 +10,10 @@ use hdrhistogram::Histogram;
 use super::{ReportFilter, Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState};
 use crate::config::{DeviceSpec, Geometry, Timing};
 use crate::firmware::{
-    EraseOrder, EraseScope, FirmwareReport, IdleView, ResetDecision, ResetPolicy, ResetView,
+    EraseOrder, EraseScope, FirmwareReport, IdleView, PieceRef, ResetDecision, ResetPolicy,
+    ResetView, ZombieCandidate,
 };
 use crate::nand::{EnergyNj, Nand, NandCounters, WearSummary};
-
-/// A logical zone that holds no physical zone (zone-mapping policies, after a reset).
-const UNMAPPED: u32 = u32::MAX;
 
 /// A command's completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,7 +36,7 @@ pub struct DeviceCounters {
     pub implicit_closes: u64,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Zone {
     state: ZoneState,
     /// Write pointer, in LBAs from the zone start.
@@ -48,17 +46,96 @@ struct Zone {
     /// Last time (as a command sequence number) the zone was opened or written: the
     /// controller implicitly closes the least recently used implicitly opened zone.
     last_use: u64,
+    /// When the host last wrote the zone (for zombie detection).
+    last_write_ns: u64,
+    /// Where the zone's bytes live, in logical order. Empty: no physical space yet.
+    pieces: Vec<Piece>,
 }
 
-/// What the NAND holds for one physical zone.
-#[derive(Clone, Debug, Default)]
-struct PhysZone {
-    /// Program units written to NAND (or scheduled) since the last erase.
+/// A run of program units of one physical zone that holds a run of a logical zone's bytes,
+/// with the state of the write stream into it. The synchronous policy gives every logical zone
+/// one piece covering its own physical zone; ReZNS may chain several.
+#[derive(Clone, Debug)]
+struct Piece {
+    /// Logical byte offset in the zone where the piece starts.
+    lstart: u64,
+    /// Physical zone and first program unit in it.
+    pz: u32,
+    punit: u64,
+    /// Bytes the piece can hold (shrunk to its data when it is closed early).
+    cap: u64,
+    /// Host bytes written into the piece.
+    data: u64,
+    /// Program units written to NAND (or scheduled), from `punit`.
     programmed_units: u64,
     /// Bytes of the next unit waiting in the controller for the unit to fill.
     staged_bytes: u64,
     /// Write buffer: slot `j % B` holds when unit `j` left the buffer (its program finished).
     released_ns: Vec<u64>,
+}
+
+impl Piece {
+    fn new(lstart: u64, pz: u32, punit: u64, cap: u64) -> Self {
+        Piece {
+            lstart,
+            pz,
+            punit,
+            cap,
+            data: 0,
+            programmed_units: 0,
+            staged_bytes: 0,
+            released_ns: Vec::new(),
+        }
+    }
+
+    fn as_ref(&self) -> PieceRef {
+        PieceRef {
+            zone: self.pz,
+            start_unit: self.punit,
+            end_unit: self.frontier_unit(),
+        }
+    }
+
+    /// The first unit of the physical zone this piece has not programmed.
+    fn frontier_unit(&self) -> u64 {
+        self.punit + self.programmed_units
+    }
+}
+
+/// Appends `bytes` that arrived at `arrived_ns` to the write stream of `piece`, programming
+/// every unit they complete. Returns when the host may consider them written: once buffered
+/// (write buffer of `b` units) or once their full units are programmed (no buffer).
+fn program_piece(nand: &mut Nand, piece: &mut Piece, bytes: u64, arrived_ns: u64, b: u64) -> u64 {
+    let unit = nand.layout.unit_bytes;
+    if b > 0 && piece.released_ns.is_empty() {
+        piece.released_ns = vec![0; b as usize];
+    }
+    let first = piece.programmed_units;
+    let total = piece.staged_bytes + bytes;
+    let full = total / unit;
+    let mut done = arrived_ns;
+    for j in first..first + full {
+        let accepted = if b > 0 {
+            arrived_ns.max(piece.released_ns[(j % b) as usize])
+        } else {
+            arrived_ns
+        };
+        let addr = nand.layout.unit(piece.pz, piece.punit + j);
+        let programmed = nand.program_unit(accepted, addr);
+        if b > 0 {
+            piece.released_ns[(j % b) as usize] = programmed;
+            done = done.max(accepted);
+        } else {
+            done = done.max(programmed);
+        }
+    }
+    if b > 0 && !total.is_multiple_of(unit) {
+        // The partial unit also needs a buffer slot.
+        done = done.max(piece.released_ns[((first + full) % b) as usize]);
+    }
+    piece.programmed_units += full;
+    piece.staged_bytes = total % unit;
+    done
 }
 
 pub struct Device {
@@ -67,9 +144,10 @@ pub struct Device {
     spec: DeviceSpec,
     nand: Nand,
     zones: Vec<Zone>,
-    /// Logical zone -> physical zone (or UNMAPPED). The synchronous policy keeps the identity.
-    map: Vec<u32>,
-    phys: Vec<PhysZone>,
+    /// Per physical zone, one past the highest unit programmed since its last erase.
+    phys_high: Vec<u64>,
+    /// Program units in a zone's capacity.
+    cap_units: u64,
     policy: Box<dyn ResetPolicy>,
     open_zones: u32,
     active_zones: u32,
@@ -100,23 +178,27 @@ impl Device {
         let geo = spec.geometry.clone();
         let n = geo.zone_count as usize;
         let buffer_units = spec.timing.write_buffer_units_per_zone as u64;
+        let unit = geo.program_unit_bytes();
+        let cap_units = geo.zone_capacity_bytes.div_ceil(unit);
+        let static_mapping = policy.static_mapping();
         Device {
             nand: Nand::new(&geo, &spec.timing),
-            zones: vec![
-                Zone {
+            zones: (0..geo.zone_count)
+                .map(|z| Zone {
                     state: ZoneState::Empty,
                     wp: 0,
                     data_lbas: 0,
-                    last_use: 0
-                };
-                n
-            ],
-            map: if policy.static_mapping() {
-                (0..geo.zone_count).collect()
-            } else {
-                vec![UNMAPPED; n]
-            },
-            phys: vec![PhysZone::default(); n],
+                    last_use: 0,
+                    last_write_ns: 0,
+                    pieces: if static_mapping {
+                        vec![Piece::new(0, z, 0, cap_units * unit)]
+                    } else {
+                        Vec::new()
+                    },
+                })
+                .collect(),
+            phys_high: vec![0; n],
+            cap_units,
             policy,
             open_zones: 0,
             active_zones: 0,
@@ -205,10 +287,18 @@ impl Device {
         self.policy.report(now_ns)
     }
 
-    /// The physical zone logical zone `zone` is mapped to, if any.
+    /// The physical zone logical zone `zone` writes into now (its last piece), if any.
     pub fn physical_zone(&self, zone: u32) -> Option<u32> {
-        let p = self.map[zone as usize];
-        (p != UNMAPPED).then_some(p)
+        self.zones[zone as usize].pieces.last().map(|p| p.pz)
+    }
+
+    /// Where logical zone `zone`'s bytes live, piece by piece.
+    pub fn zone_pieces(&self, zone: u32) -> Vec<PieceRef> {
+        self.zones[zone as usize]
+            .pieces
+            .iter()
+            .map(Piece::as_ref)
+            .collect()
     }
 
     /// Start time of a foreground command submitted at `now_ns`: blocking erases hold it.
@@ -258,8 +348,7 @@ impl Device {
     ) -> Result<Completion, Status> {
         self.check_range(slba, nlb, buf.as_ref().map(|b| b.len()))?;
         let zi = (slba / self.zone_lbas) as u32;
-        let z = self.zones[zi as usize];
-        if z.state == ZoneState::Offline {
+        if self.zones[zi as usize].state == ZoneState::Offline {
             return Err(Status::ZoneIsOffline);
         }
         let offset = slba - zi as u64 * self.zone_lbas;
@@ -366,15 +455,20 @@ impl Device {
             self.set_state(zi, ZoneState::ImplicitlyOpened);
         }
         self.sequence += 1;
-        if self.map[zi as usize] == UNMAPPED {
-            self.allocate(now_ns, zi);
+        let bytes = nlb * self.lba_bytes;
+        let position = self.zones[zi as usize].data_lbas * self.lba_bytes;
+        if self.zones[zi as usize]
+            .pieces
+            .last()
+            .is_none_or(|p| p.lstart + p.cap <= position)
+        {
+            self.allocate(now_ns, zi, position);
         }
         let start = self.foreground_start(now_ns);
-        let bytes = nlb * self.lba_bytes;
         let arrived = self
             .nand
             .host_in(start + self.timing.write_overhead_ns, bytes);
-        let done_ns = self.program(self.map[zi as usize], bytes, arrived);
+        let done_ns = self.write_pieces(now_ns, zi, position, bytes, arrived);
         self.foreground_done(now_ns, start, done_ns);
         if let Some(store) = &mut self.data {
             let stored = &mut store[zi as usize];
@@ -390,6 +484,7 @@ impl Device {
         z.wp += nlb;
         z.data_lbas = z.wp;
         z.last_use = self.sequence;
+        z.last_write_ns = now_ns;
         assert!(z.wp <= self.cap_lbas, "write pointer past zone capacity");
         if z.wp == self.cap_lbas {
             self.set_state(zi, ZoneState::Full);
@@ -398,42 +493,46 @@ impl Device {
         Ok(Completion { done_ns })
     }
 
-    /// Moves `bytes` that arrived at `arrived_ns` into physical zone `pz`, programming every
-    /// program unit they complete. Returns when the host may consider the write done: once
-    /// buffered (write buffer) or once its full units are programmed (no buffer).
-    fn program(&mut self, pz: u32, bytes: u64, arrived_ns: u64) -> u64 {
-        let unit = self.nand.layout.unit_bytes;
-        let b = self.buffer_units;
-        let p = &mut self.phys[pz as usize];
-        if b > 0 && p.released_ns.is_empty() {
-            p.released_ns = vec![0; b as usize];
-        }
-        let first = p.programmed_units;
-        let total = p.staged_bytes + bytes;
-        let full = total / unit;
+    /// Writes `bytes` from logical offset `position` of zone `zi` into its pieces, taking new
+    /// space from the firmware when the last piece is full. Returns the write's completion.
+    fn write_pieces(
+        &mut self,
+        now_ns: u64,
+        zi: u32,
+        mut position: u64,
+        mut bytes: u64,
+        arrived_ns: u64,
+    ) -> u64 {
         let mut done = arrived_ns;
-        for j in first..first + full {
-            let accepted = if b > 0 {
-                arrived_ns.max(p.released_ns[(j % b) as usize])
-            } else {
-                arrived_ns
-            };
-            let programmed = self
-                .nand
-                .program_unit(accepted, self.nand.layout.unit(pz, j));
-            if b > 0 {
-                p.released_ns[(j % b) as usize] = programmed;
-                done = done.max(accepted);
-            } else {
-                done = done.max(programmed);
+        while bytes > 0 {
+            let last = self.zones[zi as usize]
+                .pieces
+                .last()
+                .expect("a piece to write into");
+            if last.lstart + last.cap <= position {
+                self.allocate(now_ns, zi, position);
+                continue;
             }
+            let piece = self.zones[zi as usize].pieces.last_mut().expect("a piece");
+            assert_eq!(
+                piece.lstart + piece.data,
+                position,
+                "writes continue the piece"
+            );
+            let chunk = bytes.min(piece.lstart + piece.cap - position);
+            done = done.max(program_piece(
+                &mut self.nand,
+                piece,
+                chunk,
+                arrived_ns,
+                self.buffer_units,
+            ));
+            piece.data += chunk;
+            let high = &mut self.phys_high[piece.pz as usize];
+            *high = (*high).max(piece.punit + piece.programmed_units);
+            position += chunk;
+            bytes -= chunk;
         }
-        if b > 0 && !total.is_multiple_of(unit) {
-            // The partial unit also needs a buffer slot.
-            done = done.max(p.released_ns[((first + full) % b) as usize]);
-        }
-        p.programmed_units += full;
-        p.staged_bytes = total % unit;
         done
     }
 
@@ -441,26 +540,36 @@ impl Device {
         let page = self.nand.layout.page_bytes;
         let unit = self.nand.layout.unit_bytes;
         let data_end = self.zones[zi as usize].data_lbas * self.lba_bytes;
-        let pz = self.map[zi as usize];
         let b = self.buffer_units;
         let mut pos = offset * self.lba_bytes;
         let end = pos + nlb * self.lba_bytes;
         let mut done = start_ns;
+        let mut k = 0;
         while pos < end {
-            let chunk = (page - pos % page).min(end - pos);
-            let j = pos / unit;
-            // Past the data (or in a zone without a physical zone) nothing is on NAND.
-            let in_controller = pos >= data_end || {
-                let p = &self.phys[pz as usize];
-                j >= p.programmed_units
-                    || (b > 0
-                        && j + b >= p.programmed_units
-                        && p.released_ns[(j % b) as usize] > start_ns)
-            };
+            // Past the data nothing is on NAND: only the host transfer, of zeros.
+            if pos >= data_end {
+                done = done.max(self.nand.host_out(start_ns, end - pos));
+                break;
+            }
+            let pieces = &self.zones[zi as usize].pieces;
+            while pos >= pieces[k].lstart + pieces[k].data {
+                k += 1;
+            }
+            let piece = &pieces[k];
+            let within = pos - piece.lstart;
+            let phys = piece.punit * unit + within;
+            let chunk = (page - phys % page)
+                .min(end - pos)
+                .min(piece.lstart + piece.data - pos);
+            let j = within / unit;
+            let in_controller = j >= piece.programmed_units
+                || (b > 0
+                    && j + b >= piece.programmed_units
+                    && piece.released_ns[(j % b) as usize] > start_ns);
             let ready = if in_controller {
                 start_ns
             } else {
-                let die = self.nand.layout.unit(pz, j).die;
+                let die = self.nand.layout.unit(piece.pz, piece.punit + j).die;
                 self.nand.read_page(start_ns, die, chunk)
             };
             done = done.max(self.nand.host_out(ready, chunk));
@@ -599,15 +708,27 @@ impl Device {
         }
     }
 
+    /// Programs the staged partial unit of zone `zi`'s last piece, padded; the piece takes no
+    /// more writes afterwards.
+    fn flush_and_close(&mut self, now_ns: u64, zi: u32) -> u64 {
+        let unit = self.nand.layout.unit_bytes;
+        let b = self.buffer_units;
+        let Some(piece) = self.zones[zi as usize].pieces.last_mut() else {
+            return now_ns;
+        };
+        let mut done = now_ns;
+        if piece.staged_bytes > 0 {
+            done = program_piece(&mut self.nand, piece, unit - piece.staged_bytes, now_ns, b);
+            let high = &mut self.phys_high[piece.pz as usize];
+            *high = (*high).max(piece.punit + piece.programmed_units);
+        }
+        piece.cap = piece.data;
+        done
+    }
+
     /// Finish: the staged partial unit is programmed (padded) and the zone becomes Full.
     fn finish(&mut self, now_ns: u64, zi: u32) -> u64 {
-        let pz = self.map[zi as usize];
-        let mut done = now_ns;
-        if pz != UNMAPPED && self.phys[pz as usize].staged_bytes > 0 {
-            let p = &self.phys[pz as usize];
-            let pad = self.nand.layout.unit_bytes - p.staged_bytes;
-            done = self.program(pz, pad, now_ns);
-        }
+        let done = self.flush_and_close(now_ns, zi);
         self.set_state(zi, ZoneState::Full);
         self.zones[zi as usize].wp = self.cap_lbas;
         self.counters.zone_finishes += 1;
@@ -615,14 +736,17 @@ impl Device {
     }
 
     fn reset(&mut self, now_ns: u64, zi: u32) -> u64 {
-        let pz = self.map[zi as usize];
+        let mut pieces = std::mem::take(&mut self.zones[zi as usize].pieces);
         let mut done = now_ns;
-        if pz != UNMAPPED {
+        if let Some(last) = pieces.last().cloned() {
+            let refs: Vec<PieceRef> = pieces.iter().map(Piece::as_ref).collect();
             let view = ResetView {
-                physical_zone: pz,
-                programmed_units: self.phys[pz as usize].programmed_units,
+                logical_zone: zi,
+                physical_zone: last.pz,
+                programmed_units: last.frontier_unit(),
+                pieces: &refs,
             };
-            match self.policy.on_host_reset(now_ns, view) {
+            match self.policy.on_host_reset(now_ns, &view) {
                 ResetDecision::EraseNow(scope) => {
                     let units = match scope {
                         EraseScope::ProgrammedBlocks => view.programmed_units,
@@ -630,20 +754,36 @@ impl Device {
                     };
                     let layout = self.nand.layout;
                     let mut erased = false;
-                    for addr in layout.blocks_holding(pz, units) {
+                    for addr in layout.blocks_holding(last.pz, units) {
                         done = done.max(self.nand.erase_block(now_ns, addr));
                         erased = true;
                     }
                     self.counters.zone_resets_executed += erased as u64;
-                    self.phys[pz as usize] = PhysZone::default();
+                    self.phys_high[last.pz as usize] = 0;
+                    // The logical zone keeps its physical zone, now erased.
+                    pieces = vec![Piece::new(
+                        0,
+                        last.pz,
+                        0,
+                        self.cap_units * self.nand.layout.unit_bytes,
+                    )];
                 }
-                ResetDecision::Invalidate => {
-                    // The staged partial unit is dropped; the programmed ones wait for the policy.
-                    self.phys[pz as usize].staged_bytes = 0;
-                    self.map[zi as usize] = UNMAPPED;
+                ResetDecision::Unlink {
+                    erase_now,
+                    erase_background,
+                } => {
+                    // Staged data is dropped; the programmed units wait for the policy.
+                    pieces.clear();
+                    for order in &erase_now {
+                        done = done.max(self.execute(now_ns, order));
+                    }
+                    for order in &erase_background {
+                        self.execute(now_ns, order);
+                    }
                 }
             }
         }
+        self.zones[zi as usize].pieces = pieces;
         self.counters.zone_resets_requested += 1;
         self.occupancy_epoch += 1;
         self.set_state(zi, ZoneState::Empty);
@@ -656,10 +796,12 @@ impl Device {
         done
     }
 
-    /// Maps logical zone `zi` to the physical zone the policy hands out, first running the
-    /// blocking erases it orders.
-    fn allocate(&mut self, now_ns: u64, zi: u32) {
-        let allocation = self.policy.allocate(now_ns);
+    /// Gives logical zone `zi`, written at logical byte `position`, a new piece from the
+    /// firmware, first running the blocking erases it orders.
+    fn allocate(&mut self, now_ns: u64, zi: u32, position: u64) {
+        let unit = self.nand.layout.unit_bytes;
+        let remaining = self.cap_lbas * self.lba_bytes - position;
+        let allocation = self.policy.allocate(now_ns, remaining.div_ceil(unit));
         if !allocation.erase_first.is_empty() {
             let start = self.foreground_start(now_ns);
             let mut done = start;
@@ -670,13 +812,22 @@ impl Device {
             self.policy.blocking_erases_end(done);
         }
         let pz = allocation.zone;
-        let p = &self.phys[pz as usize];
         assert!(
-            p.programmed_units == 0 && p.staged_bytes == 0,
-            "physical zone {pz} handed out before it was erased"
+            allocation.start_unit >= self.phys_high[pz as usize],
+            "physical zone {pz}: unit {} handed out over programmed units (up to {})",
+            allocation.start_unit,
+            self.phys_high[pz as usize]
         );
-        assert!(!self.map.contains(&pz), "physical zone {pz} mapped twice");
-        self.map[zi as usize] = pz;
+        assert!(
+            allocation.units > 0 && allocation.start_unit + allocation.units <= self.cap_units,
+            "physical zone {pz}: units {}+{} outside its {} units",
+            allocation.start_unit,
+            allocation.units,
+            self.cap_units
+        );
+        let cap = (allocation.units * unit).min(remaining);
+        let piece = Piece::new(position, pz, allocation.start_unit, cap);
+        self.zones[zi as usize].pieces.push(piece);
     }
 
     /// Erases what `order` names, starting at `now_ns`; returns when the last erase ends.
@@ -689,20 +840,32 @@ impl Device {
             }
         }
         if order.frees_zone {
+            assert!(
+                self.zones
+                    .iter()
+                    .all(|z| z.pieces.iter().all(|p| p.pz != order.zone)),
+                "physical zone {} erased while a logical zone still maps to it",
+                order.zone
+            );
             self.counters.zone_resets_executed += 1;
-            self.phys[order.zone as usize] = PhysZone::default();
+            self.phys_high[order.zone as usize] = 0;
         }
         done
     }
 
-    /// Offers the firmware the device's idle time at `now_ns`. Returns when to call again if a
-    /// background erase is under way.
+    /// Offers the firmware the device's idle time and its timers at `now_ns`. Returns when to
+    /// call again (a background erase ends, or a timer is due).
     pub fn background(&mut self, now_ns: u64) -> Option<u64> {
         if !self.policy.has_background_work() {
             return None;
         }
+        if self.policy.next_timer_ns().is_some_and(|t| t <= now_ns) {
+            self.run_timer(now_ns);
+        }
+        let timer = self.policy.next_timer_ns();
+        let earliest = |t: u64| Some(timer.map_or(t, |timer| timer.min(t)));
         if self.background_until_ns > now_ns {
-            return Some(self.background_until_ns);
+            return earliest(self.background_until_ns);
         }
         let view = IdleView {
             now_ns,
@@ -711,10 +874,41 @@ impl Device {
                 && self.nand.idle_at_ns() <= now_ns,
             nand: &self.nand,
         };
-        let order = self.policy.on_idle(&view)?;
-        let done = self.execute(now_ns, &order);
-        self.background_until_ns = done;
-        Some(done)
+        match self.policy.on_idle(&view) {
+            Some(order) => {
+                let done = self.execute(now_ns, &order);
+                self.background_until_ns = done;
+                earliest(done)
+            }
+            None => timer,
+        }
+    }
+
+    /// A firmware timer is due: show it the zones still holding unwritten space and close the
+    /// pieces of those it reclaims (zombie zones).
+    fn run_timer(&mut self, now_ns: u64) {
+        let candidates: Vec<ZombieCandidate> = self
+            .zones
+            .iter()
+            .enumerate()
+            .filter(|(_, z)| z.state.is_active())
+            .filter_map(|(i, z)| {
+                let p = z.pieces.last()?;
+                (p.data < p.cap).then(|| ZombieCandidate {
+                    logical_zone: i as u32,
+                    idle_since_ns: z.last_write_ns,
+                    piece: p.as_ref(),
+                    staged: p.staged_bytes > 0,
+                })
+            })
+            .collect();
+        let decision = self.policy.on_timer(now_ns, &candidates);
+        for zi in decision.reclaimed {
+            self.flush_and_close(now_ns, zi);
+        }
+        for order in &decision.erase_background {
+            self.execute(now_ns, order);
+        }
     }
 
     /// Puts a zone in Read Only or Offline, as a media fault would; its resources are released.
@@ -790,13 +984,21 @@ impl Device {
                 }
                 _ => {}
             }
-            let stored = match self.map[i] {
-                UNMAPPED => 0,
-                pz => {
-                    self.phys[pz as usize].programmed_units * unit
-                        + self.phys[pz as usize].staged_bytes
-                }
-            };
+            let stored: u64 = z
+                .pieces
+                .iter()
+                .map(|p| p.programmed_units * unit + p.staged_bytes)
+                .sum();
+            let mut expect = 0;
+            for p in &z.pieces {
+                assert_eq!(p.lstart, expect, "zone {i}: pieces cover the zone in order");
+                assert!(p.data <= p.cap, "zone {i}: piece holds more than its space");
+                assert!(
+                    p.frontier_unit() <= self.phys_high[p.pz as usize],
+                    "zone {i}: programmed beyond the physical frontier"
+                );
+                expect += p.cap;
+            }
             assert!(
                 stored >= z.data_lbas * self.lba_bytes,
                 "zone {i}: NAND holds less than the host wrote"
