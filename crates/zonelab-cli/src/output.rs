@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use zonelab::Experiment;
 use zonelab::config::ExperimentConfig;
+use zonelab::firmware::FirmwareReport;
 use zonelab::metrics::{OpKind, Summary};
 use zonelab::sim::RunOutput;
 
@@ -93,7 +94,7 @@ pub fn write_results(dir: &Path, cfg: &ExperimentConfig, out: &RunOutput) -> Res
         }
     }
     if let Some(f) = &out.summary.firmware {
-        write("zones_over_time.csv", &zonelab::metrics::pool_csv(f))?;
+        write("firmware_over_time.csv", &zonelab::metrics::firmware_csv(f))?;
     }
     let mut zones = String::from("zone,zslba,state,wp,capacity_lbas\n");
     for z in 0..out.device.zone_count() {
@@ -237,18 +238,36 @@ pub fn table(s: &Summary) -> String {
             us(w.percentiles["p100"])
         );
     }
-    if let Some(f) = &s.firmware {
-        let _ = writeln!(
-            t,
-            "firmware: S0 {:.3} s, S1 {:.3} s, S2 {:.3} s | partial erases {} | full zone erases {} | free {} invalid {}",
-            f.time_in_s0_ns as f64 / 1e9,
-            f.time_in_s1_ns as f64 / 1e9,
-            f.time_in_s2_ns as f64 / 1e9,
-            f.partial_zone_erases,
-            f.full_zone_erases,
-            f.free_zones,
-            f.invalid_zones
-        );
+    match &s.firmware {
+        Some(FirmwareReport::ZoneMapping(f)) => {
+            let _ = writeln!(
+                t,
+                "firmware: S0 {:.3} s, S1 {:.3} s, S2 {:.3} s | partial erases {} | full zone erases {} | free {} invalid {}",
+                f.time_in_s0_ns as f64 / 1e9,
+                f.time_in_s1_ns as f64 / 1e9,
+                f.time_in_s2_ns as f64 / 1e9,
+                f.partial_zone_erases,
+                f.full_zone_erases,
+                f.free_zones,
+                f.invalid_zones
+            );
+        }
+        Some(FirmwareReport::Renewable(r)) => {
+            let _ = writeln!(
+                t,
+                "renewable: {} host resets ({} Rzone, {} Nzone) | {} zones erased | {} zombie reclaims | {} ReGC releases | {} units recycled | spare-list {} (max {})",
+                r.host_resets,
+                r.rzone_resets,
+                r.nzone_resets,
+                r.zones_erased,
+                r.zombie_reclaims,
+                r.regc_releases,
+                r.units_recycled,
+                r.spare_zones,
+                r.spare_zones_max
+            );
+        }
+        None => {}
     }
     for j in &s.jobs {
         let _ = writeln!(

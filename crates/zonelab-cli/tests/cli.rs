@@ -310,7 +310,7 @@ fn preemptive_reset_reproduction_shows_the_papers_shape() {
         "96 resets x 4 rows"
     );
     assert!(
-        dir.join("runs/sequential-512mib-mapping/zones_over_time.csv")
+        dir.join("runs/sequential-512mib-mapping/firmware_over_time.csv")
             .exists()
     );
 }

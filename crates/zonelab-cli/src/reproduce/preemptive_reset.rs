@@ -9,6 +9,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use zonelab::config::{ExperimentConfig, fingerprint};
+use zonelab::firmware::{FirmwareReport, PoolReport};
 use zonelab::metrics::{OpKind, Summary};
 
 use super::plot::{cdf_figure, cdf_points};
@@ -70,13 +71,16 @@ struct Row {
 }
 
 impl Row {
+    fn pool(&self) -> Option<&PoolReport> {
+        match &self.summary.firmware {
+            Some(FirmwareReport::ZoneMapping(p)) => Some(p),
+            _ => None,
+        }
+    }
+
     /// Blocks erased plus the blocks of zones still waiting to be erased at the end.
     fn blocks_erased_or_owed(&self) -> u64 {
-        let owed = self
-            .summary
-            .firmware
-            .as_ref()
-            .map_or(0, |f| f.invalid_zones as u64);
+        let owed = self.pool().map_or(0, |f| f.invalid_zones as u64);
         self.summary.device_counters.block_erases + owed * self.blocks_per_zone
     }
 
@@ -175,7 +179,7 @@ fn table(rows: &[Row]) -> String {
             if !r.summary.ops.contains_key(kind) {
                 continue;
             }
-            let f = r.summary.firmware.as_ref();
+            let f = r.pool();
             let _ = writeln!(
                 t,
                 "| {} | {} MiB | {} | {kind} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {} | {} |",
@@ -285,11 +289,7 @@ fn summary(rows: &[Row], table: &str) -> String {
         m512.blocks_erased_or_owed(),
         e512.blocks_erased_or_owed(),
     );
-    let delayed = e512
-        .summary
-        .firmware
-        .as_ref()
-        .map_or(0, |f| f.partial_zone_erases);
+    let delayed = e512.pool().map_or(0, |f| f.partial_zone_erases);
     let writes = e512.summary.ops["write"].count;
     let _ = write!(
         s,
@@ -342,14 +342,8 @@ fn summary(rows: &[Row], table: &str) -> String {
         m512.ms("write", "p100"),
         m1g.ms("write", "p100"),
         512.0 / 2.0 * e512.ms("write", "p50") / 1e3,
-        e512.summary
-            .firmware
-            .as_ref()
-            .map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
-        e1g.summary
-            .firmware
-            .as_ref()
-            .map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
+        e512.pool().map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
+        e1g.pool().map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
         e512.ms("write", "p100"),
         find(rows, "sequential", 512, "synchronous").ms("reset", "p100"),
         find(rows, "mixed", 512, "synchronous").ms("read", "p50"),
@@ -357,14 +351,10 @@ fn summary(rows: &[Row], table: &str) -> String {
         find(rows, "mixed", 512, "synchronous").ms("read", "p100"),
         find(rows, "mixed", 512, "mapping").ms("read", "p100"),
         find(rows, "mixed", 512, "preemptive")
-            .summary
-            .firmware
-            .as_ref()
+            .pool()
             .map_or(0, |f| f.partial_zone_erases),
         find(rows, "mixed", 512, "preemptive")
-            .summary
-            .firmware
-            .as_ref()
+            .pool()
             .map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
         find(rows, "mixed", 512, "preemptive").ms("read", "p100"),
     );

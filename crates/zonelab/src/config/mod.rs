@@ -64,6 +64,36 @@ pub enum FirmwareConfig {
         #[serde(default)]
         idle: IdleScope,
     },
+    /// ReZNS renewable zones (000_1e8e6a1fe63635bd.txt, section 3).
+    Renewable {
+        /// A reset zone with more than this share unwritten becomes an Rzone (paper: 0.25).
+        #[serde(default = "quarter")]
+        threshold: f64,
+        /// ReGC runs when the spare-list holds more than this share of all zones (paper: 0.5).
+        #[serde(default = "half")]
+        regc_fraction: f64,
+        /// How often the zombie-zone daemon scans; "0s": never.
+        #[serde(default = "hour")]
+        zombie_scan_period: Duration,
+        /// An active zone not written for this long is a zombie (paper: 1 hour).
+        #[serde(default = "hour")]
+        zombie_idle: Duration,
+        /// Erase whole zones (ReZNS's NVMeVirt charges erases per zone) or programmed blocks.
+        #[serde(default = "yes")]
+        erase_all_blocks: bool,
+    },
+}
+
+fn quarter() -> f64 {
+    0.25
+}
+
+fn half() -> f64 {
+    0.5
+}
+
+fn hour() -> Duration {
+    Duration(3_600 * crate::units::NS_PER_S)
 }
 
 fn one() -> u32 {
@@ -305,6 +335,24 @@ impl ExperimentConfig {
                 "firmware.t_invalid",
                 "must be at least 1",
             ));
+        }
+        if let FirmwareConfig::Renewable {
+            threshold,
+            regc_fraction,
+            ..
+        } = self.firmware
+        {
+            for (name, v) in [
+                ("firmware.threshold", threshold),
+                ("firmware.regc_fraction", regc_fraction),
+            ] {
+                if !(0.0..=1.0).contains(&v) {
+                    return Err(ConfigError::field(
+                        name,
+                        format!("{v} must be between 0 and 1"),
+                    ));
+                }
+            }
         }
         if self.metrics.interval.ns() == 0 {
             return Err(ConfigError::field(

@@ -50,6 +50,6 @@ impl ResetPolicy for Mapping {
     }
 
     fn report(&self, now_ns: u64) -> Option<FirmwareReport> {
-        Some(self.pool.report(now_ns))
+        Some(FirmwareReport::ZoneMapping(self.pool.report(now_ns)))
     }
 }

@@ -9,16 +9,21 @@
 mod mapping;
 mod pool;
 mod preemptive;
+mod renewable;
 mod synchronous;
 
 use std::ops::Range;
 
 pub use mapping::Mapping;
-pub use pool::{FirmwareReport, PoolSample, ZonePool};
+pub use pool::{PoolReport, PoolSample, ZonePool};
 pub use preemptive::{IdleScope, Preemptive, PreemptiveState};
+pub use renewable::{Renewable, RenewableReport, RenewableSettings, SpareSample};
 pub use synchronous::Synchronous;
 
-use crate::config::FirmwareConfig;
+use serde::Serialize;
+
+use crate::config::{FirmwareConfig, Geometry};
+use crate::nand::Layout;
 use crate::nand::Nand;
 
 /// Program units `start_unit..end_unit` of physical zone `zone` hold part of a logical zone
@@ -28,6 +33,8 @@ pub struct PieceRef {
     pub zone: u32,
     pub start_unit: u64,
     pub end_unit: u64,
+    /// One past the last unit the firmware reserved for the piece.
+    pub reserved_end_unit: u64,
 }
 
 /// What a policy sees of a logical zone the host has just reset.
@@ -141,6 +148,16 @@ impl IdleView<'_> {
     }
 }
 
+/// What a policy reports in the summary.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FirmwareReport {
+    /// Mapping and preemptive: states, erases and queues.
+    ZoneMapping(PoolReport),
+    /// ReZNS.
+    Renewable(RenewableReport),
+}
+
 /// A zone-reset and zone-mapping policy. One file per policy in this module.
 pub trait ResetPolicy: Send {
     fn name(&self) -> &'static str;
@@ -184,22 +201,12 @@ pub trait ResetPolicy: Send {
     }
 }
 
-/// The policy an experiment names, for a device of `zone_count` zones whose zones have
-/// `rows_per_zone` erase rows of `units_per_row` program units.
-pub fn build(
-    config: &FirmwareConfig,
-    zone_count: u32,
-    rows_per_zone: u32,
-    units_per_row: u64,
-) -> Box<dyn ResetPolicy> {
+/// The policy an experiment names, for a device of geometry `geo`.
+pub fn build(config: &FirmwareConfig, geo: &Geometry) -> Box<dyn ResetPolicy> {
+    let layout = Layout::new(geo);
+    let (rows, units_per_row) = (layout.rows_per_zone(), layout.units_per_row());
     let pool = |t_free, wp_optimisation| {
-        ZonePool::new(
-            zone_count,
-            t_free,
-            wp_optimisation,
-            rows_per_zone,
-            units_per_row,
-        )
+        ZonePool::new(geo.zone_count, t_free, wp_optimisation, rows, units_per_row)
     };
     match *config {
         FirmwareConfig::Synchronous { erase_all_blocks } => {
@@ -219,6 +226,29 @@ pub fn build(
             t_invalid,
             idle,
         )),
+        FirmwareConfig::Renewable {
+            threshold,
+            regc_fraction,
+            zombie_scan_period,
+            zombie_idle,
+            erase_all_blocks,
+        } => {
+            let settings = RenewableSettings {
+                threshold,
+                regc_fraction,
+                zombie_scan_period_ns: zombie_scan_period.ns(),
+                zombie_idle_ns: zombie_idle.ns(),
+                erase_all_blocks,
+            };
+            let cap_units = geo.zone_capacity_bytes.div_ceil(geo.program_unit_bytes());
+            Box::new(Renewable::new(
+                settings,
+                geo.zone_count,
+                cap_units,
+                units_per_row,
+                rows,
+            ))
+        }
     }
 }
 

@@ -32,7 +32,7 @@ pub struct PoolSample {
 
 /// What the zone-mapping policies report in the summary.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FirmwareReport {
+pub struct PoolReport {
     pub time_in_s0_ns: u64,
     pub time_in_s1_ns: u64,
     pub time_in_s2_ns: u64,
@@ -232,10 +232,10 @@ impl ZonePool {
         Some(order)
     }
 
-    pub fn report(&self, now_ns: u64) -> FirmwareReport {
+    pub fn report(&self, now_ns: u64) -> PoolReport {
         let mut time = self.time_in_state_ns;
         time[self.state as usize] += now_ns.saturating_sub(self.state_since_ns);
-        FirmwareReport {
+        PoolReport {
             time_in_s0_ns: time[0],
             time_in_s1_ns: time[1],
             time_in_s2_ns: time[2],

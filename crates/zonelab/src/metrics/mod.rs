@@ -373,21 +373,33 @@ pub struct Summary {
     pub firmware: Option<FirmwareReport>,
 }
 
-/// `time_s,free_zones,invalid_zones,state` rows at every change of the zone pool.
-pub fn pool_csv(report: &FirmwareReport) -> String {
-    let mut out = String::from("time_s,free_zones,invalid_zones,state\n");
-    for s in &report.samples {
-        out += &format!(
-            "{:.9},{},{},S{}\n",
-            s.t_ns as f64 / NS_PER_S as f64,
-            s.free,
-            s.invalid,
-            s.state
-        );
+/// The firmware's queues over time, one row per change: Z_free, Z_invalid and the state for
+/// the zone-mapping policies, the spare-list length for ReZNS.
+pub fn firmware_csv(report: &FirmwareReport) -> String {
+    let secs = |t: u64| t as f64 / NS_PER_S as f64;
+    match report {
+        FirmwareReport::ZoneMapping(r) => {
+            let mut out = String::from("time_s,free_zones,invalid_zones,state\n");
+            for s in &r.samples {
+                out += &format!(
+                    "{:.9},{},{},S{}\n",
+                    secs(s.t_ns),
+                    s.free,
+                    s.invalid,
+                    s.state
+                );
+            }
+            out
+        }
+        FirmwareReport::Renewable(r) => {
+            let mut out = String::from("time_s,spare_zones\n");
+            for s in &r.spare_samples {
+                out += &format!("{:.9},{}\n", secs(s.t_ns), s.spare_zones);
+            }
+            out
+        }
     }
-    out
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

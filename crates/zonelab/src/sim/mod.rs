@@ -353,14 +353,7 @@ fn describe(request: Request, zone_lbas: u64) -> (&'static str, u64) {
 
 /// Builds the device an experiment describes, faults injected, not yet prefilled.
 pub fn build_device(experiment: &Experiment) -> Device {
-    let geo = &experiment.device.geometry;
-    let layout = crate::nand::Layout::new(geo);
-    let policy = firmware::build(
-        &experiment.firmware,
-        geo.zone_count,
-        layout.rows_per_zone(),
-        layout.units_per_row(),
-    );
+    let policy = firmware::build(&experiment.firmware, &experiment.device.geometry);
     let mut device = Device::new(&experiment.device, policy, experiment.retain_data);
     for &z in &experiment.read_only_zones {
         device.inject_fault(z, ZoneState::ReadOnly);

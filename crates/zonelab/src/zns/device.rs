@@ -64,6 +64,8 @@ struct Piece {
     punit: u64,
     /// Bytes the piece can hold (shrunk to its data when it is closed early).
     cap: u64,
+    /// Units the firmware handed out for it (from `punit`).
+    reserved_units: u64,
     /// Host bytes written into the piece.
     data: u64,
     /// Program units written to NAND (or scheduled), from `punit`.
@@ -75,12 +77,13 @@ struct Piece {
 }
 
 impl Piece {
-    fn new(lstart: u64, pz: u32, punit: u64, cap: u64) -> Self {
+    fn new(lstart: u64, pz: u32, punit: u64, reserved_units: u64, cap: u64) -> Self {
         Piece {
             lstart,
             pz,
             punit,
             cap,
+            reserved_units,
             data: 0,
             programmed_units: 0,
             staged_bytes: 0,
@@ -93,6 +96,7 @@ impl Piece {
             zone: self.pz,
             start_unit: self.punit,
             end_unit: self.frontier_unit(),
+            reserved_end_unit: self.punit + self.reserved_units,
         }
     }
 
@@ -191,7 +195,7 @@ impl Device {
                     last_use: 0,
                     last_write_ns: 0,
                     pieces: if static_mapping {
-                        vec![Piece::new(0, z, 0, cap_units * unit)]
+                        vec![Piece::new(0, z, 0, cap_units, cap_units * unit)]
                     } else {
                         Vec::new()
                     },
@@ -709,8 +713,9 @@ impl Device {
     }
 
     /// Programs the staged partial unit of zone `zi`'s last piece, padded; the piece takes no
-    /// more writes afterwards.
-    fn flush_and_close(&mut self, now_ns: u64, zi: u32) -> u64 {
+    /// more writes afterwards. With `give_back`, the units it reserved but did not use go back
+    /// to the firmware (a zombie reclaim).
+    fn flush_and_close(&mut self, now_ns: u64, zi: u32, give_back: bool) -> u64 {
         let unit = self.nand.layout.unit_bytes;
         let b = self.buffer_units;
         let Some(piece) = self.zones[zi as usize].pieces.last_mut() else {
@@ -723,12 +728,15 @@ impl Device {
             *high = (*high).max(piece.punit + piece.programmed_units);
         }
         piece.cap = piece.data;
+        if give_back {
+            piece.reserved_units = piece.programmed_units;
+        }
         done
     }
 
     /// Finish: the staged partial unit is programmed (padded) and the zone becomes Full.
     fn finish(&mut self, now_ns: u64, zi: u32) -> u64 {
-        let done = self.flush_and_close(now_ns, zi);
+        let done = self.flush_and_close(now_ns, zi, false);
         self.set_state(zi, ZoneState::Full);
         self.zones[zi as usize].wp = self.cap_lbas;
         self.counters.zone_finishes += 1;
@@ -761,12 +769,8 @@ impl Device {
                     self.counters.zone_resets_executed += erased as u64;
                     self.phys_high[last.pz as usize] = 0;
                     // The logical zone keeps its physical zone, now erased.
-                    pieces = vec![Piece::new(
-                        0,
-                        last.pz,
-                        0,
-                        self.cap_units * self.nand.layout.unit_bytes,
-                    )];
+                    let cap = self.cap_units * self.nand.layout.unit_bytes;
+                    pieces = vec![Piece::new(0, last.pz, 0, self.cap_units, cap)];
                 }
                 ResetDecision::Unlink {
                     erase_now,
@@ -826,7 +830,7 @@ impl Device {
             self.cap_units
         );
         let cap = (allocation.units * unit).min(remaining);
-        let piece = Piece::new(position, pz, allocation.start_unit, cap);
+        let piece = Piece::new(position, pz, allocation.start_unit, allocation.units, cap);
         self.zones[zi as usize].pieces.push(piece);
     }
 
@@ -904,7 +908,7 @@ impl Device {
             .collect();
         let decision = self.policy.on_timer(now_ns, &candidates);
         for zi in decision.reclaimed {
-            self.flush_and_close(now_ns, zi);
+            self.flush_and_close(now_ns, zi, true);
         }
         for order in &decision.erase_background {
             self.execute(now_ns, order);

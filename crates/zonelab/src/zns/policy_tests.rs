@@ -7,7 +7,6 @@ use super::tests::small_spec;
 use super::*;
 use crate::config::{DeviceSpec, FirmwareConfig};
 use crate::firmware::{self, IdleScope};
-use crate::nand::Layout;
 use crate::zns::{ZoneAction, ZoneState};
 
 const LBA: u64 = 4096;
@@ -21,9 +20,7 @@ fn spec() -> DeviceSpec {
 
 fn device(config: &FirmwareConfig) -> Device {
     let spec = spec();
-    let layout = Layout::new(&spec.geometry);
-    let policy = firmware::build(config, 8, layout.rows_per_zone(), layout.units_per_row());
-    Device::new(&spec, policy, true)
+    Device::new(&spec, firmware::build(config, &spec.geometry), true)
 }
 
 fn mapping(t_free: u32, wp: bool) -> FirmwareConfig {

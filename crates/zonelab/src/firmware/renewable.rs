@@ -1,0 +1,341 @@
+//! ReZNS renewable zones (000_1e8e6a1fe63635bd.txt, section 3, Algorithm 1, Figure 2), invisible
+//! to the host.
+//!
+//! - A host reset of a logical zone whose physical zone still has more than `threshold` (25%) of
+//!   its capacity unwritten makes that physical zone an Rzone: nothing is erased, and its unwritten
+//!   remainder goes on the spare-list, kept sorted by remaining capacity, largest first. Otherwise
+//!   (an Nzone) the reset is the baseline one: the zone's blocks are erased now.
+//! - When a logical zone needs space (its first write, or writes past the space it holds), the
+//!   Rzone with the most remaining capacity is used before a fresh zone; the logical zone takes only
+//!   what it still needs, rounded up to whole erase rows, so the rest of the Rzone stays on the
+//!   spare-list (rows keep two writers of one physical zone out of each other's blocks).
+//! - A written piece is erased only when nothing maps to it any more and its zone is no longer
+//!   on the spare-list; erase time and energy are charged then.
+//! - The zombie-zone daemon runs every `zombie_scan_period`: an active zone the host has not
+//!   written for `zombie_idle` gives its unwritten remainder to the spare-list. The zone keeps its
+//!   data, its write pointer and its state (the host sees nothing); a partial unit waiting in the
+//!   controller is programmed, padded. If the host writes the zone again, it gets new space like
+//!   any zone that outgrew its piece, so nothing is lost or misread.
+//! - ReGC: when the spare-list holds more than `regc_fraction` of all zones, the Rzone with the
+//!   *least* remaining capacity (the least useful) is released: erased at once in the background
+//!   if nothing maps to it, otherwise erased when its last piece is released.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use serde::Serialize;
+
+use super::{
+    Allocation, EraseKind, EraseOrder, FirmwareReport, ResetDecision, ResetPolicy, ResetView,
+    TimerDecision, ZombieCandidate,
+};
+
+/// The renewable policy's settings, validated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RenewableSettings {
+    /// A reset zone whose unwritten share is above this becomes an Rzone.
+    pub threshold: f64,
+    /// ReGC runs when the spare-list holds more than this share of all zones.
+    pub regc_fraction: f64,
+    /// How often the zombie daemon scans; 0: never.
+    pub zombie_scan_period_ns: u64,
+    /// An active zone unwritten for this long is a zombie.
+    pub zombie_idle_ns: u64,
+    /// Erase every block of a zone (ReZNS's NVMeVirt erases at zone granularity), or only the
+    /// programmed ones.
+    pub erase_all_blocks: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Phys {
+    /// First unit not yet handed out.
+    next: u64,
+    /// Logical zones with a piece here.
+    live: u32,
+    spare: bool,
+    /// In the free queue (erased, nothing handed out).
+    free: bool,
+}
+
+/// Spare-list length after a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SpareSample {
+    pub t_ns: u64,
+    pub spare_zones: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RenewableReport {
+    pub host_resets: u64,
+    /// Resets whose physical zone became an Rzone (kept, remainder on the spare-list).
+    pub rzone_resets: u64,
+    /// Resets handled as the baseline (Nzone).
+    pub nzone_resets: u64,
+    pub zombie_reclaims: u64,
+    pub regc_releases: u64,
+    /// Physical zones erased (the erases the baseline would do at each reset).
+    pub zones_erased: u64,
+    /// Program units handed out of Rzones instead of fresh zones.
+    pub units_recycled: u64,
+    pub spare_zones: u32,
+    pub spare_zones_max: u32,
+    /// Pieces per logical zone, counted at each reset: pieces -> resets.
+    pub pieces_per_zone: BTreeMap<u32, u64>,
+    #[serde(skip)]
+    pub spare_samples: Vec<SpareSample>,
+}
+
+pub struct Renewable {
+    settings: RenewableSettings,
+    cap_units: u64,
+    units_per_row: u64,
+    rows_per_zone: u32,
+    phys: Vec<Phys>,
+    free: VecDeque<u32>,
+    /// (remaining units, zone), largest remaining first, then lowest zone.
+    spare: BTreeSet<(Reverse<u64>, u32)>,
+    next_scan_ns: u64,
+    report: RenewableReport,
+}
+
+impl Renewable {
+    pub fn new(
+        settings: RenewableSettings,
+        zones: u32,
+        cap_units: u64,
+        units_per_row: u64,
+        rows_per_zone: u32,
+    ) -> Self {
+        Renewable {
+            settings,
+            cap_units,
+            units_per_row,
+            rows_per_zone,
+            phys: vec![
+                Phys {
+                    free: true,
+                    ..Phys::default()
+                };
+                zones as usize
+            ],
+            free: (0..zones).collect(),
+            spare: BTreeSet::new(),
+            next_scan_ns: settings.zombie_scan_period_ns,
+            report: RenewableReport {
+                spare_samples: vec![SpareSample {
+                    t_ns: 0,
+                    spare_zones: 0,
+                }],
+                ..Default::default()
+            },
+        }
+    }
+
+    /// The spare-list, most remaining capacity first: (physical zone, remaining units).
+    pub fn spare_list(&self) -> Vec<(u32, u64)> {
+        self.spare.iter().map(|&(Reverse(r), z)| (z, r)).collect()
+    }
+
+    fn remaining(&self, zone: u32) -> u64 {
+        self.cap_units - self.phys[zone as usize].next
+    }
+
+    fn sample(&mut self, now_ns: u64) {
+        let n = self.spare.len() as u32;
+        self.report.spare_zones_max = self.report.spare_zones_max.max(n);
+        if self.report.spare_samples.last().map(|s| s.spare_zones) != Some(n) {
+            self.report.spare_samples.push(SpareSample {
+                t_ns: now_ns,
+                spare_zones: n,
+            });
+        }
+    }
+
+    fn erase(&mut self, zone: u32) -> EraseOrder {
+        let p = &mut self.phys[zone as usize];
+        let order = EraseOrder {
+            zone,
+            rows: 0..self.rows_per_zone,
+            programmed_only: (!self.settings.erase_all_blocks).then_some(p.next),
+            frees_zone: true,
+            kind: EraseKind::Full,
+        };
+        assert_eq!(p.live, 0, "zone {zone} erased while mapped");
+        *p = Phys {
+            free: true,
+            ..Phys::default()
+        };
+        self.free.push_back(zone);
+        self.report.zones_erased += 1;
+        order
+    }
+
+    fn put_spare(&mut self, zone: u32) {
+        let r = self.remaining(zone);
+        let p = &mut self.phys[zone as usize];
+        if p.spare {
+            return;
+        }
+        p.spare = true;
+        self.spare.insert((Reverse(r), zone));
+    }
+
+    fn take_spare(&mut self, zone: u32) {
+        let r = self.remaining(zone);
+        self.phys[zone as usize].spare = false;
+        self.spare.remove(&(Reverse(r), zone));
+    }
+
+    /// ReGC: while the spare-list is too long, release the Rzone with the least remaining
+    /// capacity. Returns the erases that can run now.
+    fn regc(&mut self) -> Vec<EraseOrder> {
+        let limit = (self.settings.regc_fraction * self.phys.len() as f64) as usize;
+        let mut orders = Vec::new();
+        while self.spare.len() > limit {
+            let &(Reverse(_), zone) = self.spare.last().expect("a spare zone");
+            self.take_spare(zone);
+            self.report.regc_releases += 1;
+            if self.phys[zone as usize].live == 0 {
+                orders.push(self.erase(zone));
+            }
+        }
+        orders
+    }
+
+    /// Units from `start` to the end of the row holding `start + need - 1`, within the zone.
+    fn rows_up_to(&self, start: u64, need: u64) -> u64 {
+        let end = (start + need).div_ceil(self.units_per_row) * self.units_per_row;
+        end.min(self.cap_units) - start
+    }
+}
+
+impl ResetPolicy for Renewable {
+    fn name(&self) -> &'static str {
+        "renewable"
+    }
+
+    fn static_mapping(&self) -> bool {
+        false
+    }
+
+    fn on_host_reset(&mut self, now_ns: u64, zone: &ResetView) -> ResetDecision {
+        self.report.host_resets += 1;
+        *self
+            .report
+            .pieces_per_zone
+            .entry(zone.pieces.len() as u32)
+            .or_default() += 1;
+        for piece in zone.pieces {
+            self.phys[piece.zone as usize].live -= 1;
+        }
+        let last = *zone.pieces.last().expect("a reset zone with pieces");
+        let p = self.phys[last.zone as usize];
+        // The logical zone's unwritten units come back if its piece was the zone's tail.
+        if last.reserved_end_unit == p.next && !p.spare {
+            self.phys[last.zone as usize].next = last.end_unit;
+        }
+        let remaining = self.remaining(last.zone);
+        let mut background = Vec::new();
+        if remaining as f64 > self.settings.threshold * self.cap_units as f64 {
+            self.report.rzone_resets += 1;
+            self.put_spare(last.zone);
+            background = self.regc();
+        } else {
+            self.report.nzone_resets += 1;
+        }
+        // Every zone the logical zone touched that nothing maps to any more, and that is not an
+        // Rzone, is erased now, as the baseline reset would.
+        let mut now = Vec::new();
+        let mut touched: Vec<u32> = zone.pieces.iter().map(|p| p.zone).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        for z in touched {
+            let p = self.phys[z as usize];
+            if p.live == 0 && !p.spare && !p.free {
+                now.push(self.erase(z));
+            }
+        }
+        self.sample(now_ns);
+        ResetDecision::Unlink {
+            erase_now: now,
+            erase_background: background,
+        }
+    }
+
+    fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation {
+        let (zone, recycled) = match self.spare.first() {
+            Some(&(Reverse(_), zone)) => {
+                self.take_spare(zone);
+                (zone, true)
+            }
+            None => {
+                let zone = self.free.pop_front().expect(
+                    "renewable: no spare and no free zone (every physical zone holds live data)",
+                );
+                self.phys[zone as usize].free = false;
+                (zone, false)
+            }
+        };
+        let start = self.phys[zone as usize].next;
+        let units = self.rows_up_to(start, need_units);
+        let p = &mut self.phys[zone as usize];
+        p.next = start + units;
+        p.live += 1;
+        if recycled {
+            self.report.units_recycled += units;
+        }
+        // What the logical zone does not need stays available if it is worth keeping.
+        if self.remaining(zone) as f64 > self.settings.threshold * self.cap_units as f64 {
+            self.put_spare(zone);
+        }
+        self.sample(now_ns);
+        Allocation {
+            zone,
+            start_unit: start,
+            units,
+            erase_first: Vec::new(),
+        }
+    }
+
+    fn has_background_work(&self) -> bool {
+        self.settings.zombie_scan_period_ns > 0
+    }
+
+    fn next_timer_ns(&self) -> Option<u64> {
+        (self.settings.zombie_scan_period_ns > 0).then_some(self.next_scan_ns)
+    }
+
+    fn on_timer(&mut self, now_ns: u64, open: &[ZombieCandidate]) -> TimerDecision {
+        let period = self.settings.zombie_scan_period_ns;
+        while self.next_scan_ns <= now_ns {
+            self.next_scan_ns += period;
+        }
+        let mut decision = TimerDecision::default();
+        for c in open {
+            if now_ns.saturating_sub(c.idle_since_ns) < self.settings.zombie_idle_ns {
+                continue;
+            }
+            let p = self.phys[c.piece.zone as usize];
+            if c.piece.reserved_end_unit != p.next || p.spare {
+                // Not the tail of its zone: its space is not contiguous with anything to give.
+                continue;
+            }
+            // The zone keeps what it wrote (a staged partial unit is programmed, padded).
+            self.phys[c.piece.zone as usize].next = c.piece.end_unit + c.staged as u64;
+            if self.remaining(c.piece.zone) > 0 {
+                self.put_spare(c.piece.zone);
+            }
+            decision.reclaimed.push(c.logical_zone);
+            self.report.zombie_reclaims += 1;
+        }
+        decision.erase_background = self.regc();
+        self.sample(now_ns);
+        decision
+    }
+
+    fn report(&self, _now_ns: u64) -> Option<FirmwareReport> {
+        let mut r = self.report.clone();
+        r.spare_zones = self.spare.len() as u32;
+        Some(FirmwareReport::Renewable(r))
+    }
+}
