@@ -172,6 +172,12 @@ pub trait ResetPolicy: Send {
     /// until they are done.
     fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation;
 
+    /// Whether an explicit Open of an empty zone takes space at once (ReZNS: "an application
+    /// creates its zone"), rather than at the first write.
+    fn allocates_on_open(&self) -> bool {
+        false
+    }
+
     /// The device reports when the blocking erases of the last allocation end.
     fn blocking_erases_end(&mut self, _done_ns: u64) {}
 

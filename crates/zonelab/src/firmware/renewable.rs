@@ -297,6 +297,10 @@ impl ResetPolicy for Renewable {
         }
     }
 
+    fn allocates_on_open(&self) -> bool {
+        true
+    }
+
     fn has_background_work(&self) -> bool {
         self.settings.zombie_scan_period_ns > 0
     }

@@ -684,7 +684,12 @@ impl Device {
             (ZoneAction::Open, Empty | Closed | ImplicitlyOpened) => {
                 self.acquire_open(zi)?;
                 self.set_state(zi, ExplicitlyOpened);
-                self.zones[zi as usize].last_use = self.sequence;
+                let z = &mut self.zones[zi as usize];
+                z.last_use = self.sequence;
+                z.last_write_ns = now_ns;
+                if state == Empty && z.pieces.is_empty() && self.policy.allocates_on_open() {
+                    self.allocate(now_ns, zi, 0);
+                }
                 Ok(now_ns)
             }
             (ZoneAction::Close, Closed) => Ok(now_ns),
@@ -1025,3 +1030,7 @@ pub(crate) mod tests;
 #[cfg(test)]
 #[path = "policy_tests.rs"]
 mod policy_tests;
+
+#[cfg(test)]
+#[path = "rezns_tests.rs"]
+mod rezns_tests;

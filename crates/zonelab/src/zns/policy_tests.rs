@@ -201,8 +201,9 @@ fn cmd() -> impl Strategy<Value = Cmd> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
-    /// The same command stream, with idle time in between, on the synchronous, mapping and
-    /// preemptive firmware: statuses, states, write pointers and data read back are the same.
+    /// The same command stream, with idle time in between, on the synchronous, mapping,
+    /// preemptive and renewable firmware (zombie reclaims and ReGC included): statuses, states,
+    /// write pointers and data read back are the same.
     #[test]
     fn every_policy_looks_the_same_to_the_host(cmds in proptest::collection::vec(cmd(), 1..150), t_free in 0..7u32) {
         let configs = [
@@ -210,6 +211,14 @@ proptest! {
             mapping(t_free, false),
             preemptive(t_free, true, IdleScope::Device),
             preemptive(t_free, false, IdleScope::ZoneDies),
+            // ReZNS with a zombie scan every 1 ms (zombies after 2 ms idle) and ReGC past 2 zones.
+            FirmwareConfig::Renewable {
+                threshold: t_free as f64 / 8.0,
+                regc_fraction: 0.25,
+                zombie_scan_period: crate::units::Duration(1_000_000),
+                zombie_idle: crate::units::Duration(2_000_000),
+                erase_all_blocks: t_free % 2 == 0,
+            },
         ];
         let mut devices: Vec<Device> = configs.iter().map(device).collect();
         let mut now = 0u64;
