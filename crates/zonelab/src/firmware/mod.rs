@@ -172,6 +172,16 @@ pub trait ResetPolicy: Send {
     /// until they are done.
     fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation;
 
+    /// Whether `allocate` can hand out space now. If not, the device compacts a physical zone
+    /// (see [`ResetPolicy::compacted`]) first.
+    fn has_space(&self) -> bool {
+        true
+    }
+
+    /// The device compacted physical zone `zone` in place: its live pieces now fill units
+    /// `0..packed_units` and the rest is unwritten.
+    fn compacted(&mut self, _zone: u32, _packed_units: u64) {}
+
     /// Whether an explicit Open of an empty zone takes space at once (ReZNS: "an application
     /// creates its zone"), rather than at the first write.
     fn allocates_on_open(&self) -> bool {

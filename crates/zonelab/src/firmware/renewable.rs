@@ -77,6 +77,8 @@ pub struct RenewableReport {
     pub zones_erased: u64,
     /// Program units handed out of Rzones instead of fresh zones.
     pub units_recycled: u64,
+    /// Times every physical zone was pinned by live pieces and one was compacted in place.
+    pub compactions: u64,
     pub spare_zones: u32,
     pub spare_zones_max: u32,
     /// Pieces per logical zone, counted at each reset: pieces -> resets.
@@ -299,6 +301,18 @@ impl ResetPolicy for Renewable {
 
     fn allocates_on_open(&self) -> bool {
         true
+    }
+
+    fn has_space(&self) -> bool {
+        !self.spare.is_empty() || !self.free.is_empty()
+    }
+
+    fn compacted(&mut self, zone: u32, packed_units: u64) {
+        let p = &mut self.phys[zone as usize];
+        assert!(!p.spare && !p.free, "only pinned zones are compacted");
+        p.next = packed_units;
+        self.report.compactions += 1;
+        self.put_spare(zone);
     }
 
     fn has_background_work(&self) -> bool {

@@ -34,6 +34,8 @@ pub struct DeviceCounters {
     pub zone_finishes: u64,
     /// Zones the controller closed to free an open resource.
     pub implicit_closes: u64,
+    /// Program units the firmware copied to compact a physical zone (ReZNS out of space).
+    pub compacted_units: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -810,6 +812,9 @@ impl Device {
     fn allocate(&mut self, now_ns: u64, zi: u32, position: u64) {
         let unit = self.nand.layout.unit_bytes;
         let remaining = self.cap_lbas * self.lba_bytes - position;
+        if !self.policy.has_space() {
+            self.compact(now_ns);
+        }
         let allocation = self.policy.allocate(now_ns, remaining.div_ceil(unit));
         if !allocation.erase_first.is_empty() {
             let start = self.foreground_start(now_ns);
@@ -837,6 +842,78 @@ impl Device {
         let cap = (allocation.units * unit).min(remaining);
         let piece = Piece::new(position, pz, allocation.start_unit, allocation.units, cap);
         self.zones[zi as usize].pieces.push(piece);
+    }
+
+    /// Every physical zone is pinned by live pieces (ReZNS can get here; the paper does not say
+    /// what then). Compacts in place the zone holding the least live data among those with no
+    /// piece still being written: its live units are read into the controller, the zone is
+    /// erased, and they are written back from unit 0. Foreground I/O waits for all of it.
+    fn compact(&mut self, now_ns: u64) {
+        let unit = self.nand.layout.unit_bytes;
+        let mut live: Vec<(u64, bool)> = vec![(0, true); self.phys_high.len()];
+        for z in &self.zones {
+            for p in &z.pieces {
+                let l = &mut live[p.pz as usize];
+                l.0 += p.data.div_ceil(unit);
+                l.1 &= p.data == p.cap;
+            }
+        }
+        let victim = live
+            .iter()
+            .enumerate()
+            .filter(|(_, (units, closed))| *closed && *units > 0 && *units < self.cap_units)
+            .min_by_key(|(z, (units, _))| (*units, *z))
+            .map(|(z, _)| z as u32)
+            .expect("a physical zone with room to compact: live data never fills every zone");
+        let start = self.foreground_start(now_ns);
+        let layout = self.nand.layout;
+        let pages = layout.pages_per_unit as u64;
+        // Read what is programmed; staged bytes are in the controller already.
+        let mut in_ram = start;
+        let mut owners: Vec<(usize, usize)> = Vec::new();
+        for (zi, z) in self.zones.iter().enumerate() {
+            for (k, p) in z.pieces.iter().enumerate() {
+                if p.pz == victim {
+                    owners.push((zi, k));
+                }
+            }
+        }
+        owners.sort_by_key(|&(zi, k)| self.zones[zi].pieces[k].punit);
+        for &(zi, k) in &owners {
+            let p = &self.zones[zi].pieces[k];
+            for j in 0..p.programmed_units {
+                let die = layout.unit(victim, p.punit + j).die;
+                for _ in 0..pages {
+                    in_ram = in_ram.max(self.nand.read_page(start, die, layout.page_bytes));
+                }
+            }
+        }
+        let mut erased = in_ram;
+        for addr in layout.blocks_holding(victim, self.phys_high[victim as usize]) {
+            erased = erased.max(self.nand.erase_block(in_ram, addr));
+        }
+        let mut next = 0;
+        let mut done = erased;
+        for &(zi, k) in &owners {
+            let p = &mut self.zones[zi].pieces[k];
+            let units = p.data.div_ceil(unit);
+            for j in 0..units {
+                done = done.max(
+                    self.nand
+                        .program_unit(erased, layout.unit(victim, next + j)),
+                );
+            }
+            p.punit = next;
+            p.programmed_units = units;
+            p.staged_bytes = 0;
+            p.reserved_units = units;
+            p.released_ns.clear();
+            next += units;
+        }
+        self.phys_high[victim as usize] = next;
+        self.counters.compacted_units += next;
+        self.blocked_until_ns = self.blocked_until_ns.max(done);
+        self.policy.compacted(victim, next);
     }
 
     /// Erases what `order` names, starting at `now_ns`; returns when the last erase ends.
@@ -1003,7 +1080,7 @@ impl Device {
                 assert_eq!(p.lstart, expect, "zone {i}: pieces cover the zone in order");
                 assert!(p.data <= p.cap, "zone {i}: piece holds more than its space");
                 assert!(
-                    p.frontier_unit() <= self.phys_high[p.pz as usize],
+                    p.programmed_units == 0 || p.frontier_unit() <= self.phys_high[p.pz as usize],
                     "zone {i}: programmed beyond the physical frontier"
                 );
                 expect += p.cap;

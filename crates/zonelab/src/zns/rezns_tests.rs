@@ -65,7 +65,9 @@ fn pattern(zone: u64, offset: u64) -> u8 {
 fn write_blocks(d: &mut Device, t: u64, zone: u64, n: u64) {
     let wp = d.zone(zone as u32).wp;
     let from = (wp - zone * ZONE_LBAS) * 4096;
-    let data: Vec<u8> = (from..from + n * BLOCK_LBAS * 4096).map(|o| pattern(zone, o)).collect();
+    let data: Vec<u8> = (from..from + n * BLOCK_LBAS * 4096)
+        .map(|o| pattern(zone, o))
+        .collect();
     d.write(t, wp, n * BLOCK_LBAS, Some(&data)).unwrap();
 }
 
@@ -76,14 +78,16 @@ fn figure_2_walkthrough() {
     // (1) App1, App2 and App3 create zones 0, 1 and 2 (they get physical zones 0, 1 and 2).
     // App1 writes four blocks and quits without a reset.
     for zone in 0..3 {
-        d.zone_mgmt_send(0, zone * ZONE_LBAS, ZoneAction::Open, false).unwrap();
+        d.zone_mgmt_send(0, zone * ZONE_LBAS, ZoneAction::Open, false)
+            .unwrap();
         assert_eq!(d.physical_zone(zone as u32), Some(zone as u32));
     }
     write_blocks(&mut d, 0, 0, 4);
     // (2) App3 writes three blocks and resets its zone; (3) 70% of it is unwritten, so it becomes
     // an Rzone on the spare-list instead of being erased.
     write_blocks(&mut d, MIN, 2, 3);
-    d.zone_mgmt_send(2 * MIN, 2 * ZONE_LBAS, ZoneAction::Reset, false).unwrap();
+    d.zone_mgmt_send(2 * MIN, 2 * ZONE_LBAS, ZoneAction::Reset, false)
+        .unwrap();
     assert_eq!(d.nand_counters().block_erases, 0, "no erase for an Rzone");
     // (4) Thirty minutes later App2 writes nine blocks.
     write_blocks(&mut d, 30 * MIN, 1, 9);
@@ -92,7 +96,11 @@ fn figure_2_walkthrough() {
     d.background(HOUR);
     let r = report(&d);
     assert_eq!(r.zombie_reclaims, 1);
-    assert_eq!(d.zone(0).state, ZoneState::ExplicitlyOpened, "the host sees nothing");
+    assert_eq!(
+        d.zone(0).state,
+        ZoneState::ExplicitlyOpened,
+        "the host sees nothing"
+    );
     // (6) App2 writes nine more blocks: the last block of its zone...
     write_blocks(&mut d, HOUR + MIN, 1, 1);
     assert_eq!(d.zone(1).state, ZoneState::Full);
@@ -101,31 +109,51 @@ fn figure_2_walkthrough() {
     // blocks zone 3 still needs to reach ten.
     write_blocks(&mut d, HOUR + 2 * MIN, 3, 8);
 
-    assert_eq!(d.zone_pieces(0).iter().map(blocks).collect::<Vec<_>>(), [(0, 0, 4)]);
-    assert_eq!(d.zone_pieces(1).iter().map(blocks).collect::<Vec<_>>(), [(1, 0, 10)]);
+    assert_eq!(
+        d.zone_pieces(0).iter().map(blocks).collect::<Vec<_>>(),
+        [(0, 0, 4)]
+    );
+    assert_eq!(
+        d.zone_pieces(1).iter().map(blocks).collect::<Vec<_>>(),
+        [(1, 0, 10)]
+    );
     assert!(d.zone_pieces(2).is_empty(), "the reset zone holds nothing");
     let z3 = d.zone_pieces(3);
-    assert_eq!(z3.iter().map(blocks).collect::<Vec<_>>(), [(2, 3, 7), (0, 4, 1)]);
+    assert_eq!(
+        z3.iter().map(blocks).collect::<Vec<_>>(),
+        [(2, 3, 7), (0, 4, 1)]
+    );
     assert_eq!(z3[1].reserved_end_unit, 14, "Zone0 lends blocks 4, 5 and 6");
     // Zone0's last three blocks (30%) stay on the spare-list; zone 3 is a full-size zone.
     assert_eq!(d.zone(3).wp - d.zone(3).zslba, 8 * BLOCK_LBAS);
     let r = report(&d);
     assert_eq!((r.host_resets, r.rzone_resets, r.zones_erased), (1, 1, 0));
-    assert_eq!(r.units_recycled, 14 + 6, "seven blocks of Zone2 and three of Zone0");
+    assert_eq!(
+        r.units_recycled,
+        14 + 6,
+        "seven blocks of Zone2 and three of Zone0"
+    );
     assert_eq!(d.nand_counters().block_erases, 0);
     // Every byte reads back where the host wrote it.
     for zone in [0u64, 1, 3] {
         let lbas = d.zone_data_lbas(zone as u32);
         let mut buf = vec![0u8; (lbas * 4096) as usize];
-        d.read(2 * HOUR, zone * ZONE_LBAS, lbas, Some(&mut buf)).unwrap();
-        let wrong = buf.iter().enumerate().position(|(o, &b)| b != pattern(zone, o as u64));
+        d.read(2 * HOUR, zone * ZONE_LBAS, lbas, Some(&mut buf))
+            .unwrap();
+        let wrong = buf
+            .iter()
+            .enumerate()
+            .position(|(o, &b)| b != pattern(zone, o as u64));
         assert_eq!(wrong, None, "zone {zone}: first wrong byte");
     }
     d.check_invariants();
     // Zone 3 is a normal zone to the host: it fills at ten blocks.
     write_blocks(&mut d, 2 * HOUR, 3, 2);
     assert_eq!(d.zone(3).state, ZoneState::Full);
-    assert_eq!(d.zone_pieces(3).iter().map(blocks).collect::<Vec<_>>(), [(2, 3, 7), (0, 4, 3)]);
+    assert_eq!(
+        d.zone_pieces(3).iter().map(blocks).collect::<Vec<_>>(),
+        [(2, 3, 7), (0, 4, 3)]
+    );
 }
 
 #[test]
@@ -138,7 +166,10 @@ fn threshold_edge_at_25_percent() {
         d.write(0, 0, written_units * 4, Some(&data)).unwrap();
         d.zone_mgmt_send(1, 0, ZoneAction::Reset, false).unwrap();
         let r = report(&d);
-        assert_eq!(r.rzone_resets, rzone as u64, "{written_units} of 20 units written");
+        assert_eq!(
+            r.rzone_resets, rzone as u64,
+            "{written_units} of 20 units written"
+        );
         assert_eq!(r.zones_erased, !rzone as u64);
         assert_eq!(d.nand_counters().block_erases, if rzone { 0 } else { 10 });
     }
@@ -153,11 +184,13 @@ fn spare_list_is_sorted_by_remaining_capacity_and_regc_releases_the_smallest() {
         write_blocks(&mut d, 0, zone, blocks);
     }
     d.zone_mgmt_send(1, 0, ZoneAction::Reset, false).unwrap(); // 50% left
-    d.zone_mgmt_send(2, ZONE_LBAS, ZoneAction::Reset, false).unwrap(); // 80% left
+    d.zone_mgmt_send(2, ZONE_LBAS, ZoneAction::Reset, false)
+        .unwrap(); // 80% left
     let r = report(&d);
     assert_eq!((r.rzone_resets, r.regc_releases), (2, 0));
     // A third Rzone (60% left) puts three on the list: ReGC releases the 50% one and erases it.
-    d.zone_mgmt_send(3, 2 * ZONE_LBAS, ZoneAction::Reset, false).unwrap();
+    d.zone_mgmt_send(3, 2 * ZONE_LBAS, ZoneAction::Reset, false)
+        .unwrap();
     let r = report(&d);
     assert_eq!((r.rzone_resets, r.regc_releases, r.zones_erased), (3, 1, 1));
     assert_eq!(d.nand_counters().block_erases, 10);
@@ -175,19 +208,74 @@ fn zombies_are_zones_idle_past_the_threshold_at_a_scan() {
     write_blocks(&mut d, 0, 0, 2);
     write_blocks(&mut d, 25 * MIN, 1, 2);
     // Partial unit staged in zone 2: it is programmed, padded, when the zone is reclaimed.
-    d.write(0, 2 * ZONE_LBAS, 2, Some(&[9u8; 2 * 4096])).unwrap();
+    d.write(0, 2 * ZONE_LBAS, 2, Some(&[9u8; 2 * 4096]))
+        .unwrap();
     assert_eq!(d.background(29 * MIN), Some(30 * MIN), "the next scan");
-    assert_eq!(report(&d).zombie_reclaims, 0, "scans at 10 and 20 min found nobody idle 30 min");
+    assert_eq!(
+        report(&d).zombie_reclaims,
+        0,
+        "scans at 10 and 20 min found nobody idle 30 min"
+    );
     d.background(30 * MIN);
     let r = report(&d);
-    assert_eq!(r.zombie_reclaims, 2, "zones 0 and 2, written at 0; zone 1 only 5 min ago");
+    assert_eq!(
+        r.zombie_reclaims, 2,
+        "zones 0 and 2, written at 0; zone 1 only 5 min ago"
+    );
     assert_eq!(r.spare_zones, 2);
-    assert_eq!(d.nand_counters().page_programs, 4 + 4 + 1, "zones 0 and 1, and zone 2's padded unit");
+    assert_eq!(
+        d.nand_counters().page_programs,
+        4 + 4 + 1,
+        "zones 0 and 1, and zone 2's padded unit"
+    );
     // The host writes a zombie again: it gets new space and keeps every byte.
-    d.write(31 * MIN, 2 * ZONE_LBAS + 2, 1, Some(&[7u8; 4096])).unwrap();
+    d.write(31 * MIN, 2 * ZONE_LBAS + 2, 1, Some(&[7u8; 4096]))
+        .unwrap();
     let mut buf = vec![0u8; 3 * 4096];
     d.read(32 * MIN, 2 * ZONE_LBAS, 3, Some(&mut buf)).unwrap();
     assert!(buf[..2 * 4096].iter().all(|&b| b == 9) && buf[2 * 4096..].iter().all(|&b| b == 7));
     assert_eq!(d.zone_pieces(2).len(), 2);
+    d.check_invariants();
+}
+
+#[test]
+fn when_pieces_pin_every_zone_the_least_live_one_is_compacted_in_place() {
+    let spec = figure2_spec();
+    // Every reset keeps its zone (threshold 0) and ReGC never runs.
+    let mut d = device(&spec, &renewable(0.0, 1.0, 0, HOUR));
+    write_blocks(&mut d, 0, 0, 2);
+    d.zone_mgmt_send(1, 0, ZoneAction::Reset, false).unwrap();
+    // Zones 1, 2 and 3 each take the previous Rzone's 8 blocks and 2 blocks of a fresh zone.
+    for zone in 1..4 {
+        write_blocks(&mut d, 10 * zone, zone, 10);
+    }
+    assert_eq!(
+        d.zone_pieces(3).iter().map(blocks).collect::<Vec<_>>(),
+        [(2, 2, 8), (3, 0, 2)]
+    );
+    // Zone 0 takes physical zone 3's 8 free blocks, then nothing is left: physical zone 0 (zone
+    // 1's 8 blocks after 2 dead ones) is compacted and lends its last 2 blocks.
+    write_blocks(&mut d, 100, 0, 10);
+    assert_eq!(
+        d.zone_pieces(1).iter().map(blocks).collect::<Vec<_>>(),
+        [(0, 0, 8), (1, 0, 2)]
+    );
+    assert_eq!(
+        d.zone_pieces(0).iter().map(blocks).collect::<Vec<_>>(),
+        [(3, 2, 8), (0, 8, 2)]
+    );
+    assert_eq!(report(&d).compactions, 1);
+    assert_eq!(d.counters().compacted_units, 16);
+    for zone in 0..4u64 {
+        let lbas = d.zone_data_lbas(zone as u32);
+        let mut buf = vec![0u8; (lbas * 4096) as usize];
+        d.read(1_000, zone * ZONE_LBAS, lbas, Some(&mut buf))
+            .unwrap();
+        let wrong = buf
+            .iter()
+            .enumerate()
+            .position(|(o, &b)| b != pattern(zone, o as u64));
+        assert_eq!(wrong, None, "zone {zone}: first wrong byte");
+    }
     d.check_invariants();
 }
