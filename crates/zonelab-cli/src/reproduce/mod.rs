@@ -2,19 +2,27 @@
 
 mod plot;
 mod preemptive_reset;
+mod rezns;
 
 use std::path::Path;
 
 use anyhow::{Result, bail};
 
-pub const PAPERS: &[(&str, &str)] = &[(
-    "preemptive-reset",
-    "Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt), section 4.1: fio tail latency, mapping vs preemptive vs synchronous",
-)];
+pub const PAPERS: &[(&str, &str)] = &[
+    (
+        "preemptive-reset",
+        "Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt), section 4.1: fio tail latency, mapping vs preemptive vs synchronous",
+    ),
+    (
+        "rezns",
+        "ReZNS (000_1e8e6a1fe63635bd.txt), section 4: resets, energy and throughput, baseline vs renewable",
+    ),
+];
 
 pub fn run(paper: &str, out: &Path) -> Result<()> {
     match paper {
         "preemptive-reset" => preemptive_reset::run(out),
+        "rezns" => rezns::run(out),
         other => {
             let known: Vec<&str> = PAPERS.iter().map(|p| p.0).collect();
             bail!(

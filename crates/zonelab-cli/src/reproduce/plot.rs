@@ -112,3 +112,65 @@ mod tests {
         );
     }
 }
+
+/// Writes a grouped bar chart: one group per entry of `groups`, one bar per series in each.
+pub fn bar_chart(
+    path: &Path,
+    title: &str,
+    y_desc: &str,
+    groups: &[String],
+    series: &[(String, Vec<f64>)],
+) -> Result<()> {
+    let err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
+    let root = SVGBackend::new(path, (640, 420)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let width = series.len() as f64 + 1.0;
+    let top = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().copied())
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    // Headroom for the group names and the legend above the bars.
+    let max = top * 1.45;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0.0..groups.len() as f64 * width, 0.0..max)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_desc(y_desc)
+        .draw()
+        .map_err(|e| err(&e))?;
+    // Group names above each group (plotters' numeric x ticks do not fall on group centres).
+    chart
+        .draw_series(groups.iter().enumerate().map(|(g, name)| {
+            let centre = g as f64 * width + width / 2.0;
+            Text::new(name.clone(), (centre - 0.4, top * 1.1), ("sans-serif", 14))
+        }))
+        .map_err(|e| err(&e))?;
+    for (i, (label, values)) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        chart
+            .draw_series(values.iter().enumerate().map(|(g, &v)| {
+                let x0 = g as f64 * width + 0.5 + i as f64;
+                Rectangle::new([(x0, 0.0), (x0 + 1.0, v)], colour.filled())
+            }))
+            .map_err(|e| err(&e))?
+            .label(label.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE)
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}

@@ -8,7 +8,7 @@ pub mod workload;
 use serde::{Deserialize, Serialize};
 
 pub use device::{DeviceConfig, DeviceSpec, Energy, Geometry, Timing};
-pub use workload::{JobConfig, JobSpec, Rw};
+pub use workload::{JobConfig, JobSpec, Rw, ZoneFillAction};
 
 use crate::firmware::IdleScope;
 use crate::units::{Duration, NS_PER_MS};

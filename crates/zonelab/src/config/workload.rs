@@ -75,6 +75,22 @@ pub struct JobConfig {
     /// Issue writes as Zone Append commands.
     #[serde(default)]
     pub zone_append: bool,
+    /// Sequential writers: after writing this much into a zone, leave it (see
+    /// `zone_fill_action`) and go on in the next zone: a host that uses zones partly.
+    #[serde(default)]
+    pub zone_fill: Option<Bytes>,
+    /// What a writer does with a zone it leaves at `zone_fill`: "reset" it (after draining its
+    /// I/O, as fio does), or "abandon" it open, as an application that quit would.
+    #[serde(default)]
+    pub zone_fill_action: ZoneFillAction,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ZoneFillAction {
+    #[default]
+    Reset,
+    Abandon,
 }
 
 fn one() -> u32 {
@@ -110,6 +126,8 @@ pub struct JobSpec {
     pub zone_reset_threshold: f64,
     pub zone_reset_frequency: f64,
     pub zone_append: bool,
+    pub zone_fill_lbas: Option<u64>,
+    pub zone_fill_action: ZoneFillAction,
 }
 
 impl JobConfig {
@@ -216,6 +234,23 @@ impl JobConfig {
                 ));
             }
         }
+        if let Some(fill) = self.zone_fill {
+            if self.rw != Rw::Write {
+                return Err(ConfigError::field(
+                    f("zone_fill"),
+                    "applies to sequential writers (rw = \"write\")",
+                ));
+            }
+            if fill.0 == 0 || fill.0 % lba != 0 || fill.0 > geo.zone_capacity_bytes {
+                return Err(ConfigError::field(
+                    f("zone_fill"),
+                    format!(
+                        "{} must be a positive multiple of the LBA size, at most the zone capacity {}",
+                        fill.0, geo.zone_capacity_bytes
+                    ),
+                ));
+            }
+        }
         if self.zone_append && !self.rw.writes() {
             return Err(ConfigError::field(
                 f("zone_append"),
@@ -266,6 +301,8 @@ impl JobConfig {
             zone_reset_threshold: self.zone_reset_threshold,
             zone_reset_frequency: self.zone_reset_frequency,
             zone_append: self.zone_append,
+            zone_fill_lbas: self.zone_fill.map(|b| b.0 / lba),
+            zone_fill_action: self.zone_fill_action,
         })
     }
 }

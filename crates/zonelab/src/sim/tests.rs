@@ -216,3 +216,23 @@ fn mixed_jobs_and_appends_run_together() {
     assert!(!out.summary.ops.contains_key("write"));
     out.device.check_invariants();
 }
+
+#[test]
+fn writers_leave_zones_at_their_fill_by_resetting_or_abandoning_them() {
+    // 64 KiB into each zone of a 4-zone region, 512 KiB in all: 8 zone visits.
+    let reset = run_text(
+        "[[job]]\nrw = \"write\"\nbs = \"16KiB\"\nsize = \"4z\"\nio_size = \"512KiB\"\nzone_fill = \"64KiB\"\n",
+    );
+    assert!(reset.summary.errors.is_empty());
+    // Each zone is reset as the writer leaves it, twice around; the job ends (io_size) as it
+    // leaves the last one, before that reset.
+    assert_eq!(reset.summary.jobs[0].resets, 7);
+    assert_eq!(reset.device.zone(0).state, ZoneState::Empty);
+    let abandon = run_text(
+        "[[job]]\nrw = \"write\"\nbs = \"16KiB\"\nsize = \"4z\"\nio_size = \"512KiB\"\nzone_fill = \"64KiB\"\nzone_fill_action = \"abandon\"\n",
+    );
+    // Four zones left open with 64 KiB, then reset on the second pass before being written again.
+    assert_eq!(abandon.summary.jobs[0].resets, 4);
+    assert_eq!(abandon.device.zone(3).state, ZoneState::ImplicitlyOpened);
+    assert_eq!(abandon.device.zone_data_lbas(3), 16);
+}

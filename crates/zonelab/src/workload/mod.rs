@@ -8,7 +8,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::config::JobSpec;
+use crate::config::{JobSpec, ZoneFillAction};
 use crate::zns::{Device, ZoneState};
 
 /// One command a job wants to issue.
@@ -185,6 +185,17 @@ impl JobGen {
             Request::Finish { zone } => zone,
             Request::Read { .. } | Request::Reset { .. } => return,
         };
+        if let Some(fill) = self.spec.zone_fill_lbas
+            && zone == self.seq_zone
+            && device.zone_data_lbas(zone) >= fill
+        {
+            // Used as far as the job uses zones: leave it (reset or abandoned) and move on.
+            self.advance_seq_zone();
+            if self.spec.zone_fill_action == ZoneFillAction::Reset {
+                self.pending_reset = Some(zone);
+            }
+            return;
+        }
         if !self.can_write(device, zone) {
             // Filled: a sequential writer moves on, a random writer lets the zone go.
             if let Some(i) = self.open.iter().position(|&z| z == zone) {
@@ -249,6 +260,13 @@ impl JobGen {
     fn sequential_write(&mut self, device: &Device) -> Next {
         for _ in 0..=(self.end - self.first) {
             let zone = self.seq_zone;
+            if let Some(fill) = self.spec.zone_fill_lbas
+                && device.zone_data_lbas(zone) >= fill
+                && device.zone(zone).state != ZoneState::Full
+            {
+                // A zone left at its fill on an earlier pass: reset it, then write it again.
+                return self.reset_first(zone);
+            }
             match self.write_into(device, zone) {
                 Some(next) => return next,
                 None => self.advance_seq_zone(),
