@@ -91,28 +91,6 @@ pub fn cdf_figure(path: &Path, title: &str, series: &[(String, Vec<(f64, f64)>)]
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::steps_from;
-
-    #[test]
-    fn staircase_starts_at_the_cut_and_steps_up() {
-        let pts = [(1.0, 50.0), (2.0, 98.0), (5.0, 100.0)];
-        assert_eq!(steps_from(&pts, 99.0), vec![(5.0, 99.0), (5.0, 100.0)]);
-        assert_eq!(
-            steps_from(&pts, 50.0),
-            vec![
-                (1.0, 50.0),
-                (1.0, 50.0),
-                (2.0, 50.0),
-                (2.0, 98.0),
-                (5.0, 98.0),
-                (5.0, 100.0)
-            ]
-        );
-    }
-}
-
 /// Writes a grouped bar chart: one group per entry of `groups`, one bar per series in each.
 pub fn bar_chart(
     path: &Path,
@@ -173,4 +151,26 @@ pub fn bar_chart(
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::steps_from;
+
+    #[test]
+    fn staircase_starts_at_the_cut_and_steps_up() {
+        let pts = [(1.0, 50.0), (2.0, 98.0), (5.0, 100.0)];
+        assert_eq!(steps_from(&pts, 99.0), vec![(5.0, 99.0), (5.0, 100.0)]);
+        assert_eq!(
+            steps_from(&pts, 50.0),
+            vec![
+                (1.0, 50.0),
+                (1.0, 50.0),
+                (2.0, 50.0),
+                (2.0, 98.0),
+                (5.0, 98.0),
+                (5.0, 100.0)
+            ]
+        );
+    }
 }
