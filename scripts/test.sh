@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test ZoneLab has, as CI runs it: formatting, lints, then the whole test suite.
+# Every test ZoneLab has, as CI runs it: formatting, lints, then the whole test suite (unit,
+# property, end-to-end and reproduction tests), with a total at the end.
 # Needs a Rust toolchain (rustup, as the project's machines have); adds rustfmt and clippy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,4 +8,7 @@ command -v cargo >/dev/null || { echo "error: cargo not found; install Rust with
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
-cargo test --workspace --locked
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cargo test --workspace --all-targets --locked 2>&1 | tee "$log"
+awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
