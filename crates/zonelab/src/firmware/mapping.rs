@@ -31,22 +31,11 @@ impl ResetPolicy for Mapping {
     }
 
     fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation {
-        let erase_first = self.pool.full_erases_for_allocation(now_ns);
-        if !erase_first.is_empty() {
-            self.pool.set_state(now_ns, 2);
-        }
-        Allocation {
-            zone: self.pool.take_free(now_ns),
-            start_unit: 0,
-            units: need_units,
-            erase_first,
-        }
+        self.pool.allocate(now_ns, need_units)
     }
 
     fn blocking_erases_end(&mut self, done_ns: u64) {
-        if self.pool.state() == 2 {
-            self.pool.set_state(done_ns, 0);
-        }
+        self.pool.end_blocking(done_ns);
     }
 
     fn report(&self, now_ns: u64) -> Option<FirmwareReport> {

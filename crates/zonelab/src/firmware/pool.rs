@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use super::{EraseKind, EraseOrder};
+use super::{Allocation, EraseKind, EraseOrder};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Invalid {
@@ -194,6 +194,31 @@ impl ZonePool {
         self.check();
         self.sample(now_ns);
         orders
+    }
+
+    /// A free zone for a logical zone that needs one, after the Full Zone Erases it takes (the
+    /// pool enters S2 if there are any; [`ZonePool::end_blocking`] leaves it).
+    pub fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation {
+        let erase_first = self.full_erases_for_allocation(now_ns);
+        if !erase_first.is_empty() {
+            self.set_state(now_ns, 2);
+        }
+        Allocation {
+            zone: self.take_free(now_ns),
+            start_unit: 0,
+            units: need_units,
+            erase_first,
+        }
+    }
+
+    /// The blocking erases of the last allocation end at `done_ns`: S2 is over (to S0; callers
+    /// with more states settle from there). Returns whether S2 was on.
+    pub fn end_blocking(&mut self, done_ns: u64) -> bool {
+        let in_s2 = self.state == 2;
+        if in_s2 {
+            self.set_state(done_ns, 0);
+        }
+        in_s2
     }
 
     /// Takes the zone at the head of the free queue.

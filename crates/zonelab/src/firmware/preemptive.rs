@@ -93,23 +93,13 @@ impl ResetPolicy for Preemptive {
     }
 
     fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation {
-        let erase_first = self.pool.full_erases_for_allocation(now_ns);
-        if !erase_first.is_empty() {
-            self.pool.set_state(now_ns, 2);
-        }
-        let zone = self.pool.take_free(now_ns);
+        let allocation = self.pool.allocate(now_ns, need_units);
         self.settle(now_ns);
-        Allocation {
-            zone,
-            start_unit: 0,
-            units: need_units,
-            erase_first,
-        }
+        allocation
     }
 
     fn blocking_erases_end(&mut self, done_ns: u64) {
-        if self.pool.state() == 2 {
-            self.pool.set_state(done_ns, 0);
+        if self.pool.end_blocking(done_ns) {
             self.settle(done_ns);
         }
     }

@@ -71,6 +71,18 @@ fn write_blocks(d: &mut Device, t: u64, zone: u64, n: u64) {
     d.write(t, wp, n * BLOCK_LBAS, Some(&data)).unwrap();
 }
 
+/// Every byte of `zone` reads back as [`pattern`] wrote it.
+fn assert_reads_back(d: &mut Device, zone: u64, t: u64) {
+    let lbas = d.zone_data_lbas(zone as u32);
+    let mut buf = vec![0u8; (lbas * 4096) as usize];
+    d.read(t, zone * ZONE_LBAS, lbas, Some(&mut buf)).unwrap();
+    let wrong = buf
+        .iter()
+        .enumerate()
+        .position(|(o, &b)| b != pattern(zone, o as u64));
+    assert_eq!(wrong, None, "zone {zone}: first wrong byte");
+}
+
 #[test]
 fn figure_2_walkthrough() {
     let spec = figure2_spec();
@@ -136,15 +148,7 @@ fn figure_2_walkthrough() {
     assert_eq!(d.nand_counters().block_erases, 0);
     // Every byte reads back where the host wrote it.
     for zone in [0u64, 1, 3] {
-        let lbas = d.zone_data_lbas(zone as u32);
-        let mut buf = vec![0u8; (lbas * 4096) as usize];
-        d.read(2 * HOUR, zone * ZONE_LBAS, lbas, Some(&mut buf))
-            .unwrap();
-        let wrong = buf
-            .iter()
-            .enumerate()
-            .position(|(o, &b)| b != pattern(zone, o as u64));
-        assert_eq!(wrong, None, "zone {zone}: first wrong byte");
+        assert_reads_back(&mut d, zone, 2 * HOUR);
     }
     d.check_invariants();
     // Zone 3 is a normal zone to the host: it fills at ten blocks.
@@ -267,15 +271,7 @@ fn when_pieces_pin_every_zone_the_least_live_one_is_compacted_in_place() {
     assert_eq!(report(&d).compactions, 1);
     assert_eq!(d.counters().compacted_units, 16);
     for zone in 0..4u64 {
-        let lbas = d.zone_data_lbas(zone as u32);
-        let mut buf = vec![0u8; (lbas * 4096) as usize];
-        d.read(1_000, zone * ZONE_LBAS, lbas, Some(&mut buf))
-            .unwrap();
-        let wrong = buf
-            .iter()
-            .enumerate()
-            .position(|(o, &b)| b != pattern(zone, o as u64));
-        assert_eq!(wrong, None, "zone {zone}: first wrong byte");
+        assert_reads_back(&mut d, zone, 1_000);
     }
     d.check_invariants();
 }
