@@ -93,6 +93,12 @@ pub fn write_results(dir: &Path, cfg: &ExperimentConfig, out: &RunOutput) -> Res
             )?;
         }
     }
+    if out.device.erase_wait_histogram().max() > 0 {
+        write(
+            "erase_wait_cdf.csv",
+            &zonelab::metrics::cdf_csv(out.device.erase_wait_histogram()),
+        )?;
+    }
     if let Some(f) = &out.summary.firmware {
         write("firmware_over_time.csv", &zonelab::metrics::firmware_csv(f))?;
     }

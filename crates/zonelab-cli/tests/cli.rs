@@ -313,6 +313,10 @@ fn preemptive_reset_reproduction_shows_the_papers_shape() {
         dir.join("runs/sequential-512mib-mapping/firmware_over_time.csv")
             .exists()
     );
+    assert!(
+        dir.join("runs/sequential-512mib-mapping/erase_wait_cdf.csv")
+            .exists()
+    );
 }
 
 /// The ReZNS reproduction runs end to end with the paper's direction of effect

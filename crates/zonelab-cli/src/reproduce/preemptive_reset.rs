@@ -335,7 +335,7 @@ fn summary(rows: &[Row], table: &str) -> String {
          stack yet, so that experiment is not reproduced here.\n\n\
          ## All runs\n\n{table}\n\
          Figures: figures/<variant>-<zone>-<op>.svg (left: CDF from P50; right: tail from P99).\n\
-         Per-run results (summary.json, CDF CSVs, zones over time): runs/<variant>-<zone>-<policy>/.\n",
+         Per-run results (summary.json, latency and erase-wait CDFs, zones over time): runs/<variant>-<zone>-<policy>/.\n",
         m512.ms("write", "p50"),
         delayed as f64 / writes as f64 * 100.0,
         e512.ms("write", "p99"),

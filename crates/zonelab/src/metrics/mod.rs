@@ -172,25 +172,14 @@ impl Metrics {
             .collect()
     }
 
-    /// The latency CDF of one kind as (latency_ns, percentile) points (HDR quantile
-    /// iteration, 8 ticks per half distance to 100%, dense enough for P99.999).
+    /// The latency CDF of one kind as (latency_ns, percentile) points.
     pub fn cdf(&self, kind: OpKind) -> Vec<(u64, f64)> {
-        let h = &self.histograms[kind as usize];
-        if h.is_empty() {
-            return Vec::new();
-        }
-        h.iter_quantiles(8)
-            .map(|v| (v.value_iterated_to(), v.quantile_iterated_to() * 100.0))
-            .collect()
+        cdf(&self.histograms[kind as usize])
     }
 
     /// `percentile,latency_ns` rows of the latency CDF of one kind.
     pub fn cdf_csv(&self, kind: OpKind) -> String {
-        let mut out = String::from("percentile,latency_ns\n");
-        for (ns, p) in self.cdf(kind) {
-            out += &format!("{p:.6},{ns}\n");
-        }
-        out
+        cdf_csv(&self.histograms[kind as usize])
     }
 
     /// `kind,percentile,latency_ns` rows for every kind that ran.
@@ -208,6 +197,26 @@ impl Metrics {
         }
         out
     }
+}
+
+/// A histogram's CDF as (value, percentile) points (HDR quantile iteration, 8 ticks per half
+/// distance to 100%, dense enough for P99.999).
+pub fn cdf(h: &Histogram<u64>) -> Vec<(u64, f64)> {
+    if h.is_empty() {
+        return Vec::new();
+    }
+    h.iter_quantiles(8)
+        .map(|v| (v.value_iterated_to(), v.quantile_iterated_to() * 100.0))
+        .collect()
+}
+
+/// `percentile,latency_ns` rows of a histogram's CDF.
+pub fn cdf_csv(h: &Histogram<u64>) -> String {
+    let mut out = String::from("percentile,latency_ns\n");
+    for (ns, p) in cdf(h) {
+        out += &format!("{p:.6},{ns}\n");
+    }
+    out
 }
 
 #[derive(Clone, Debug, Serialize)]
