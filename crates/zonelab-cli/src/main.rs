@@ -2,7 +2,6 @@
 //! the simulation lives in the `zonelab` library.
 
 mod bench;
-mod output;
 mod reproduce;
 
 use std::path::{Path, PathBuf};
@@ -10,10 +9,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use zonelab::config::{ExperimentConfig, fingerprint, presets};
+use zonelab::config::{ExperimentConfig, presets};
 use zonelab::zns::{
     ReportFilter, ZoneDescriptor, ZoneReport, ZoneState, format_libzbd, format_nvme_cli,
 };
+use zonelab_cli::{load, output};
 
 #[derive(Parser)]
 #[command(
@@ -198,22 +198,6 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-/// Reads, overrides, merges and validates an experiment file.
-pub fn load(path: &Path, overrides: &[String]) -> Result<(ExperimentConfig, zonelab::Experiment)> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let stem = path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("experiment");
-    let cfg = ExperimentConfig::parse(&text, overrides)
-        .with_context(|| format!("in {}", path.display()))?;
-    let exp = cfg
-        .validate(stem)
-        .with_context(|| format!("in {}", path.display()))?;
-    Ok((cfg, exp))
-}
-
 fn fresh_report(
     exp: &zonelab::Experiment,
     filter: ReportFilter,
@@ -273,9 +257,4 @@ fn results_report(dir: &Path, filter: ReportFilter, max: usize) -> Result<(ZoneR
         geo.zone_size_lbas(),
         geo.lba_size_bytes,
     ))
-}
-
-/// The config fingerprint printed first and stored with the results.
-pub fn config_fingerprint(cfg: &ExperimentConfig) -> u64 {
-    fingerprint(&cfg.to_toml())
 }

@@ -13,7 +13,7 @@ use zonelab::firmware::{FirmwareReport, PoolReport};
 use zonelab::metrics::{OpKind, Summary};
 
 use super::plot::{cdf_figure, cdf_points};
-use crate::output::write_results;
+use zonelab_cli::output::write_results;
 
 const VARIANTS: &[(&str, &str)] = &[
     (

@@ -11,7 +11,7 @@ use zonelab::firmware::{FirmwareReport, RenewableReport};
 use zonelab::metrics::Summary;
 
 use super::plot::bar_chart;
-use crate::output::write_results;
+use zonelab_cli::output::write_results;
 
 const FIO: &str = include_str!("../../../../experiments/rezns/fio.toml");
 const ZOMBIE: &str = include_str!("../../../../experiments/rezns/zombie.toml");

@@ -298,6 +298,20 @@ impl ExperimentConfig {
     }
 
     pub fn validate(&self, default_name: &str) -> Result<Experiment, ConfigError> {
+        self.validate_with(default_name, true)
+    }
+
+    /// As [`ExperimentConfig::validate`], but a file without `[[job]]` is fine: for front ends
+    /// that bring their own workload (the fio engine).
+    pub fn validate_device(&self, default_name: &str) -> Result<Experiment, ConfigError> {
+        self.validate_with(default_name, false)
+    }
+
+    fn validate_with(
+        &self,
+        default_name: &str,
+        need_jobs: bool,
+    ) -> Result<Experiment, ConfigError> {
         let device = self.device.validate("device.")?;
         let geo = &device.geometry;
         let mut jobs = self
@@ -306,7 +320,7 @@ impl ExperimentConfig {
             .enumerate()
             .map(|(i, j)| j.validate(i, geo))
             .collect::<Result<Vec<_>, _>>()?;
-        if jobs.is_empty() {
+        if need_jobs && jobs.is_empty() {
             return Err(ConfigError::field("job", "the experiment has no [[job]]"));
         }
         workload::check_writer_overlap(&jobs)?;

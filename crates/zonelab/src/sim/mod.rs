@@ -351,6 +351,49 @@ fn describe(request: Request, zone_lbas: u64) -> (&'static str, u64) {
     }
 }
 
+/// What names a run in its summary.
+pub struct RunIdentity {
+    pub experiment: String,
+    pub seed: u64,
+    pub config_fingerprint: u64,
+    pub prefill_bytes: u64,
+    /// When the measured phase started (the end of the prefill).
+    pub start_ns: u64,
+}
+
+/// The summary of a run of `device` measured by `metrics` (shared by `run` and the fio engine).
+pub fn summarize(
+    id: &RunIdentity,
+    device: &Device,
+    metrics: &Metrics,
+    jobs: Vec<JobReport>,
+    errors: Vec<ErrorReport>,
+) -> Summary {
+    Summary {
+        zonelab_version: env!("CARGO_PKG_VERSION").to_string(),
+        experiment: id.experiment.clone(),
+        seed: id.seed,
+        config_fingerprint: format!("{:016x}", id.config_fingerprint),
+        device: device.spec().name.clone(),
+        firmware_policy: device.policy_name().to_string(),
+        prefill_bytes: id.prefill_bytes,
+        prefill_time_ns: id.start_ns,
+        simulated_time_ns: metrics.elapsed_ns(),
+        ops: metrics.op_summaries(),
+        device_counters: DeviceSummary::new(
+            device.counters(),
+            device.nand_counters(),
+            device.geometry().page_size_bytes,
+        ),
+        energy: device.energy().into(),
+        wear: device.wear().into(),
+        jobs,
+        errors,
+        erase_wait_ns: LatencySummary::of(device.erase_wait_histogram()),
+        firmware: device.firmware_report(id.start_ns + metrics.elapsed_ns()),
+    }
+}
+
 /// Builds the device an experiment describes, faults injected, not yet prefilled.
 pub fn build_device(experiment: &Experiment) -> Device {
     let policy = firmware::build(&experiment.firmware, &experiment.device.geometry);
@@ -485,29 +528,14 @@ pub fn run_prepared(
         })
         .collect();
     let device = sim.device;
-    let summary = Summary {
-        zonelab_version: env!("CARGO_PKG_VERSION").to_string(),
+    let identity = RunIdentity {
         experiment: experiment.name.clone(),
         seed: experiment.seed,
-        config_fingerprint: format!("{config_fingerprint:016x}"),
-        device: experiment.device.name.clone(),
-        firmware_policy: device.policy_name().to_string(),
+        config_fingerprint,
         prefill_bytes,
-        prefill_time_ns: start_ns,
-        simulated_time_ns: sim.metrics.elapsed_ns(),
-        ops: sim.metrics.op_summaries(),
-        device_counters: DeviceSummary::new(
-            device.counters(),
-            device.nand_counters(),
-            experiment.device.geometry.page_size_bytes,
-        ),
-        energy: device.energy().into(),
-        wear: device.wear().into(),
-        jobs,
-        errors: sim.errors,
-        erase_wait_ns: LatencySummary::of(device.erase_wait_histogram()),
-        firmware: device.firmware_report(start_ns + sim.metrics.elapsed_ns()),
+        start_ns,
     };
+    let summary = summarize(&identity, &device, &sim.metrics, jobs, sim.errors);
     RunOutput {
         summary,
         metrics: sim.metrics,

@@ -1,0 +1,514 @@
+//! The C ABI the fio engine (`fio/zonelab_engine.c`) calls. fio runs jobs as threads of one
+//! process (`thread=1`), so devices live in a process-wide registry, looked up by name: several
+//! jobs, and a later verify job, share one simulated device. The core stays free of global state;
+//! the registry is this front end's.
+//!
+//! Time modes: `virtual` keeps a device clock that advances to each completion the engine reaps
+//! (as fast as the host can go); `realtime` submits at the wall-clock time since the device was
+//! opened, and the engine waits until each completion's modelled time has passed.
+//!
+//! Every entry point catches panics: an error comes back as a negative errno, never as a crash
+//! of fio.
+
+use std::collections::HashMap;
+use std::ffi::{CStr, c_char, c_int};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use anyhow::{Context, Result, anyhow};
+use zonelab::config::{ExperimentConfig, fingerprint};
+use zonelab::metrics::{ErrorReport, Metrics, OpKind};
+use zonelab::sim::{RunIdentity, RunOutput, build_device, summarize};
+use zonelab::units::NS_PER_MS;
+use zonelab::zns::{Device, ReportFilter, Status, ZoneAction};
+
+/// One simulated device and everything recorded about it.
+pub struct Engine {
+    name: String,
+    cfg: ExperimentConfig,
+    seed: u64,
+    device: Device,
+    metrics: Metrics,
+    clock_ns: u64,
+    realtime: bool,
+    opened: Instant,
+    results: Option<PathBuf>,
+    errors: Vec<ErrorReport>,
+    users: u32,
+}
+
+type Shared = Arc<Mutex<Engine>>;
+
+fn registry() -> &'static Mutex<HashMap<String, Shared>> {
+    static REGISTRY: OnceLock<Mutex<HashMap<String, Shared>>> = OnceLock::new();
+    REGISTRY.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Device geometry as fio needs it.
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ZlInfo {
+    pub capacity_bytes: u64,
+    pub zone_size_bytes: u64,
+    pub zone_capacity_bytes: u64,
+    pub nr_zones: u64,
+    pub lba_bytes: u64,
+    /// 0: no limit.
+    pub max_open_zones: u32,
+    pub max_active_zones: u32,
+}
+
+/// One zone as fio's `struct zbd_zone` holds it, in bytes; `cond` is the ZS code.
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ZlZone {
+    pub start: u64,
+    pub wp: u64,
+    pub len: u64,
+    pub capacity: u64,
+    pub cond: u32,
+}
+
+pub const ZL_READ: c_int = 0;
+pub const ZL_WRITE: c_int = 1;
+pub const ZL_RESET: c_int = 2;
+
+/// How `open` is configured (the engine's `zonelab_*` options).
+#[derive(Debug, Default)]
+pub struct OpenOptions {
+    pub preset: String,
+    pub config_file: Option<String>,
+    pub overrides: Vec<String>,
+    pub policy: Option<String>,
+    pub retention: bool,
+    pub realtime: bool,
+    pub results: Option<PathBuf>,
+}
+
+impl Engine {
+    fn new(name: &str, o: &OpenOptions) -> Result<Self> {
+        let text = match &o.config_file {
+            Some(path) => std::fs::read_to_string(path)
+                .with_context(|| format!("zonelab_config: cannot read {path}"))?,
+            None => format!("preset = \"{}\"\n", o.preset),
+        };
+        let mut overrides = o.overrides.clone();
+        overrides.push(format!("data.retention={}", o.retention));
+        if let Some(p) = &o.policy {
+            overrides.push(format!("firmware.policy=\"{p}\""));
+        }
+        let cfg = ExperimentConfig::parse(&text, &overrides)?;
+        let exp = cfg.validate_device(name)?;
+        let device = build_device(&exp);
+        Ok(Engine {
+            name: name.to_string(),
+            seed: exp.seed,
+            metrics: Metrics::new(0, 500 * NS_PER_MS),
+            device,
+            cfg,
+            clock_ns: 0,
+            realtime: o.realtime,
+            opened: Instant::now(),
+            results: o.results.clone(),
+            errors: Vec::new(),
+            users: 0,
+        })
+    }
+
+    /// The current time: the device clock, or wall time since the device was opened.
+    pub fn now_ns(&self) -> u64 {
+        if self.realtime {
+            self.opened.elapsed().as_nanos() as u64
+        } else {
+            self.clock_ns
+        }
+    }
+
+    pub fn info(&self) -> ZlInfo {
+        let g = self.device.geometry();
+        ZlInfo {
+            capacity_bytes: self.device.namespace_lbas() * g.lba_size_bytes,
+            zone_size_bytes: g.zone_size_bytes,
+            zone_capacity_bytes: g.zone_capacity_bytes,
+            nr_zones: g.zone_count as u64,
+            lba_bytes: g.lba_size_bytes,
+            max_open_zones: g.max_open_zones.unwrap_or(0),
+            max_active_zones: g.max_active_zones.unwrap_or(0),
+        }
+    }
+
+    /// Runs one command now; returns its completion time or the NVMe status.
+    pub fn submit(
+        &mut self,
+        op: c_int,
+        offset: u64,
+        len: u64,
+        buf: Option<&mut [u8]>,
+    ) -> Result<u64, SubmitError> {
+        let lba = self.device.geometry().lba_size_bytes;
+        if !offset.is_multiple_of(lba) || !len.is_multiple_of(lba) {
+            return Err(SubmitError::Misaligned);
+        }
+        let (slba, nlb) = (offset / lba, len / lba);
+        let now = self.now_ns();
+        let retain = self.device.retains_data();
+        let (kind, result) = match op {
+            ZL_READ => (
+                OpKind::Read,
+                self.device.read(now, slba, nlb, buf.filter(|_| retain)),
+            ),
+            ZL_WRITE => (
+                OpKind::Write,
+                self.device
+                    .write(now, slba, nlb, buf.filter(|_| retain).map(|b| &*b)),
+            ),
+            ZL_RESET => (
+                OpKind::Reset,
+                self.device
+                    .zone_mgmt_send(now, slba, ZoneAction::Reset, false),
+            ),
+            _ => return Err(SubmitError::Misaligned),
+        };
+        match result {
+            Ok(c) => {
+                let bytes = if kind == OpKind::Reset { 0 } else { len };
+                self.metrics.record(kind, now, c.done_ns, bytes);
+                Ok(c.done_ns)
+            }
+            Err(status) => {
+                let command = match kind {
+                    OpKind::Read => "read",
+                    OpKind::Write => "write",
+                    _ => "reset",
+                };
+                self.errors
+                    .push(ErrorReport::new("fio", command, slba, status));
+                Err(SubmitError::Nvme(status))
+            }
+        }
+    }
+
+    pub fn report_zones(&self, offset: u64, out: &mut [ZlZone]) -> Result<usize, SubmitError> {
+        let lba = self.device.geometry().lba_size_bytes;
+        let zone = self.device.zone_size_lbas();
+        let report = self
+            .device
+            .report_zones(offset / lba, ReportFilter::All, true, out.len())
+            .map_err(SubmitError::Nvme)?;
+        for (slot, d) in out.iter_mut().zip(&report.descriptors) {
+            *slot = ZlZone {
+                start: d.zslba * lba,
+                wp: d.wp * lba,
+                len: zone * lba,
+                capacity: d.capacity_lbas * lba,
+                cond: d.state as u32,
+            };
+        }
+        Ok(report.descriptors.len())
+    }
+
+    /// The results, in the format `zonelab run` writes.
+    pub fn write_results(self) -> Result<()> {
+        let Some(dir) = self.results.clone() else {
+            return Ok(());
+        };
+        let id = RunIdentity {
+            experiment: format!("fio:{}", self.name),
+            seed: self.seed,
+            config_fingerprint: fingerprint(&self.cfg.to_toml()),
+            prefill_bytes: 0,
+            start_ns: 0,
+        };
+        let summary = summarize(&id, &self.device, &self.metrics, Vec::new(), self.errors);
+        let out = RunOutput {
+            summary,
+            metrics: self.metrics,
+            device: self.device,
+        };
+        zonelab_cli::output::write_results(&dir, &self.cfg, &out)
+    }
+}
+
+/// Why a command was not carried out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubmitError {
+    /// Offset or length not a whole number of LBAs, or an unknown operation.
+    Misaligned,
+    Nvme(Status),
+}
+
+impl SubmitError {
+    /// The code the C side sees: the NVMe status as `(SCT << 8) | SC`, or -EINVAL.
+    fn code(self) -> c_int {
+        match self {
+            SubmitError::Misaligned => -22,
+            SubmitError::Nvme(s) => {
+                let (sct, sc) = s.code();
+                ((sct as c_int) << 8) | sc as c_int
+            }
+        }
+    }
+}
+
+/// Opens (or joins) the device `name`.
+pub fn open(name: &str, options: &OpenOptions) -> Result<Shared> {
+    let mut reg = registry()
+        .lock()
+        .map_err(|_| anyhow!("zonelab device registry poisoned"))?;
+    let shared = match reg.get(name) {
+        Some(s) => s.clone(),
+        None => {
+            let s = Arc::new(Mutex::new(Engine::new(name, options)?));
+            reg.insert(name.to_string(), s.clone());
+            s
+        }
+    };
+    shared
+        .lock()
+        .map_err(|_| anyhow!("device {name} poisoned"))?
+        .users += 1;
+    Ok(shared)
+}
+
+// ---- the C ABI ----
+
+/// The handle C holds: one per fio job.
+pub struct Handle(Shared);
+
+fn write_err(err: *mut c_char, len: usize, msg: &str) {
+    if err.is_null() || len == 0 {
+        return;
+    }
+    let bytes = msg.as_bytes();
+    let n = bytes.len().min(len - 1);
+    // SAFETY: the caller passes a buffer of `len` bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), err as *mut u8, n);
+        *err.add(n) = 0;
+    }
+}
+
+fn cstr(p: *const c_char) -> Option<String> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the caller passes a NUL-terminated string.
+    let s = unsafe { CStr::from_ptr(p) }
+        .to_string_lossy()
+        .trim()
+        .to_string();
+    (!s.is_empty()).then_some(s)
+}
+
+fn guarded<T>(default: T, f: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(default)
+}
+
+/// Opens or joins device `name`. `overrides` is a `;`-separated list of `key.path=value`.
+/// Returns NULL and a message in `err` on failure.
+///
+/// # Safety
+/// Strings are NUL-terminated or NULL; `err` points to `err_len` writable bytes or is NULL.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn zl_open(
+    name: *const c_char,
+    preset: *const c_char,
+    config_file: *const c_char,
+    overrides: *const c_char,
+    policy: *const c_char,
+    retention: c_int,
+    realtime: c_int,
+    results: *const c_char,
+    err: *mut c_char,
+    err_len: usize,
+) -> *mut Handle {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let options = OpenOptions {
+            preset: cstr(preset).unwrap_or_else(|| "rezns-40g".into()),
+            config_file: cstr(config_file),
+            overrides: cstr(overrides)
+                .map(|s| {
+                    s.split(';')
+                        .map(str::trim)
+                        .filter(|o| !o.is_empty())
+                        .map(String::from)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            policy: cstr(policy),
+            retention: retention != 0,
+            realtime: realtime != 0,
+            results: cstr(results).map(PathBuf::from),
+        };
+        open(&cstr(name).unwrap_or_else(|| "zonelab0".into()), &options)
+    }));
+    match result {
+        Ok(Ok(shared)) => Box::into_raw(Box::new(Handle(shared))),
+        Ok(Err(e)) => {
+            write_err(err, err_len, &format!("{e:#}"));
+            std::ptr::null_mut()
+        }
+        Err(_) => {
+            write_err(
+                err,
+                err_len,
+                "internal error (panic) while opening the device",
+            );
+            std::ptr::null_mut()
+        }
+    }
+}
+
+fn with<T>(h: *mut Handle, default: T, f: impl FnOnce(&mut Engine) -> T) -> T {
+    if h.is_null() {
+        return default;
+    }
+    // SAFETY: `h` came from `zl_open` and was not closed.
+    let handle = unsafe { &*h };
+    guarded(default, || match handle.0.lock() {
+        Ok(mut e) => f(&mut e),
+        Err(_) => panic!("device poisoned"),
+    })
+}
+
+/// # Safety
+/// `h` came from `zl_open`; `out` points to a `ZlInfo`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zl_info(h: *mut Handle, out: *mut ZlInfo) -> c_int {
+    with(h, -5, |e| {
+        // SAFETY: the caller passes a valid pointer.
+        unsafe { *out = e.info() };
+        0
+    })
+}
+
+/// Runs read (0), write (1) or zone reset (2) of `len` bytes at `offset`, with `buf` as data (it
+/// may be NULL without data retention). Returns 0 and the completion time in `done_ns`, or the
+/// NVMe status `(SCT << 8) | SC`, or a negative errno.
+///
+/// # Safety
+/// `h` came from `zl_open`; `buf` is NULL or holds `len` bytes; `done_ns` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zl_submit(
+    h: *mut Handle,
+    op: c_int,
+    offset: u64,
+    len: u64,
+    buf: *mut u8,
+    done_ns: *mut u64,
+) -> c_int {
+    with(h, -5, |e| {
+        let data = (!buf.is_null() && len > 0)
+            // SAFETY: the caller passes `len` bytes at `buf`.
+            .then(|| unsafe { std::slice::from_raw_parts_mut(buf, len as usize) });
+        match e.submit(op, offset, len, data) {
+            Ok(done) => {
+                // SAFETY: the caller passes a writable pointer.
+                unsafe { *done_ns = done };
+                0
+            }
+            Err(err) => err.code(),
+        }
+    })
+}
+
+/// The device's time now (virtual clock, or wall time since opening).
+///
+/// # Safety
+/// `h` came from `zl_open`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zl_now(h: *mut Handle) -> u64 {
+    with(h, 0, |e| e.now_ns())
+}
+
+/// Virtual time: moves the device clock forward to `t_ns` (completions reaped up to there).
+///
+/// # Safety
+/// `h` came from `zl_open`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zl_advance(h: *mut Handle, t_ns: u64) {
+    with(h, (), |e| e.clock_ns = e.clock_ns.max(t_ns))
+}
+
+/// Fills up to `n` zones from the one holding byte `offset`; returns how many, or < 0.
+///
+/// # Safety
+/// `h` came from `zl_open`; `zones` holds `n` entries.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zl_report_zones(
+    h: *mut Handle,
+    offset: u64,
+    zones: *mut ZlZone,
+    n: u32,
+) -> c_int {
+    with(h, -5, |e| {
+        // SAFETY: the caller passes `n` entries.
+        let out = unsafe { std::slice::from_raw_parts_mut(zones, n as usize) };
+        match e.report_zones(offset, out) {
+            Ok(k) => k as c_int,
+            Err(err) => -err.code().abs(),
+        }
+    })
+}
+
+/// Leaves the device; the last job to leave writes the results (if `zonelab_results` was set).
+/// Returns 0, or -5 with a message in `err`.
+///
+/// # Safety
+/// `h` came from `zl_open` and is not used again.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zl_close(h: *mut Handle, err: *mut c_char, err_len: usize) -> c_int {
+    if h.is_null() {
+        return 0;
+    }
+    // SAFETY: `h` came from `zl_open` and is not used again.
+    let handle = unsafe { Box::from_raw(h) };
+    let result = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
+        let last = close_and_take(handle.0)?;
+        if let Some(engine) = last {
+            engine.write_results()?;
+        }
+        Ok(())
+    }));
+    match result {
+        Ok(Ok(())) => 0,
+        Ok(Err(e)) => {
+            write_err(err, err_len, &format!("{e:#}"));
+            -5
+        }
+        Err(_) => {
+            write_err(
+                err,
+                err_len,
+                "internal error (panic) while closing the device",
+            );
+            -5
+        }
+    }
+}
+
+/// Leaves the device; returns it if this was the last user.
+fn close_and_take(shared: Shared) -> Result<Option<Engine>> {
+    let mut reg = registry()
+        .lock()
+        .map_err(|_| anyhow!("zonelab device registry poisoned"))?;
+    let name = {
+        let mut e = shared.lock().map_err(|_| anyhow!("device poisoned"))?;
+        e.users -= 1;
+        if e.users > 0 {
+            return Ok(None);
+        }
+        e.name.clone()
+    };
+    reg.remove(&name);
+    let mutex = Arc::try_unwrap(shared).map_err(|_| anyhow!("device {name} still referenced"))?;
+    Ok(Some(
+        mutex.into_inner().map_err(|_| anyhow!("device poisoned"))?,
+    ))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,115 @@
+use std::ffi::CString;
+
+use super::*;
+
+fn opts(results: Option<PathBuf>) -> OpenOptions {
+    OpenOptions {
+        preset: "rezns-40g".into(),
+        overrides: vec![
+            "device.zones.zone_count=8".into(),
+            "device.zones.max_open_zones=4".into(),
+        ],
+        retention: true,
+        results,
+        ..OpenOptions::default()
+    }
+}
+
+#[test]
+fn jobs_share_a_device_by_name_and_the_last_one_writes_results() {
+    let dir = std::env::temp_dir().join(format!("zonelab-ffi-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let a = open("shared-test", &opts(Some(dir.clone()))).unwrap();
+    let b = open("shared-test", &opts(None)).unwrap();
+    let data = vec![7u8; 8192];
+    let done = a
+        .lock()
+        .unwrap()
+        .submit(ZL_WRITE, 0, 8192, Some(&mut data.clone()))
+        .unwrap();
+    assert!(done > 0);
+    let mut back = vec![0u8; 8192];
+    b.lock()
+        .unwrap()
+        .submit(ZL_READ, 0, 8192, Some(&mut back))
+        .unwrap();
+    assert_eq!(back, data, "the second job sees the first one's data");
+    let info = b.lock().unwrap().info();
+    assert_eq!(
+        (info.nr_zones, info.max_open_zones, info.zone_size_bytes),
+        (8, 4, 64 << 20)
+    );
+    let mut zones = [ZlZone::default(); 3];
+    assert_eq!(a.lock().unwrap().report_zones(0, &mut zones), Ok(3));
+    assert_eq!((zones[0].wp, zones[0].cond), (8192, 2));
+    // A write off the write pointer is a Zone Invalid Write, as (SCT 1 << 8) | 0xBC.
+    let err = a
+        .lock()
+        .unwrap()
+        .submit(ZL_WRITE, 4096, 4096, None)
+        .unwrap_err();
+    assert_eq!(err.code(), 0x1BC);
+    assert_eq!(
+        a.lock()
+            .unwrap()
+            .submit(ZL_READ, 1, 4096, None)
+            .unwrap_err()
+            .code(),
+        -22
+    );
+    assert!(
+        close_and_take(a).unwrap().is_none(),
+        "b still uses the device"
+    );
+    let last = close_and_take(b)
+        .unwrap()
+        .expect("the last user gets the device");
+    last.write_results().unwrap();
+    let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(v["ops"]["write"]["count"], 1);
+    assert_eq!(v["errors"].as_array().unwrap().len(), 1);
+    // A new open of the same name starts a fresh device.
+    let c = open("shared-test", &opts(None)).unwrap();
+    assert_eq!(c.lock().unwrap().device.zone_data_lbas(0), 0);
+    close_and_take(c).unwrap();
+}
+
+#[test]
+fn the_c_abi_reports_bad_configuration_as_text() {
+    let name = CString::new("bad-config").unwrap();
+    let preset = CString::new("no-such-preset").unwrap();
+    let mut err = [0 as c_char; 256];
+    // SAFETY: valid strings and buffer.
+    let h = unsafe {
+        zl_open(
+            name.as_ptr(),
+            preset.as_ptr(),
+            std::ptr::null(),
+            std::ptr::null(),
+            std::ptr::null(),
+            1,
+            0,
+            std::ptr::null(),
+            err.as_mut_ptr(),
+            err.len(),
+        )
+    };
+    assert!(h.is_null());
+    // SAFETY: zl_open wrote a NUL-terminated message.
+    let msg = unsafe { CStr::from_ptr(err.as_ptr()) }.to_string_lossy();
+    assert!(msg.contains("unknown preset `no-such-preset`"), "{msg}");
+    // SAFETY: a null handle is refused without touching memory.
+    assert_eq!(unsafe { zl_now(std::ptr::null_mut()) }, 0);
+}
+
+#[test]
+fn virtual_time_advances_only_when_told() {
+    let e = open("clock-test", &opts(None)).unwrap();
+    let done = e.lock().unwrap().submit(ZL_WRITE, 0, 32768, None).unwrap();
+    assert_eq!(e.lock().unwrap().now_ns(), 0);
+    e.lock().unwrap().clock_ns = done;
+    let second = e.lock().unwrap().submit(ZL_READ, 0, 4096, None).unwrap();
+    assert!(second > done);
+    close_and_take(e).unwrap();
+}
