@@ -11,8 +11,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use zonelab::Experiment;
 use zonelab::config::ExperimentConfig;
 use zonelab::firmware::FirmwareReport;
-use zonelab::metrics::{OpKind, Summary};
+use zonelab::metrics::{Metrics, OpKind, Summary};
 use zonelab::sim::RunOutput;
+use zonelab::zns::Device;
 
 pub fn run(
     path: &Path,
@@ -72,7 +73,19 @@ pub fn run(
     Ok(ExitCode::from(1))
 }
 
+/// Writes a run's results directory.
 pub fn write_results(dir: &Path, cfg: &ExperimentConfig, out: &RunOutput) -> Result<()> {
+    write_parts(dir, cfg, &out.summary, &out.metrics, &out.device)
+}
+
+/// Writes the results of `device` measured by `metrics`, as `zonelab run` does.
+pub fn write_parts(
+    dir: &Path,
+    cfg: &ExperimentConfig,
+    summary: &Summary,
+    metrics: &Metrics,
+    device: &Device,
+) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let write = |name: &str, text: &str| {
         let p = dir.join(name);
@@ -80,31 +93,31 @@ pub fn write_results(dir: &Path, cfg: &ExperimentConfig, out: &RunOutput) -> Res
     };
     write(
         "summary.json",
-        &(serde_json::to_string_pretty(&out.summary)? + "\n"),
+        &(serde_json::to_string_pretty(&summary)? + "\n"),
     )?;
     write("config.resolved.toml", &cfg.to_toml())?;
-    write("timeseries.csv", &out.metrics.series.to_csv())?;
-    write("latency_percentiles.csv", &out.metrics.percentiles_csv())?;
+    write("timeseries.csv", &metrics.series.to_csv())?;
+    write("latency_percentiles.csv", &metrics.percentiles_csv())?;
     for kind in OpKind::ALL {
-        if out.metrics.ops(kind) > 0 {
+        if metrics.ops(kind) > 0 {
             write(
                 &format!("latency_cdf_{}.csv", kind.name()),
-                &out.metrics.cdf_csv(kind),
+                &metrics.cdf_csv(kind),
             )?;
         }
     }
-    if out.device.erase_wait_histogram().max() > 0 {
+    if device.erase_wait_histogram().max() > 0 {
         write(
             "erase_wait_cdf.csv",
-            &zonelab::metrics::cdf_csv(out.device.erase_wait_histogram()),
+            &zonelab::metrics::cdf_csv(device.erase_wait_histogram()),
         )?;
     }
-    if let Some(f) = &out.summary.firmware {
+    if let Some(f) = &summary.firmware {
         write("firmware_over_time.csv", &zonelab::metrics::firmware_csv(f))?;
     }
     let mut zones = String::from("zone,zslba,state,wp,capacity_lbas\n");
-    for z in 0..out.device.zone_count() {
-        let d = out.device.zone(z);
+    for z in 0..device.zone_count() {
+        let d = device.zone(z);
         let _ = writeln!(
             zones,
             "{z},{},{},{},{}",

@@ -20,7 +20,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow};
 use zonelab::config::{ExperimentConfig, fingerprint};
 use zonelab::metrics::{ErrorReport, Metrics, OpKind};
-use zonelab::sim::{RunIdentity, RunOutput, build_device, summarize};
+use zonelab::sim::{RunIdentity, build_device, summarize};
 use zonelab::units::NS_PER_MS;
 use zonelab::zns::{Device, ReportFilter, Status, ZoneAction};
 
@@ -209,9 +209,9 @@ impl Engine {
         Ok(report.descriptors.len())
     }
 
-    /// The results, in the format `zonelab run` writes.
-    pub fn write_results(self) -> Result<()> {
-        let Some(dir) = self.results.clone() else {
+    /// The results so far, in the format `zonelab run` writes.
+    pub fn write_results(&self) -> Result<()> {
+        let Some(dir) = &self.results else {
             return Ok(());
         };
         let id = RunIdentity {
@@ -221,13 +221,14 @@ impl Engine {
             prefill_bytes: 0,
             start_ns: 0,
         };
-        let summary = summarize(&id, &self.device, &self.metrics, Vec::new(), self.errors);
-        let out = RunOutput {
-            summary,
-            metrics: self.metrics,
-            device: self.device,
-        };
-        zonelab_cli::output::write_results(&dir, &self.cfg, &out)
+        let summary = summarize(
+            &id,
+            &self.device,
+            &self.metrics,
+            Vec::new(),
+            self.errors.clone(),
+        );
+        zonelab_cli::output::write_parts(dir, &self.cfg, &summary, &self.metrics, &self.device)
     }
 }
 
@@ -306,7 +307,17 @@ fn guarded<T>(default: T, f: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or(default)
 }
 
-/// Opens or joins device `name`. `overrides` is a `;`-separated list of `key.path=value`.
+/// `key.path=value` overrides separated by commas (fio job files treat `;` as a comment, so
+/// `;` is accepted only on the command line).
+pub fn split_overrides(text: &str) -> Vec<String> {
+    text.split([',', ';'])
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// Opens or joins device `name`. `overrides` is a comma-separated list of `key.path=value`.
 /// Returns NULL and a message in `err` on failure.
 ///
 /// # Safety
@@ -330,13 +341,7 @@ pub unsafe extern "C" fn zl_open(
             preset: cstr(preset).unwrap_or_else(|| "rezns-40g".into()),
             config_file: cstr(config_file),
             overrides: cstr(overrides)
-                .map(|s| {
-                    s.split(';')
-                        .map(str::trim)
-                        .filter(|o| !o.is_empty())
-                        .map(String::from)
-                        .collect()
-                })
+                .map(|s| split_overrides(&s))
                 .unwrap_or_default(),
             policy: cstr(policy),
             retention: retention != 0,
@@ -466,13 +471,7 @@ pub unsafe extern "C" fn zl_close(h: *mut Handle, err: *mut c_char, err_len: usi
     }
     // SAFETY: `h` came from `zl_open` and is not used again.
     let handle = unsafe { Box::from_raw(h) };
-    let result = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
-        let last = close_and_take(handle.0)?;
-        if let Some(engine) = last {
-            engine.write_results()?;
-        }
-        Ok(())
-    }));
+    let result = catch_unwind(AssertUnwindSafe(|| leave(&handle.0)));
     match result {
         Ok(Ok(())) => 0,
         Ok(Err(e)) => {
@@ -490,24 +489,16 @@ pub unsafe extern "C" fn zl_close(h: *mut Handle, err: *mut c_char, err_len: usi
     }
 }
 
-/// Leaves the device; returns it if this was the last user.
-fn close_and_take(shared: Shared) -> Result<Option<Engine>> {
-    let mut reg = registry()
-        .lock()
-        .map_err(|_| anyhow!("zonelab device registry poisoned"))?;
-    let name = {
-        let mut e = shared.lock().map_err(|_| anyhow!("device poisoned"))?;
-        e.users -= 1;
-        if e.users > 0 {
-            return Ok(None);
-        }
-        e.name.clone()
-    };
-    reg.remove(&name);
-    let mutex = Arc::try_unwrap(shared).map_err(|_| anyhow!("device {name} still referenced"))?;
-    Ok(Some(
-        mutex.into_inner().map_err(|_| anyhow!("device poisoned"))?,
-    ))
+/// Leaves the device. The device stays in the registry for the life of the process (a later
+/// verify job finds the data); when no job uses it any more its results are written.
+fn leave(shared: &Shared) -> Result<()> {
+    let mut e = shared.lock().map_err(|_| anyhow!("device poisoned"))?;
+    e.users -= 1;
+    if e.users == 0 {
+        e.write_results()
+    } else {
+        Ok(())
+    }
 }
 
 #[cfg(test)]

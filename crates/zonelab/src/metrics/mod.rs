@@ -260,6 +260,9 @@ pub struct DeviceSummary {
     pub zone_resets_executed: u64,
     pub zone_finishes: u64,
     pub implicit_closes: u64,
+    /// The most zones open, and active, at once.
+    pub open_zones_max: u32,
+    pub active_zones_max: u32,
     /// NAND bytes programmed / host bytes written (padding of finished zones raises it above 1).
     pub waf: Option<f64>,
 }
@@ -278,6 +281,8 @@ impl DeviceSummary {
             zone_resets_executed: c.zone_resets_executed,
             zone_finishes: c.zone_finishes,
             implicit_closes: c.implicit_closes,
+            open_zones_max: c.open_zones_max,
+            active_zones_max: c.active_zones_max,
             waf: (c.host_write_bytes > 0).then(|| programmed as f64 / c.host_write_bytes as f64),
         }
     }

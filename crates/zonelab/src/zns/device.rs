@@ -34,6 +34,10 @@ pub struct DeviceCounters {
     pub zone_finishes: u64,
     /// Zones the controller closed to free an open resource.
     pub implicit_closes: u64,
+    /// The most zones open at once.
+    pub open_zones_max: u32,
+    /// The most zones active at once.
+    pub active_zones_max: u32,
     /// Program units the firmware copied to compact a physical zone (ReZNS out of space).
     pub compacted_units: u64,
 }
@@ -609,6 +613,8 @@ impl Device {
         if new.is_active() {
             self.active_zones += 1;
         }
+        self.counters.open_zones_max = self.counters.open_zones_max.max(self.open_zones);
+        self.counters.active_zones_max = self.counters.active_zones_max.max(self.active_zones);
         self.zones[zi as usize].state = new;
     }
 

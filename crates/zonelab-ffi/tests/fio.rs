@@ -1,0 +1,218 @@
+//! Real fio drives ZoneLab through the external engine (fio/zonelab_engine.c). These need fio
+//! and the built engine: `scripts/test.sh` builds both (fio/build.sh) and runs them with
+//! ZONELAB_FIO_ENGINE set; a plain `cargo test` skips them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn engine() -> PathBuf {
+    PathBuf::from(
+        std::env::var("ZONELAB_FIO_ENGINE").expect("ZONELAB_FIO_ENGINE (set by scripts/test.sh)"),
+    )
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("zonelab-fio-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs fio on a job file made of `global` (after the engine lines) and `jobs`.
+fn fio(dir: &Path, global: &str, jobs: &str, extra: &[&str]) -> Output {
+    let text = format!(
+        "[global]\nioengine=external:{}\nthread=1\nfilename=zonelab-{}\nzonelab_results={}\n{global}\n{jobs}",
+        engine().display(),
+        dir.file_name().unwrap().to_string_lossy(),
+        dir.join("results").display()
+    );
+    let job = dir.join("job.fio");
+    std::fs::write(&job, text).unwrap();
+    Command::new("fio")
+        .args(extra)
+        .arg(&job)
+        .output()
+        .expect("fio runs")
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("results/summary.json")).expect("ZoneLab results");
+    serde_json::from_str(&text).unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// 16 zones of 64 MiB (1 GiB), so full-device runs stay short.
+const SMALL: &str =
+    "zonemode=zbd\nzonelab_preset=rezns-40g\nzonelab_set=device.zones.zone_count=16\n";
+
+#[test]
+#[ignore = "needs fio and the engine; scripts/test.sh runs it"]
+fn sequential_write_with_verify_over_all_zones_and_a_later_verify_job() {
+    let dir = temp_dir("seqverify");
+    // crc32c verify over every zone; then a rewrite with a pattern, checked by a separate read
+    // job, which finds the data because jobs share the device by name.
+    let o = fio(
+        &dir,
+        SMALL,
+        "[write]\nrw=write\nbs=128k\nverify=crc32c\nsize=100%\n\n\
+         [rewrite]\nstonewall\nrw=write\nbs=128k\nsize=100%\nverify=pattern\nverify_pattern=0x5a5aa5a5\ndo_verify=0\n\n\
+         [check]\nstonewall\nrw=read\nbs=128k\nsize=100%\nverify=pattern\nverify_pattern=0x5a5aa5a5\n",
+        &[],
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(!out.contains("verify failed"), "{out}");
+    let s = summary(&dir);
+    assert_eq!(
+        s["ops"]["write"]["bytes"],
+        2u64 << 30,
+        "every zone written twice"
+    );
+    assert_eq!(
+        s["ops"]["read"]["bytes"],
+        2u64 << 30,
+        "verified by the first and the last job"
+    );
+    assert_eq!(
+        s["device_counters"]["zone_resets_requested"], 16,
+        "the rewrite reset every zone"
+    );
+    assert_eq!(s["errors"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+#[ignore = "needs fio and the engine; scripts/test.sh runs it"]
+fn random_writes_with_eight_open_zones_verify_and_never_exceed_them() {
+    let dir = temp_dir("randwrite");
+    let o = fio(
+        &dir,
+        &format!("{SMALL}zonelab_set=device.zones.zone_count=16,device.zones.max_open_zones=8\n"),
+        "[randwrite]\nrw=randwrite\nbs=16k\niodepth=4\nmax_open_zones=8\nverify=crc32c\nio_size=256m\n",
+        &[],
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let s = summary(&dir);
+    let max = s["device_counters"]["open_zones_max"].as_u64().unwrap();
+    assert!((1..=8).contains(&max), "{max} zones open at once");
+    assert_eq!(s["device_counters"]["implicit_closes"], 0);
+    assert_eq!(s["errors"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+#[ignore = "needs fio and the engine; scripts/test.sh runs it"]
+fn resets_fio_reports_equal_the_devices() {
+    let dir = temp_dir("resets");
+    let o = fio(
+        &dir,
+        SMALL,
+        "[resets]\nrw=randwrite\nbs=64k\nmax_open_zones=4\nzone_reset_threshold=0.2\nzone_reset_frequency=0.05\nio_size=2g\n",
+        &[],
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let fio_resets: u64 = out
+        .split("zone resets")
+        .next()
+        .and_then(|head| head.rsplit(|c: char| !c.is_ascii_digit()).nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no reset count in fio's output: {out}"));
+    let s = summary(&dir);
+    assert!(fio_resets > 0, "{out}");
+    assert_eq!(
+        s["device_counters"]["zone_resets_requested"]
+            .as_u64()
+            .unwrap(),
+        fio_resets
+    );
+}
+
+#[test]
+#[ignore = "needs fio and the engine; scripts/test.sh runs it"]
+fn bad_jobs_fail_with_clear_errors_and_never_crash_fio() {
+    // More open zones than the device allows.
+    let dir = temp_dir("too-many-open");
+    let o = fio(
+        &dir,
+        &format!("{SMALL}zonelab_set=device.zones.zone_count=16,device.zones.max_open_zones=4\n"),
+        "[w]\nrw=randwrite\nbs=4k\nmax_open_zones=8\nio_size=1m\n",
+        &[],
+    );
+    let out = text(&o);
+    assert!(!o.status.success() && o.status.code().is_some(), "{out}");
+    assert!(out.to_lowercase().contains("max_open_zones"), "{out}");
+    // A zone size that is not the device's.
+    let dir = temp_dir("zonesize");
+    let o = fio(
+        &dir,
+        &format!("{SMALL}zonesize=32m\n"),
+        "[w]\nrw=write\nbs=4k\nio_size=1m\n",
+        &[],
+    );
+    let out = text(&o);
+    assert!(!o.status.success() && o.status.code().is_some(), "{out}");
+    assert!(
+        out.contains("zone size") || out.contains("zonesize"),
+        "{out}"
+    );
+    // Random writes without zonemode=zbd land off the write pointers.
+    let dir = temp_dir("nozbd");
+    let o = fio(
+        &dir,
+        "zonelab_set=device.zones.zone_count=16\n",
+        "[w]\nrw=randwrite\nbs=4k\nio_size=1m\n",
+        &[],
+    );
+    let out = text(&o);
+    assert!(!o.status.success() && o.status.code().is_some(), "{out}");
+    assert!(
+        out.contains("Zone Invalid Write") || out.contains("SC BCh"),
+        "{out}"
+    );
+    // Processes instead of threads.
+    let dir = temp_dir("nothread");
+    let o = fio(
+        &dir,
+        SMALL,
+        "[w]\nthread=0\nrw=write\nbs=4k\nio_size=1m\n",
+        &[],
+    );
+    let out = text(&o);
+    assert!(!o.status.success() && o.status.code().is_some(), "{out}");
+    assert!(out.contains("set thread=1"), "{out}");
+}
+
+#[test]
+#[ignore = "needs fio and the engine; scripts/test.sh runs it"]
+fn realtime_mode_latency_matches_the_model_at_qd1() {
+    let dir = temp_dir("realtime");
+    // A fixed cost per 4 KiB read: 200 us tR, the transfers, no firmware time, on prefilled data.
+    let o = fio(
+        &dir,
+        &format!(
+            "{SMALL}zonelab_set=device.zones.zone_count=16,device.timing.read_latency_ns=200000,device.timing.read_overhead_ns=0\nzonelab_time=realtime\n"
+        ),
+        "[fill]\nrw=write\nbs=1m\nsize=64m\n\n[read]\nstonewall\nrw=randread\nbs=4k\nsize=64m\nio_size=8m\n",
+        &["--output-format=json"],
+    );
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_str(&out[out.find('{').unwrap()..]).unwrap();
+    let fio_mean = json["jobs"][1]["read"]["clat_ns"]["mean"].as_f64().unwrap();
+    let model_mean = summary(&dir)["ops"]["read"]["latency_ns"]["mean"]
+        .as_f64()
+        .unwrap();
+    let error = (fio_mean - model_mean).abs() / model_mean;
+    assert!(
+        error < 0.05,
+        "fio {fio_mean:.0} ns vs model {model_mean:.0} ns ({:.1}%)",
+        error * 100.0
+    );
+}
