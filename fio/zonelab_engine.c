@@ -322,6 +322,22 @@ static int cmp_done(const void *a, const void *b)
 	return x->done_ns < y->done_ns ? -1 : x->done_ns > y->done_ns;
 }
 
+/* The n-th smallest completion time among the pending (n counts from 1). */
+static uint64_t nth_done(struct zl_job *j, unsigned int n)
+{
+	uint64_t best = UINT64_MAX;
+	unsigned int i;
+
+	if (n == 1) {
+		for (i = 0; i < j->npending; i++)
+			if (j->pending[i].done_ns < best)
+				best = j->pending[i].done_ns;
+		return best;
+	}
+	qsort(j->pending, j->npending, sizeof(*j->pending), cmp_done);
+	return j->pending[n - 1].done_ns;
+}
+
 /*
  * Reap at least `min` completions, earliest first. Virtual time: the device clock jumps to the
  * min-th completion. Realtime: wait until that completion's modelled time has passed.
@@ -336,17 +352,19 @@ static int zl_getevents(struct thread_data *td, unsigned int min, unsigned int m
 	j->nevents = 0;
 	if (!j->npending)
 		return 0;
-	qsort(j->pending, j->npending, sizeof(*j->pending), cmp_done);
 	if (min == 0)
 		min = 1;
 	if (min > j->npending)
 		min = j->npending;
-	until = j->pending[min - 1].done_ns;
-	if (j->realtime)
+	until = nth_done(j, min);
+	if (j->realtime) {
 		sleep_until(j, until);
-	else
+		uint64_t now = zl_now(j->h);
+		if (now > until)
+			until = now;
+	} else {
 		zl_advance(j->h, until);
-	until = zl_now(j->h) > until ? zl_now(j->h) : until;
+	}
 	for (i = 0; i < j->npending; i++) {
 		if (k < max && j->pending[i].done_ns <= until)
 			j->events[k++] = j->pending[i].io_u;
