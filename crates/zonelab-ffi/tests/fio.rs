@@ -216,3 +216,24 @@ fn realtime_mode_latency_matches_the_model_at_qd1() {
         error * 100.0
     );
 }
+
+#[test]
+#[ignore = "needs fio and the engine; scripts/test.sh runs it"]
+fn enghelp_lists_the_zonelab_options() {
+    let o = Command::new("fio")
+        .arg(format!("--enghelp={}", engine().display()))
+        .output()
+        .unwrap();
+    let out = text(&o);
+    for option in [
+        "zonelab_device",
+        "zonelab_preset",
+        "zonelab_set",
+        "zonelab_policy",
+        "zonelab_retention",
+        "zonelab_time",
+        "zonelab_results",
+    ] {
+        assert!(out.contains(option), "{option} missing from: {out}");
+    }
+}
