@@ -149,7 +149,7 @@ impl Engine {
     ) -> Result<u64, SubmitError> {
         let lba = self.device.geometry().lba_size_bytes;
         if !offset.is_multiple_of(lba) || !len.is_multiple_of(lba) {
-            return Err(SubmitError::Misaligned);
+            return Err(SubmitError::Invalid);
         }
         let (slba, nlb) = (offset / lba, len / lba);
         let now = self.now_ns();
@@ -169,7 +169,7 @@ impl Engine {
                 self.device
                     .zone_mgmt_send(now, slba, ZoneAction::Reset, false),
             ),
-            _ => return Err(SubmitError::Misaligned),
+            _ => return Err(SubmitError::Invalid),
         };
         match result {
             Ok(c) => {
@@ -236,7 +236,7 @@ impl Engine {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SubmitError {
     /// Offset or length not a whole number of LBAs, or an unknown operation.
-    Misaligned,
+    Invalid,
     Nvme(Status),
 }
 
@@ -244,7 +244,7 @@ impl SubmitError {
     /// The code the C side sees: the NVMe status as `(SCT << 8) | SC`, or -EINVAL.
     fn code(self) -> c_int {
         match self {
-            SubmitError::Misaligned => -22,
+            SubmitError::Invalid => -22,
             SubmitError::Nvme(s) => {
                 let (sct, sc) = s.code();
                 ((sct as c_int) << 8) | sc as c_int

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use anyhow::{Result, anyhow};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use zonelab::metrics::{Metrics, OpKind};
 
@@ -38,6 +39,22 @@ fn steps_from(points: &[(f64, f64)], from: f64) -> Vec<(f64, f64)> {
         last = Some((x, p));
     }
     out
+}
+
+type Chart<'a> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The series legend, boxed, at `position`.
+fn legend(
+    chart: &mut Chart<'_>,
+    position: SeriesLabelPosition,
+) -> Result<(), impl std::fmt::Display> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE)
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())
 }
 
 /// Writes a two-panel CDF figure of `series` (label, points) to `path`.
@@ -79,13 +96,7 @@ pub fn cdf_figure(path: &Path, title: &str, series: &[(String, Vec<(f64, f64)>)]
                     PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE)
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(&e))?;
+        legend(&mut chart, SeriesLabelPosition::LowerRight).map_err(|e| err(&e))?;
     }
     root.present().map_err(|e| err(&e))?;
     Ok(())
@@ -142,13 +153,7 @@ pub fn bar_chart(
             .label(label.clone())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE)
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight).map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
 }

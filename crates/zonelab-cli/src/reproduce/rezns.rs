@@ -39,6 +39,9 @@ fn renewable(threshold: f64, zombie_idle_ms: u64) -> Vec<String> {
     ]
 }
 
+/// A number read off a run's summary.
+type Metric = dyn Fn(&Summary) -> f64;
+
 fn run_one(out: &Path, name: &str, text: &str, overrides: Vec<String>) -> Result<Summary> {
     let cfg = ExperimentConfig::parse(text, &overrides)
         .with_context(|| format!("experiments/rezns ({name})"))?;
@@ -102,34 +105,35 @@ pub fn run(out: &Path) -> Result<()> {
             ),
         ]
     };
-    bar_chart(
-        &figures.join("fig3-throughput.svg"),
-        "Throughput (cf. Figure 3)",
-        "write MiB/s",
-        &groups,
-        &series(&write_mib_s),
-    )?;
-    bar_chart(
-        &figures.join("fig4-zone-resets.svg"),
-        "Zone resets executed (cf. Figure 4)",
-        "zones erased",
-        &groups,
-        &series(&|s| s.device_counters.zone_resets_executed as f64),
-    )?;
-    bar_chart(
-        &figures.join("fig11-energy.svg"),
-        "Total energy (cf. Figure 11)",
-        "mJ",
-        &groups,
-        &series(&|s| s.energy.total_mj),
-    )?;
-    bar_chart(
-        &figures.join("fig14-reset-energy.svg"),
-        "Zone-reset (erase) energy (cf. Figure 14)",
-        "mJ",
-        &groups,
-        &series(&|s| s.energy.erase_mj),
-    )?;
+    let charts: [(&str, &str, &str, &Metric); 4] = [
+        (
+            "fig3-throughput.svg",
+            "Throughput (cf. Figure 3)",
+            "write MiB/s",
+            &write_mib_s,
+        ),
+        (
+            "fig4-zone-resets.svg",
+            "Zone resets executed (cf. Figure 4)",
+            "zones erased",
+            &|s| s.device_counters.zone_resets_executed as f64,
+        ),
+        (
+            "fig11-energy.svg",
+            "Total energy (cf. Figure 11)",
+            "mJ",
+            &|s| s.energy.total_mj,
+        ),
+        (
+            "fig14-reset-energy.svg",
+            "Zone-reset (erase) energy (cf. Figure 14)",
+            "mJ",
+            &|s| s.energy.erase_mj,
+        ),
+    ];
+    for (file, title, unit, get) in charts {
+        bar_chart(&figures.join(file), title, unit, &groups, &series(get))?;
+    }
 
     // The 25% threshold.
     let mut sweep = Vec::new();

@@ -60,10 +60,6 @@ impl Preemptive {
         }
     }
 
-    pub fn pool(&self) -> &ZonePool {
-        &self.pool
-    }
-
     /// S0 or S1 as Z_invalid says; S2 is left only when its erases end.
     fn settle(&mut self, now_ns: u64) {
         if self.pool.state() == 2 {

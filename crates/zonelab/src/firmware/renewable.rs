@@ -85,6 +85,9 @@ pub struct RenewableReport {
     pub pieces_per_zone: BTreeMap<u32, u64>,
     #[serde(skip)]
     pub spare_samples: Vec<SpareSample>,
+    /// The spare-list at the end, most remaining capacity first: (physical zone, units left).
+    #[serde(skip)]
+    pub spare_list: Vec<(u32, u64)>,
 }
 
 pub struct Renewable {
@@ -131,11 +134,6 @@ impl Renewable {
                 ..Default::default()
             },
         }
-    }
-
-    /// The spare-list, most remaining capacity first: (physical zone, remaining units).
-    pub fn spare_list(&self) -> Vec<(u32, u64)> {
-        self.spare.iter().map(|&(Reverse(r), z)| (z, r)).collect()
     }
 
     fn remaining(&self, zone: u32) -> u64 {
@@ -354,6 +352,11 @@ impl ResetPolicy for Renewable {
     fn report(&self, _now_ns: u64) -> Option<FirmwareReport> {
         let mut r = self.report.clone();
         r.spare_zones = self.spare.len() as u32;
+        r.spare_list = self
+            .spare
+            .iter()
+            .map(|&(Reverse(left), z)| (z, left))
+            .collect();
         Some(FirmwareReport::Renewable(r))
     }
 }

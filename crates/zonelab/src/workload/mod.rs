@@ -114,10 +114,6 @@ impl JobGen {
         g
     }
 
-    pub fn spec(&self) -> &JobSpec {
-        &self.spec
-    }
-
     fn rearm_reset_countdown(&mut self) {
         let f = self.spec.zone_reset_frequency;
         self.reset_countdown = if f > 0.0 {

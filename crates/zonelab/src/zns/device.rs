@@ -8,7 +8,7 @@
 use hdrhistogram::Histogram;
 
 use super::{ReportFilter, Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState};
-use crate::config::{DeviceSpec, Geometry, Timing};
+use crate::config::{DeviceSpec, Geometry};
 use crate::firmware::{
     EraseOrder, EraseScope, FirmwareReport, IdleView, PieceRef, ResetDecision, ResetPolicy,
     ResetView, ZombieCandidate,
@@ -149,8 +149,6 @@ fn program_piece(nand: &mut Nand, piece: &mut Piece, bytes: u64, arrived_ns: u64
 }
 
 pub struct Device {
-    geo: Geometry,
-    timing: Timing,
     spec: DeviceSpec,
     nand: Nand,
     zones: Vec<Zone>,
@@ -185,14 +183,14 @@ pub struct Device {
 
 impl Device {
     pub fn new(spec: &DeviceSpec, policy: Box<dyn ResetPolicy>, retain_data: bool) -> Self {
-        let geo = spec.geometry.clone();
+        let geo = &spec.geometry;
         let n = geo.zone_count as usize;
         let buffer_units = spec.timing.write_buffer_units_per_zone as u64;
         let unit = geo.program_unit_bytes();
         let cap_units = geo.zone_capacity_bytes.div_ceil(unit);
         let static_mapping = policy.static_mapping();
         Device {
-            nand: Nand::new(&geo, &spec.timing),
+            nand: Nand::new(geo, &spec.timing),
             zones: (0..geo.zone_count)
                 .map(|z| Zone {
                     state: ZoneState::Empty,
@@ -226,9 +224,7 @@ impl Device {
             background_until_ns: 0,
             erase_wait_ns: Histogram::new_with_bounds(1, 3_600 * 1_000_000_000, 3)
                 .expect("valid histogram bounds"),
-            timing: spec.timing.clone(),
             spec: spec.clone(),
-            geo,
         }
     }
 
@@ -236,10 +232,10 @@ impl Device {
         &self.spec
     }
     pub fn geometry(&self) -> &Geometry {
-        &self.geo
+        &self.spec.geometry
     }
     pub fn zone_count(&self) -> u32 {
-        self.geo.zone_count
+        self.spec.geometry.zone_count
     }
     pub fn zone_size_lbas(&self) -> u64 {
         self.zone_lbas
@@ -248,7 +244,7 @@ impl Device {
         self.cap_lbas
     }
     pub fn namespace_lbas(&self) -> u64 {
-        self.zone_lbas * self.geo.zone_count as u64
+        self.zone_lbas * self.spec.geometry.zone_count as u64
     }
     pub fn policy_name(&self) -> &'static str {
         self.policy.name()
@@ -376,7 +372,7 @@ impl Device {
             buf[have..].fill(0);
         }
         let start = self.foreground_start(now_ns);
-        let done_ns = self.read_timing(start + self.timing.read_overhead_ns, zi, offset, nlb);
+        let done_ns = self.read_timing(start + self.spec.timing.read_overhead_ns, zi, offset, nlb);
         self.foreground_done(now_ns, start, done_ns);
         self.counters.host_read_bytes += nlb * self.lba_bytes;
         Ok(Completion { done_ns })
@@ -417,7 +413,7 @@ impl Device {
         if !zslba.is_multiple_of(self.zone_lbas) {
             return Err(Status::InvalidField);
         }
-        if let Some(zasl) = self.geo.zone_append_size_limit_bytes
+        if let Some(zasl) = self.spec.geometry.zone_append_size_limit_bytes
             && nlb > zasl / self.lba_bytes
         {
             return Err(Status::InvalidField);
@@ -477,7 +473,7 @@ impl Device {
         let start = self.foreground_start(now_ns);
         let arrived = self
             .nand
-            .host_in(start + self.timing.write_overhead_ns, bytes);
+            .host_in(start + self.spec.timing.write_overhead_ns, bytes);
         let done_ns = self.write_pieces(now_ns, zi, position, bytes, arrived);
         self.foreground_done(now_ns, start, done_ns);
         if let Some(store) = &mut self.data {
@@ -606,7 +602,7 @@ impl Device {
         }
         if new.is_open() {
             self.open_zones += 1;
-            if self.geo.max_open_zones.is_some() {
+            if self.spec.geometry.max_open_zones.is_some() {
                 self.open_list.push(zi);
             }
         }
@@ -627,14 +623,16 @@ impl Device {
         }
         if state == ZoneState::Empty
             && self
-                .geo
+                .spec
+                .geometry
                 .max_active_zones
                 .is_some_and(|m| self.active_zones >= m)
         {
             return Err(Status::TooManyActiveZones);
         }
         if self
-            .geo
+            .spec
+            .geometry
             .max_open_zones
             .is_some_and(|m| self.open_zones >= m)
         {
@@ -661,10 +659,10 @@ impl Device {
         action: ZoneAction,
         select_all: bool,
     ) -> Result<Completion, Status> {
-        let start_ns = self.foreground_start(now_ns) + self.timing.zone_mgmt_overhead_ns;
+        let start_ns = self.foreground_start(now_ns) + self.spec.timing.zone_mgmt_overhead_ns;
         if select_all {
             let mut done_ns = start_ns;
-            for zi in 0..self.geo.zone_count {
+            for zi in 0..self.spec.geometry.zone_count {
                 if action.select_all_applies(self.zones[zi as usize].state) {
                     done_ns = done_ns.max(self.apply(start_ns, zi, action)?);
                 }
@@ -1027,7 +1025,7 @@ impl Device {
         let first = (slba / self.zone_lbas) as u32;
         let mut descriptors = Vec::new();
         let mut matching = 0u64;
-        for zi in first..self.geo.zone_count {
+        for zi in first..self.spec.geometry.zone_count {
             let d = self.zone(zi);
             if filter.matches(d.state) {
                 matching += 1;
@@ -1053,11 +1051,11 @@ impl Device {
         let active = self.zones.iter().filter(|z| z.state.is_active()).count() as u32;
         assert_eq!(open, self.open_zones, "open zone count");
         assert_eq!(active, self.active_zones, "active zone count");
-        if let Some(m) = self.geo.max_open_zones {
+        if let Some(m) = self.spec.geometry.max_open_zones {
             assert!(open <= m, "{open} open zones exceed the limit {m}");
             assert_eq!(self.open_list.len() as u32, open, "open list");
         }
-        if let Some(m) = self.geo.max_active_zones {
+        if let Some(m) = self.spec.geometry.max_active_zones {
             assert!(active <= m, "{active} active zones exceed the limit {m}");
         }
         let unit = self.nand.layout.unit_bytes;

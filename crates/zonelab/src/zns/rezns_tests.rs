@@ -192,6 +192,7 @@ fn spare_list_is_sorted_by_remaining_capacity_and_regc_releases_the_smallest() {
         .unwrap(); // 80% left
     let r = report(&d);
     assert_eq!((r.rzone_resets, r.regc_releases), (2, 0));
+    assert_eq!(r.spare_list, [(1, 16), (0, 10)], "largest remainder first");
     // A third Rzone (60% left) puts three on the list: ReGC releases the 50% one and erases it.
     d.zone_mgmt_send(3, 2 * ZONE_LBAS, ZoneAction::Reset, false)
         .unwrap();
