@@ -1,30 +1,56 @@
 #!/usr/bin/env bash
 # The fio engine's benchmark (BENCHMARKS.md): overhead against fio's null engine on the same
-# 4 KiB QD32 job, in virtual time with and without data retention; and realtime accuracy (fio's
-# mean completion latency against the model's) at QD1 and QD16.
+# 4 KiB QD32 job, in virtual time with and without data retention, on a fresh device and in steady
+# state, next to fio keeping the same bytes in RAM; and realtime accuracy (fio's mean completion
+# latency against the model's) at QD1 and QD16.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engine=$(bash fio/build.sh | tail -n 1)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-iops() { python3 -c 'import json,sys; d=json.load(sys.stdin); j=d["jobs"][-1]; print(j["write"]["iops"]+j["read"]["iops"])'; }
+# fio may print notes before its JSON.
+iops() { python3 -c 'import json,sys; t=sys.stdin.read(); j=json.loads(t[t.index("{"):])["jobs"][-1]; print(j["write"]["iops"]+j["read"]["iops"])'; }
+# The median of three runs of a measurement (the VM's page-fault cost moves between runs).
+median() { for _ in 1 2 3; do "$@"; done | sort -g | sed -n 2p; }
 common="--thread=1 --bs=4k --iodepth=32 --rw=write --size=2g --output-format=json"
-null=$(fio --name=null --ioengine=null $common | iops)
+# "fill": one pass over a fresh 2 GiB device. "steady": 5 s after a 3 s ramp, fio resetting zones
+# as it wraps, so a device with retention writes into memory it has used before.
+fill=""
+steady="--time_based --ramp_time=3 --runtime=5"
+null() { fio --name=null --ioengine=null $common $1 | iops; }
 # The same job with fio's zbd logic on (null emulates 64 MiB zones): the like-for-like reference.
-nullzbd=$(fio --name=null --ioengine=null --zonemode=zbd --zonesize=64m $common | iops)
+nullzbd() { fio --name=null --ioengine=null --zonemode=zbd --zonesize=64m $common $1 | iops; }
 zl() {
   fio --name=zl --ioengine="external:$engine" --filename=zl --zonemode=zbd \
-      --zonelab_set="device.zones.zone_count=32" --zonelab_retention="$1" $common | iops
+      --zonelab_set="device.zones.zone_count=32" --zonelab_retention="$1" $common $2 | iops
 }
-keep=$(zl 1)
-nokeep=$(zl 0)
-share() { python3 -c "print($1/$2*100)"; }
-echo "| 4 KiB sequential zone writes, QD32, 2 GiB, virtual time | IOPS (wall clock) | share of null zonemode=zbd | share of plain null |"
-echo "|---|---:|---:|---:|"
-printf "| fio null engine | %.0f | | 100%% |\n" "$null"
-printf "| fio null engine, zonemode=zbd (zonesize 64m) | %.0f | 100%% | %.0f%% |\n" "$nullzbd" "$(share "$nullzbd" "$null")"
-printf "| zonelab, data retention on | %.0f | %.0f%% | %.0f%% |\n" "$keep" "$(share "$keep" "$nullzbd")" "$(share "$keep" "$null")"
-printf "| zonelab, data retention off | %.0f | %.0f%% | %.0f%% |\n" "$nokeep" "$(share "$nokeep" "$nullzbd")" "$(share "$nokeep" "$null")"
+# What keeping the bytes costs without any simulator: fio's mmap engine writing the same job into
+# a fresh file in RAM (tmpfs).
+shm=$(mktemp -d -p /dev/shm)
+trap 'rm -rf "$tmp" "$shm"' EXIT
+ram() { rm -f "$shm/ram"; fio --name=ram --ioengine=mmap --filename="$shm/ram" $common $1 | iops; }
+declare -A r
+for mode in fill steady; do
+  r[null,$mode]=$(median null "${!mode}")
+  r[nullzbd,$mode]=$(median nullzbd "${!mode}")
+  r[off,$mode]=$(median zl 0 "${!mode}")
+  r[on,$mode]=$(median zl 1 "${!mode}")
+  r[ram,$mode]=$(median ram "${!mode}")
+done
+k() { python3 -c "print(f'{$1/1000:,.0f} k')"; }
+pct() { python3 -c "print(f'{$1/$2*100:.0f}%')"; }
+echo "| 4 KiB sequential zone writes, QD32, virtual time (median of 3) | first fill of 2 GiB | steady state |"
+echo "|---|---:|---:|"
+row() { echo "| $1 | $(k "${r[$2,fill]}") | $(k "${r[$2,steady]}") |"; }
+row "fio null engine (IOPS)" null
+row "fio null engine, zonemode=zbd, zonesize 64m (IOPS)" nullzbd
+row "zonelab, data retention off (IOPS)" off
+row "zonelab, data retention on (IOPS)" on
+row "fio mmap engine on tmpfs: the same bytes kept in RAM (IOPS)" ram
+share() { echo "| $1 | $(pct "${r[$2,fill]}" "${r[$3,fill]}") | $(pct "${r[$2,steady]}" "${r[$3,steady]}") |"; }
+share "retention off / null zonemode=zbd" off nullzbd
+share "retention off / plain null" off null
+share "retention on / null zonemode=zbd" on nullzbd
+share "retention on / mmap on tmpfs" on ram
 echo
 echo "| realtime, 4 KiB random reads, rezns-40g with tR = 200 us | fio mean clat (us) | model mean (us) | error |"
 echo "|---|---:|---:|---:|"

@@ -160,15 +160,13 @@ struct zl_job {
  * The job's device. fio may ask for the file size and the zones before it calls ->init, so the
  * device is opened by whichever comes first.
  */
-static struct zl_job *job_of(struct thread_data *td)
+static struct zl_job *open_job(struct thread_data *td)
 {
 	struct zl_options *o = td->eo;
-	struct zl_job *j = td->io_ops_data;
+	struct zl_job *j;
 	char err[512] = "";
 	unsigned int depth = td->o.iodepth ? td->o.iodepth : 1;
 
-	if (j)
-		return j;
 	if (!td->o.use_thread) {
 		log_err("zonelab: set thread=1. Simulated devices live in the fio process and are shared "
 			"by name between jobs; with processes every job would get its own device.\n");
@@ -201,6 +199,11 @@ static struct zl_job *job_of(struct thread_data *td)
 	}
 	td->io_ops_data = j;
 	return j;
+}
+
+static inline struct zl_job *job_of(struct thread_data *td)
+{
+	return td->io_ops_data ? td->io_ops_data : open_job(td);
 }
 
 static int zl_init(struct thread_data *td)

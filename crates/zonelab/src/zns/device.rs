@@ -7,6 +7,7 @@
 
 use hdrhistogram::Histogram;
 
+use super::store::ZoneStore;
 use super::{ReportFilter, Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState};
 use crate::config::{DeviceSpec, Geometry};
 use crate::firmware::{
@@ -165,7 +166,7 @@ pub struct Device {
     /// Changes whenever a zone gains its first data or loses it (see [`Device::occupancy_epoch`]).
     occupancy_epoch: u64,
     /// Per logical zone, the bytes written below `data_lbas` (with data retention only).
-    data: Option<Vec<Vec<u8>>>,
+    data: Option<ZoneStore>,
     zone_lbas: u64,
     cap_lbas: u64,
     lba_bytes: u64,
@@ -213,7 +214,7 @@ impl Device {
             open_list: Vec::new(),
             sequence: 0,
             occupancy_epoch: 0,
-            data: retain_data.then(|| vec![Vec::new(); n]),
+            data: retain_data.then(|| ZoneStore::new(n, geo.zone_capacity_bytes)),
             zone_lbas: geo.zone_size_lbas(),
             cap_lbas: geo.zone_capacity_lbas(),
             lba_bytes: geo.lba_size_bytes,
@@ -362,14 +363,8 @@ impl Device {
             return Err(Status::ZoneBoundaryError);
         }
         self.sequence += 1;
-        if let (Some(data), Some(buf)) = (&self.data, buf) {
-            let stored = &data[zi as usize];
-            let start = (offset * self.lba_bytes) as usize;
-            let have = stored.len().saturating_sub(start).min(buf.len());
-            if have > 0 {
-                buf[..have].copy_from_slice(&stored[start..start + have]);
-            }
-            buf[have..].fill(0);
+        if let (Some(store), Some(buf)) = (&self.data, buf) {
+            store.read(zi, (offset * self.lba_bytes) as usize, buf);
         }
         let start = self.foreground_start(now_ns);
         let done_ns = self.read_timing(start + self.spec.timing.read_overhead_ns, zi, offset, nlb);
@@ -477,11 +472,7 @@ impl Device {
         let done_ns = self.write_pieces(now_ns, zi, position, bytes, arrived);
         self.foreground_done(now_ns, start, done_ns);
         if let Some(store) = &mut self.data {
-            let stored = &mut store[zi as usize];
-            match data {
-                Some(d) => stored.extend_from_slice(d),
-                None => stored.resize(stored.len() + bytes as usize, 0),
-            }
+            store.append(zi, bytes as usize, data);
         }
         let z = &mut self.zones[zi as usize];
         if z.data_lbas == 0 {
@@ -806,7 +797,7 @@ impl Device {
         z.wp = 0;
         z.data_lbas = 0;
         if let Some(store) = &mut self.data {
-            store[zi as usize] = Vec::new();
+            store.clear(zi);
         }
         done
     }
@@ -1093,9 +1084,9 @@ impl Device {
                 stored >= z.data_lbas * self.lba_bytes,
                 "zone {i}: NAND holds less than the host wrote"
             );
-            if let Some(data) = &self.data {
+            if let Some(store) = &self.data {
                 assert_eq!(
-                    data[i].len() as u64,
+                    store.len(i as u32) as u64,
                     z.data_lbas * self.lba_bytes,
                     "zone {i}: retained data length"
                 );

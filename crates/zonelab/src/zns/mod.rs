@@ -3,6 +3,7 @@
 //! ../shared/reference/zns-semantics.md).
 
 mod device;
+mod store;
 
 pub use device::{Completion, Device, DeviceCounters};
 

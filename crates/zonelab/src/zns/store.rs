@@ -1,0 +1,194 @@
+//! Data retention: the bytes the host wrote into each zone, so that reads (and fio's verify)
+//! get them back. A zone's bytes are always a prefix of the zone, because zones are written only
+//! at the write pointer.
+//!
+//! Speed matters here: with retention on, copying the host's data is most of the device's work.
+//! Each zone reserves its whole capacity at its first write (address space only; the kernel
+//! backs the pages as they are written), so the bytes never move, and a reset keeps the memory
+//! for the zone's next life instead of returning it and faulting it in again. Large writes into
+//! memory the zone has used before are copied with non-temporal stores, which skip reading the
+//! destination into the cache first; writes into fresh memory are copied plainly, because the
+//! kernel has just zeroed those pages into the cache (streaming over them measured slower).
+
+use std::mem::MaybeUninit;
+
+pub(crate) struct ZoneStore {
+    zones: Vec<Vec<u8>>,
+    /// Per zone, the most bytes it has ever held: memory below this is already backed.
+    high_water_bytes: Vec<usize>,
+    zone_capacity_bytes: usize,
+}
+
+impl ZoneStore {
+    pub(crate) fn new(zone_count: usize, zone_capacity_bytes: u64) -> Self {
+        ZoneStore {
+            zones: vec![Vec::new(); zone_count],
+            high_water_bytes: vec![0; zone_count],
+            zone_capacity_bytes: zone_capacity_bytes as usize,
+        }
+    }
+
+    /// Bytes held for `zone`.
+    pub(crate) fn len(&self, zone: u32) -> usize {
+        self.zones[zone as usize].len()
+    }
+
+    /// Appends `bytes` to `zone`: `data` (exactly `bytes` long), or zeros when there is none.
+    pub(crate) fn append(&mut self, zone: u32, bytes: usize, data: Option<&[u8]>) {
+        let stored = &mut self.zones[zone as usize];
+        let end = stored.len() + bytes;
+        assert!(
+            end <= self.zone_capacity_bytes,
+            "zone {zone}: retained data beyond the zone's capacity"
+        );
+        if stored.capacity() == 0 {
+            stored.reserve_exact(self.zone_capacity_bytes);
+        }
+        let high_water = &mut self.high_water_bytes[zone as usize];
+        match data {
+            Some(d) => {
+                assert_eq!(d.len(), bytes, "zone {zone}: data length");
+                if end <= *high_water {
+                    extend_streaming(stored, d);
+                } else {
+                    stored.extend_from_slice(d);
+                }
+            }
+            None => stored.resize(end, 0),
+        }
+        *high_water = (*high_water).max(end);
+    }
+
+    /// Fills `buf` from `zone` at `offset_bytes`; bytes never written read as zeros.
+    pub(crate) fn read(&self, zone: u32, offset_bytes: usize, buf: &mut [u8]) {
+        let stored = &self.zones[zone as usize];
+        let have = stored.len().saturating_sub(offset_bytes).min(buf.len());
+        if have > 0 {
+            buf[..have].copy_from_slice(&stored[offset_bytes..offset_bytes + have]);
+        }
+        buf[have..].fill(0);
+    }
+
+    /// Forgets `zone`'s data (a reset), keeping its memory for the next writes.
+    pub(crate) fn clear(&mut self, zone: u32) {
+        self.zones[zone as usize].clear();
+    }
+}
+
+/// Copies shorter than this go through the cache as usual: non-temporal stores only pay off for
+/// whole cache lines, and a small write is likely to be read back soon.
+const STREAMING_MIN_BYTES: usize = 1024;
+
+/// `v.extend_from_slice(src)`, with non-temporal stores for large copies.
+fn extend_streaming(v: &mut Vec<u8>, src: &[u8]) {
+    v.reserve(src.len());
+    let len = v.len();
+    copy_to_uninit(&mut v.spare_capacity_mut()[..src.len()], src);
+    // SAFETY: `copy_to_uninit` initialised the `src.len()` bytes after the old length.
+    unsafe { v.set_len(len + src.len()) };
+}
+
+#[cfg(target_arch = "x86_64")]
+fn copy_to_uninit(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+    assert_eq!(dst.len(), src.len());
+    if src.len() < STREAMING_MIN_BYTES {
+        return copy_plain(dst, src);
+    }
+    // movntdq needs a 16-byte aligned destination: copy up to the first aligned byte plainly.
+    let head = dst.as_ptr().align_offset(16).min(src.len());
+    copy_plain(&mut dst[..head], &src[..head]);
+    let body = (src.len() - head) / 64 * 64;
+    let (d, s) = (dst[head..].as_mut_ptr().cast::<u8>(), src[head..].as_ptr());
+    for i in (0..body).step_by(64) {
+        // SAFETY: `i + 64 <= body`, inside both slices after `head`; the destination is 16-byte
+        // aligned (`head` reached alignment and `i` is a multiple of 64); SSE2 is part of x86_64.
+        unsafe {
+            for k in (0..64).step_by(16) {
+                let x = _mm_loadu_si128(s.add(i + k).cast::<__m128i>());
+                _mm_stream_si128(d.add(i + k).cast::<__m128i>(), x);
+            }
+        }
+    }
+    let tail = head + body;
+    copy_plain(&mut dst[tail..], &src[tail..]);
+    // Non-temporal stores are weakly ordered: fence them before anyone else may look.
+    // SAFETY: SSE is part of x86_64.
+    unsafe { _mm_sfence() };
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn copy_to_uninit(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    copy_plain(dst, src)
+}
+
+fn copy_plain(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    assert_eq!(dst.len(), src.len());
+    // SAFETY: both are `src.len()` bytes long, and a `&mut` and a `&` slice cannot overlap.
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast(), src.len()) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pattern(len: usize, seed: u8) -> Vec<u8> {
+        (0..len)
+            .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+            .collect()
+    }
+
+    #[test]
+    fn streaming_copy_matches_at_every_alignment_and_length() {
+        let src = pattern(9000, 7);
+        for start in 0..17 {
+            for len in [0, 1, 15, 63, 1023, 1024, 1025, 4096, 4099, 8191] {
+                let mut v = vec![0xEEu8; start];
+                v.shrink_to_fit();
+                extend_streaming(&mut v, &src[3..3 + len]);
+                assert_eq!(&v[..start], &vec![0xEE; start][..]);
+                assert_eq!(&v[start..], &src[3..3 + len], "start {start} len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn appends_read_back_with_zeros_past_the_data() {
+        let mut store = ZoneStore::new(2, 16384);
+        let a = pattern(4096, 1);
+        store.append(1, 4096, Some(&a));
+        store.append(1, 512, None);
+        assert_eq!(store.len(1), 4608);
+        assert_eq!(store.len(0), 0);
+        let mut buf = vec![0xFF; 1024];
+        store.read(1, 4096 - 512, &mut buf);
+        assert_eq!(&buf[..512], &a[4096 - 512..]);
+        assert!(buf[512..].iter().all(|&b| b == 0));
+        store.read(0, 0, &mut buf);
+        assert!(buf.iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn a_reset_zone_keeps_its_memory_and_reads_as_zeros() {
+        let mut store = ZoneStore::new(1, 8192);
+        store.append(0, 8192, Some(&pattern(8192, 2)));
+        let before = store.zones[0].as_ptr();
+        store.clear(0);
+        let mut buf = vec![0xFF; 4096];
+        store.read(0, 0, &mut buf);
+        assert!(buf.iter().all(|&b| b == 0));
+        let b = pattern(4096, 3);
+        store.append(0, 4096, Some(&b));
+        assert_eq!(store.zones[0].as_ptr(), before, "memory reused");
+        store.read(0, 0, &mut buf);
+        assert_eq!(buf, b);
+    }
+
+    #[test]
+    #[should_panic(expected = "beyond the zone's capacity")]
+    fn writing_past_capacity_is_a_bug() {
+        let mut store = ZoneStore::new(1, 4096);
+        store.append(0, 4096, None);
+        store.append(0, 512, None);
+    }
+}
