@@ -3,65 +3,77 @@
 //! at the write pointer.
 //!
 //! Speed matters here: with retention on, copying the host's data is most of the device's work.
-//! Each zone reserves its whole capacity at its first write (address space only; the kernel
-//! backs the pages as they are written), so the bytes never move, and a reset keeps the memory
-//! for the zone's next life instead of returning it and faulting it in again. Large writes into
-//! memory the zone has used before are copied with non-temporal stores, which skip reading the
-//! destination into the cache first; writes into fresh memory are copied plainly, because the
-//! kernel has just zeroed those pages into the cache (streaming over them measured slower).
+//! A zone takes a buffer of its whole capacity at its first write (address space only; the kernel
+//! backs the pages as they are written), so the bytes never move. A reset hands the zone's buffer
+//! to a pool that the next zone to be written takes from, instead of returning the memory and
+//! faulting it in again: resident memory stays bounded by the most zones ever holding data at
+//! once. Large writes into memory a buffer has held before are copied with non-temporal stores,
+//! which skip reading the destination into the cache first; writes into fresh memory are copied
+//! plainly, because the kernel has just zeroed those pages into the cache (streaming over them
+//! measured slower).
 
 use std::mem::MaybeUninit;
 
 pub(crate) struct ZoneStore {
-    zones: Vec<Vec<u8>>,
-    /// Per zone, the most bytes it has ever held: memory below this is already backed.
-    high_water_bytes: Vec<usize>,
+    /// Per zone; a zone that holds no data may have no buffer.
+    zones: Vec<Buffer>,
+    /// Buffers released by resets, most recent last.
+    spare: Vec<Buffer>,
     zone_capacity_bytes: usize,
+}
+
+#[derive(Default)]
+struct Buffer {
+    bytes: Vec<u8>,
+    /// The most bytes this buffer has held: memory below this is already backed.
+    high_water: usize,
 }
 
 impl ZoneStore {
     pub(crate) fn new(zone_count: usize, zone_capacity_bytes: u64) -> Self {
         ZoneStore {
-            zones: vec![Vec::new(); zone_count],
-            high_water_bytes: vec![0; zone_count],
+            zones: (0..zone_count).map(|_| Buffer::default()).collect(),
+            spare: Vec::new(),
             zone_capacity_bytes: zone_capacity_bytes as usize,
         }
     }
 
     /// Bytes held for `zone`.
     pub(crate) fn len(&self, zone: u32) -> usize {
-        self.zones[zone as usize].len()
+        self.zones[zone as usize].bytes.len()
     }
 
     /// Appends `bytes` to `zone`: `data` (exactly `bytes` long), or zeros when there is none.
     pub(crate) fn append(&mut self, zone: u32, bytes: usize, data: Option<&[u8]>) {
-        let stored = &mut self.zones[zone as usize];
-        let end = stored.len() + bytes;
+        let buffer = &mut self.zones[zone as usize];
+        let end = buffer.bytes.len() + bytes;
         assert!(
             end <= self.zone_capacity_bytes,
             "zone {zone}: retained data beyond the zone's capacity"
         );
-        if stored.capacity() == 0 {
-            stored.reserve_exact(self.zone_capacity_bytes);
+        if buffer.bytes.capacity() == 0 {
+            *buffer = self.spare.pop().unwrap_or_else(|| Buffer {
+                bytes: Vec::with_capacity(self.zone_capacity_bytes),
+                high_water: 0,
+            });
         }
-        let high_water = &mut self.high_water_bytes[zone as usize];
         match data {
             Some(d) => {
                 assert_eq!(d.len(), bytes, "zone {zone}: data length");
-                if end <= *high_water {
-                    extend_streaming(stored, d);
+                if end <= buffer.high_water {
+                    extend_streaming(&mut buffer.bytes, d);
                 } else {
-                    stored.extend_from_slice(d);
+                    buffer.bytes.extend_from_slice(d);
                 }
             }
-            None => stored.resize(end, 0),
+            None => buffer.bytes.resize(end, 0),
         }
-        *high_water = (*high_water).max(end);
+        buffer.high_water = buffer.high_water.max(end);
     }
 
     /// Fills `buf` from `zone` at `offset_bytes`; bytes never written read as zeros.
     pub(crate) fn read(&self, zone: u32, offset_bytes: usize, buf: &mut [u8]) {
-        let stored = &self.zones[zone as usize];
+        let stored = &self.zones[zone as usize].bytes;
         let have = stored.len().saturating_sub(offset_bytes).min(buf.len());
         if have > 0 {
             buf[..have].copy_from_slice(&stored[offset_bytes..offset_bytes + have]);
@@ -69,9 +81,13 @@ impl ZoneStore {
         buf[have..].fill(0);
     }
 
-    /// Forgets `zone`'s data (a reset), keeping its memory for the next writes.
+    /// Forgets `zone`'s data (a reset); its buffer goes to the next zone to be written.
     pub(crate) fn clear(&mut self, zone: u32) {
-        self.zones[zone as usize].clear();
+        let mut buffer = std::mem::take(&mut self.zones[zone as usize]);
+        if buffer.bytes.capacity() > 0 {
+            buffer.bytes.clear();
+            self.spare.push(buffer);
+        }
     }
 }
 
@@ -169,19 +185,25 @@ mod tests {
     }
 
     #[test]
-    fn a_reset_zone_keeps_its_memory_and_reads_as_zeros() {
-        let mut store = ZoneStore::new(1, 8192);
+    fn a_reset_zone_reads_as_zeros_and_its_memory_goes_to_the_next_zone_written() {
+        let mut store = ZoneStore::new(3, 8192);
         store.append(0, 8192, Some(&pattern(8192, 2)));
-        let before = store.zones[0].as_ptr();
+        let first = store.zones[0].bytes.as_ptr();
         store.clear(0);
+        store.clear(2); // never written: nothing to hand on
+        assert_eq!(store.spare.len(), 1);
         let mut buf = vec![0xFF; 4096];
         store.read(0, 0, &mut buf);
         assert!(buf.iter().all(|&b| b == 0));
         let b = pattern(4096, 3);
-        store.append(0, 4096, Some(&b));
-        assert_eq!(store.zones[0].as_ptr(), before, "memory reused");
-        store.read(0, 0, &mut buf);
+        store.append(1, 4096, Some(&b));
+        assert_eq!(store.zones[1].bytes.as_ptr(), first, "memory reused");
+        store.read(1, 0, &mut buf);
         assert_eq!(buf, b);
+        store.append(0, 512, None);
+        assert_ne!(store.zones[0].bytes.as_ptr(), first);
+        store.read(0, 0, &mut buf[..512]);
+        assert!(buf[..512].iter().all(|&b| b == 0));
     }
 
     #[test]
