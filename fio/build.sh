@@ -20,7 +20,7 @@ version=$(dpkg-query -W -f='${Version}' fio)   # e.g. 3.33-3
 upstream=${version%%-*}
 src="$out/fio-$upstream"
 if [ ! -f "$src/config-host.h" ]; then
-  if ! apt-get source --print-uris "fio=$version" >/dev/null 2>&1 || [ -z "$(apt-get source --print-uris "fio=$version" 2>/dev/null | grep orig)" ]; then
+  if ! apt-get source --print-uris "fio=$version" 2>/dev/null | grep -q orig; then
     # No deb-src entry yet: add one mirroring the binary sources.
     for f in /etc/apt/sources.list.d/*.sources; do
       [ -f "$f" ] || continue

@@ -246,6 +246,23 @@ static int zl_errno(int status)
 	}
 }
 
+/*
+ * Resets each zone in [offset, offset + length); `done` gets the last completion. Returns 0 or the
+ * first failing status (logged).
+ */
+static int reset_zones(struct zl_job *j, uint64_t offset, uint64_t length, uint64_t *done)
+{
+	for (uint64_t z = offset; z < offset + length; z += j->info.zone_size_bytes) {
+		int status = zl_submit(j->h, ZL_RESET, z, j->info.zone_size_bytes, NULL, done);
+		if (status) {
+			log_err("zonelab: reset of zone at %llu failed: NVMe status SCT %xh SC %02Xh\n",
+				(unsigned long long)z, (status >> 8) & 0xff, status & 0xff);
+			return status;
+		}
+	}
+	return 0;
+}
+
 static enum fio_q_status zl_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct zl_job *j = job_of(td);
@@ -268,13 +285,10 @@ static enum fio_q_status zl_queue(struct thread_data *td, struct io_u *io_u)
 			io_u->error = EINVAL;
 			return FIO_Q_COMPLETED;
 		}
-		for (uint64_t z = io_u->offset; z < io_u->offset + io_u->xfer_buflen;
-		     z += j->info.zone_size_bytes) {
-			status = zl_submit(j->h, ZL_RESET, z, j->info.zone_size_bytes, NULL, &done);
-			if (status) {
-				io_u->error = zl_errno(status);
-				return FIO_Q_COMPLETED;
-			}
+		status = reset_zones(j, io_u->offset, io_u->xfer_buflen, &done);
+		if (status) {
+			io_u->error = zl_errno(status);
+			return FIO_Q_COMPLETED;
 		}
 		goto queued;
 	case DDIR_SYNC:
@@ -445,18 +459,14 @@ static int zl_reset_wp(struct thread_data *td, struct fio_file *f, uint64_t offs
 		       uint64_t length)
 {
 	struct zl_job *j = job_of(td);
-	uint64_t z, done = 0;
+	uint64_t done = 0;
+	int status;
 
 	if (!j)
 		return -EINVAL;
-	for (z = offset; z < offset + length; z += j->info.zone_size_bytes) {
-		int status = zl_submit(j->h, ZL_RESET, z, j->info.zone_size_bytes, NULL, &done);
-		if (status) {
-			log_err("zonelab: reset of zone at %llu failed: NVMe status SC %02Xh\n",
-				(unsigned long long)z, status & 0xff);
-			return -zl_errno(status);
-		}
-	}
+	status = reset_zones(j, offset, length, &done);
+	if (status)
+		return -zl_errno(status);
 	/* fio issues resets synchronously: the device clock moves past the erase. */
 	if (j->realtime)
 		sleep_until(j, done);

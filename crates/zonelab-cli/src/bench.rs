@@ -8,43 +8,47 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use zonelab::config::ExperimentConfig;
 
-/// (name, what it measures, experiment text with `{io}` for the io_size)
-const CASES: &[(&str, &str, &str)] = &[
-    (
-        "randread-4k",
-        "4 KiB random reads, QD32, on a fully prefilled rezns-40g",
-        "preset = \"rezns-40g\"\n[prefill]\nfraction = 1.0\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
-    ),
-    (
-        "zone-write-4k",
-        "4 KiB zone-sequential writes over 256 open zones (randwrite, zonemode=zbd), QD32, smallzone-4t",
-        "preset = \"smallzone-4t\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 32\nmax_open_zones = 256\nio_size = \"{io}\"\n",
-    ),
-    (
-        "seqwrite-2m",
-        "2 MiB sequential writes, QD1, rezns-40g (wraps and resets zones)",
-        "preset = \"rezns-40g\"\n[[job]]\nrw = \"write\"\nbs = \"2MiB\"\nio_size = \"{io}\"\n",
-    ),
-    (
-        "memory-4tb",
-        "peak memory: 4 KiB random reads on a half-prefilled 4 TB-class smallzone-4t, no data retention",
-        "preset = \"smallzone-4t\"\n[prefill]\nfraction = 0.5\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
-    ),
-];
-
-/// io_size per case, full and quick.
-fn io_size(name: &str, quick: bool) -> &'static str {
-    match (name, quick) {
-        ("randread-4k", false) => "80GiB",
-        ("randread-4k", true) => "4GiB",
-        ("zone-write-4k", false) => "40GiB",
-        ("zone-write-4k", true) => "2GiB",
-        ("seqwrite-2m", false) => "400GiB",
-        ("seqwrite-2m", true) => "40GiB",
-        (_, false) => "20GiB",
-        (_, true) => "2GiB",
-    }
+struct Case {
+    name: &'static str,
+    /// What it measures.
+    what: &'static str,
+    /// The experiment, with `{io}` for the io_size.
+    template: &'static str,
+    io_size: &'static str,
+    /// The io_size with `--quick`.
+    quick_io_size: &'static str,
 }
+
+const CASES: &[Case] = &[
+    Case {
+        name: "randread-4k",
+        what: "4 KiB random reads, QD32, on a fully prefilled rezns-40g",
+        template: "preset = \"rezns-40g\"\n[prefill]\nfraction = 1.0\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
+        io_size: "80GiB",
+        quick_io_size: "4GiB",
+    },
+    Case {
+        name: "zone-write-4k",
+        what: "4 KiB zone-sequential writes over 256 open zones (randwrite, zonemode=zbd), QD32, smallzone-4t",
+        template: "preset = \"smallzone-4t\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 32\nmax_open_zones = 256\nio_size = \"{io}\"\n",
+        io_size: "40GiB",
+        quick_io_size: "2GiB",
+    },
+    Case {
+        name: "seqwrite-2m",
+        what: "2 MiB sequential writes, QD1, rezns-40g (wraps and resets zones)",
+        template: "preset = \"rezns-40g\"\n[[job]]\nrw = \"write\"\nbs = \"2MiB\"\nio_size = \"{io}\"\n",
+        io_size: "400GiB",
+        quick_io_size: "40GiB",
+    },
+    Case {
+        name: "memory-4tb",
+        what: "peak memory: 4 KiB random reads on a half-prefilled 4 TB-class smallzone-4t, no data retention",
+        template: "preset = \"smallzone-4t\"\n[prefill]\nfraction = 0.5\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
+        io_size: "20GiB",
+        quick_io_size: "2GiB",
+    },
+];
 
 #[derive(Serialize, Deserialize)]
 struct CaseResult {
@@ -66,10 +70,15 @@ fn peak_rss_mib() -> f64 {
 }
 
 pub fn run_case(name: &str, quick: bool) -> Result<()> {
-    let Some((_, _, template)) = CASES.iter().find(|c| c.0 == name) else {
+    let Some(case) = CASES.iter().find(|c| c.name == name) else {
         bail!("unknown bench case `{name}`");
     };
-    let text = template.replace("{io}", io_size(name, quick));
+    let io = if quick {
+        case.quick_io_size
+    } else {
+        case.io_size
+    };
+    let text = case.template.replace("{io}", io);
     let exp = ExperimentConfig::parse(&text, &[])?.validate(name)?;
     // Time the measured phase only, not the prefill.
     let prepared = zonelab::sim::prepare(&exp);
@@ -95,7 +104,7 @@ pub fn run_all(quick: bool) -> Result<()> {
         "| case | what | requests | wall s | simulated requests / wall s | simulated s | peak RSS MiB |"
     );
     println!("|---|---|---:|---:|---:|---:|---:|");
-    for (name, what, _) in CASES {
+    for &Case { name, what, .. } in CASES {
         let mut cmd = Command::new(&exe);
         cmd.args(["bench", "--case", name]);
         if quick {

@@ -6,7 +6,7 @@ pub mod output;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use zonelab::config::{ExperimentConfig, fingerprint};
+use zonelab::config::ExperimentConfig;
 
 /// Reads, overrides, merges and validates an experiment file.
 pub fn load(path: &Path, overrides: &[String]) -> Result<(ExperimentConfig, zonelab::Experiment)> {
@@ -22,9 +22,4 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<(ExperimentConfig, zone
         .validate(stem)
         .with_context(|| format!("in {}", path.display()))?;
     Ok((cfg, exp))
-}
-
-/// The config fingerprint printed first and stored with the results.
-pub fn config_fingerprint(cfg: &ExperimentConfig) -> u64 {
-    fingerprint(&cfg.to_toml())
 }

@@ -76,7 +76,7 @@ enum Command {
     },
     /// Rerun one paper's experiments: results, figures (SVG), a table and a summary.
     Reproduce {
-        /// Which paper: preemptive-reset.
+        /// Which paper: preemptive-reset or rezns.
         paper: String,
         /// Where to write (default: results/<paper>).
         #[arg(short, long)]
@@ -169,8 +169,8 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             };
             let (report, zone_lbas, lba) = match (preset, experiment, results) {
                 (Some(p), None, None) => {
-                    let text = format!("preset = \"{p}\"\n[[job]]\nrw = \"read\"\nbs = \"4KiB\"\n");
-                    let exp = ExperimentConfig::parse(&text, &[])?.validate(&p)?;
+                    let text = format!("preset = \"{p}\"\n");
+                    let exp = ExperimentConfig::parse(&text, &[])?.validate_device(&p)?;
                     fresh_report(&exp, filter, max)?
                 }
                 (None, Some(e), None) => fresh_report(&load(&e, &[])?.1, filter, max)?,

@@ -22,7 +22,7 @@ pub fn run(
     quiet: bool,
 ) -> Result<ExitCode> {
     let (cfg, exp) = crate::load(path, overrides)?;
-    let print = crate::config_fingerprint(&cfg);
+    let print = cfg.fingerprint();
     if !quiet {
         println!(
             "zonelab {} | experiment {} | seed {} | config {print:016x}",
@@ -102,7 +102,7 @@ pub fn write_parts(
         if metrics.ops(kind) > 0 {
             write(
                 &format!("latency_cdf_{}.csv", kind.name()),
-                &metrics.cdf_csv(kind),
+                &zonelab::metrics::cdf_csv(metrics.histogram(kind)),
             )?;
         }
     }

@@ -17,8 +17,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use anyhow::{Context, Result, anyhow};
-use zonelab::config::{ExperimentConfig, fingerprint};
+use anyhow::{Context, Result, anyhow, bail};
+use zonelab::config::ExperimentConfig;
 use zonelab::metrics::{ErrorReport, Metrics, OpKind};
 use zonelab::sim::{RunIdentity, build_device, summarize};
 use zonelab::units::NS_PER_MS;
@@ -78,7 +78,7 @@ pub const ZL_RESET: c_int = 2;
 /// How `open` is configured (the engine's `zonelab_*` options).
 #[derive(Debug, Default)]
 pub struct OpenOptions {
-    pub preset: String,
+    pub preset: Option<String>,
     pub config_file: Option<String>,
     pub overrides: Vec<String>,
     pub policy: Option<String>,
@@ -89,10 +89,11 @@ pub struct OpenOptions {
 
 impl Engine {
     fn new(name: &str, o: &OpenOptions) -> Result<Self> {
-        let text = match &o.config_file {
-            Some(path) => std::fs::read_to_string(path)
+        let text = match (&o.config_file, &o.preset) {
+            (Some(path), _) => std::fs::read_to_string(path)
                 .with_context(|| format!("zonelab_config: cannot read {path}"))?,
-            None => format!("preset = \"{}\"\n", o.preset),
+            (None, Some(preset)) => format!("preset = \"{preset}\"\n"),
+            (None, None) => bail!("name a device with zonelab_preset or zonelab_config"),
         };
         let mut overrides = o.overrides.clone();
         overrides.push(format!("data.retention={}", o.retention));
@@ -178,13 +179,8 @@ impl Engine {
                 Ok(c.done_ns)
             }
             Err(status) => {
-                let command = match kind {
-                    OpKind::Read => "read",
-                    OpKind::Write => "write",
-                    _ => "reset",
-                };
                 self.errors
-                    .push(ErrorReport::new("fio", command, slba, status));
+                    .push(ErrorReport::new("fio", kind.name(), slba, status));
                 Err(SubmitError::Nvme(status))
             }
         }
@@ -217,7 +213,7 @@ impl Engine {
         let id = RunIdentity {
             experiment: format!("fio:{}", self.name),
             seed: self.seed,
-            config_fingerprint: fingerprint(&self.cfg.to_toml()),
+            config_fingerprint: self.cfg.fingerprint(),
             prefill_bytes: 0,
             start_ns: 0,
         };
@@ -338,7 +334,7 @@ pub unsafe extern "C" fn zl_open(
 ) -> *mut Handle {
     let result = catch_unwind(AssertUnwindSafe(|| {
         let options = OpenOptions {
-            preset: cstr(preset).unwrap_or_else(|| "rezns-40g".into()),
+            preset: cstr(preset),
             config_file: cstr(config_file),
             overrides: cstr(overrides)
                 .map(|s| split_overrides(&s))
@@ -348,7 +344,8 @@ pub unsafe extern "C" fn zl_open(
             realtime: realtime != 0,
             results: cstr(results).map(PathBuf::from),
         };
-        open(&cstr(name).unwrap_or_else(|| "zonelab0".into()), &options)
+        let name = cstr(name).context("zonelab_device: the device needs a name")?;
+        open(&name, &options)
     }));
     match result {
         Ok(Ok(shared)) => Box::into_raw(Box::new(Handle(shared))),

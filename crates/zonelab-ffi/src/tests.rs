@@ -4,7 +4,7 @@ use super::*;
 
 fn opts(results: Option<PathBuf>) -> OpenOptions {
     OpenOptions {
-        preset: "rezns-40g".into(),
+        preset: Some("rezns-40g".into()),
         overrides: vec![
             "device.zones.zone_count=8".into(),
             "device.zones.max_open_zones=4".into(),
@@ -99,6 +99,14 @@ fn the_c_abi_reports_bad_configuration_as_text() {
     assert!(msg.contains("unknown preset `no-such-preset`"), "{msg}");
     // SAFETY: a null handle is refused without touching memory.
     assert_eq!(unsafe { zl_now(std::ptr::null_mut()) }, 0);
+}
+
+#[test]
+fn a_device_needs_a_preset_or_a_config() {
+    let err = open("no-device", &OpenOptions::default())
+        .err()
+        .expect("nothing names the device");
+    assert!(err.to_string().contains("zonelab_preset"), "{err}");
 }
 
 #[test]

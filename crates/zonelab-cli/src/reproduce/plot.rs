@@ -10,8 +10,7 @@ use zonelab::metrics::{Metrics, OpKind};
 
 /// (latency in ms, percentile) points of one kind's CDF.
 pub fn cdf_points(metrics: &Metrics, kind: OpKind) -> Vec<(f64, f64)> {
-    metrics
-        .cdf(kind)
+    zonelab::metrics::cdf(metrics.histogram(kind))
         .into_iter()
         .map(|(ns, p)| (ns as f64 / 1e6, p))
         .collect()

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use zonelab::config::{ExperimentConfig, fingerprint};
+use zonelab::config::ExperimentConfig;
 use zonelab::firmware::{FirmwareReport, PoolReport};
 use zonelab::metrics::{OpKind, Summary};
 
@@ -124,7 +124,7 @@ pub fn run(out: &Path) -> Result<()> {
                         .with_context(|| format!("experiments/preemptive-reset/{variant}.toml"))?;
                 let exp = cfg.validate(&name)?;
                 eprintln!("running {name}");
-                let result = zonelab::run(&exp, fingerprint(&cfg.to_toml()), &mut |_| {});
+                let result = zonelab::run(&exp, cfg.fingerprint(), &mut |_| {});
                 write_results(&out.join("runs").join(&name), &cfg, &result)?;
                 for kind in [OpKind::Write, OpKind::Read] {
                     if result.metrics.ops(kind) > 0 {

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use zonelab::config::{ExperimentConfig, fingerprint};
+use zonelab::config::ExperimentConfig;
 use zonelab::firmware::{FirmwareReport, RenewableReport};
 use zonelab::metrics::Summary;
 
@@ -47,7 +47,7 @@ fn run_one(out: &Path, name: &str, text: &str, overrides: Vec<String>) -> Result
         .with_context(|| format!("experiments/rezns ({name})"))?;
     let exp = cfg.validate(name)?;
     eprintln!("running {name}");
-    let result = zonelab::run(&exp, fingerprint(&cfg.to_toml()), &mut |_| {});
+    let result = zonelab::run(&exp, cfg.fingerprint(), &mut |_| {});
     write_results(&out.join("runs").join(name), &cfg, &result)?;
     Ok(result.summary)
 }

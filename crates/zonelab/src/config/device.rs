@@ -30,13 +30,9 @@ pub struct GeometryConfig {
     pub pages_per_block: u32,
     pub page_size_bytes: Bytes,
     /// Pages programmed together on one die (one-shot TLC programming); also the striping unit.
-    #[serde(default = "one")]
+    #[serde(default = "super::one")]
     pub pages_per_program: u32,
     pub lba_size_bytes: Bytes,
-}
-
-fn one() -> u32 {
-    1
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

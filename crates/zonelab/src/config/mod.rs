@@ -96,6 +96,7 @@ fn hour() -> Duration {
     Duration(3_600 * crate::units::NS_PER_S)
 }
 
+/// Serde default shared by the config modules.
 fn one() -> u32 {
     1
 }
@@ -295,6 +296,12 @@ impl ExperimentConfig {
     /// The resolved configuration as TOML, as written beside the results.
     pub fn to_toml(&self) -> String {
         toml::to_string(self).expect("an ExperimentConfig always serializes")
+    }
+
+    /// The fingerprint of the resolved configuration ([`fingerprint`] of [`Self::to_toml`]),
+    /// printed first by a run and stored with its results.
+    pub fn fingerprint(&self) -> u64 {
+        fingerprint(&self.to_toml())
     }
 
     pub fn validate(&self, default_name: &str) -> Result<Experiment, ConfigError> {

@@ -33,9 +33,9 @@ pub struct JobConfig {
     pub name: Option<String>,
     pub rw: Rw,
     pub bs: Bytes,
-    #[serde(default = "one")]
+    #[serde(default = "super::one")]
     pub iodepth: u32,
-    #[serde(default = "one")]
+    #[serde(default = "super::one")]
     pub numjobs: u32,
     #[serde(default = "zero_extent")]
     pub offset: Extent,
@@ -45,7 +45,7 @@ pub struct JobConfig {
     /// Bytes to transfer per loop; defaults to `size`.
     #[serde(default)]
     pub io_size: Option<Bytes>,
-    #[serde(default = "one")]
+    #[serde(default = "super::one")]
     pub loops: u32,
     #[serde(default)]
     pub runtime: Option<Duration>,
@@ -93,9 +93,6 @@ pub enum ZoneFillAction {
     Abandon,
 }
 
-fn one() -> u32 {
-    1
-}
 fn fifty() -> u32 {
     50
 }

@@ -20,10 +20,6 @@ impl ResetPolicy for Mapping {
         "mapping"
     }
 
-    fn static_mapping(&self) -> bool {
-        false
-    }
-
     fn on_host_reset(&mut self, now_ns: u64, zone: &ResetView) -> ResetDecision {
         self.pool
             .invalidate(now_ns, zone.physical_zone, zone.programmed_units);

@@ -5,6 +5,7 @@
 //! - [`Synchronous`]: erase at reset, logical zone = physical zone (001_da3b5f2dcfaef21c.txt, 2.2.1).
 //! - [`Mapping`]: a logical-to-physical zone table; erases wait until free zones run short (2.2.2).
 //! - [`Preemptive`]: Preemptive Zone Reset with partial erases in idle time (3.2).
+//! - [`Renewable`]: ReZNS renewable zones (000_1e8e6a1fe63635bd.txt, section 3).
 
 mod mapping;
 mod pool;
@@ -15,8 +16,8 @@ mod synchronous;
 use std::ops::Range;
 
 pub use mapping::Mapping;
-pub use pool::{PoolReport, PoolSample, ZonePool};
-pub use preemptive::{IdleScope, Preemptive, PreemptiveState};
+pub use pool::{PoolReport, PoolSample, PoolState, ZonePool};
+pub use preemptive::{IdleScope, Preemptive};
 pub use renewable::{Renewable, RenewableReport, RenewableSettings, SpareSample};
 pub use synchronous::Synchronous;
 
@@ -40,7 +41,6 @@ pub struct PieceRef {
 /// What a policy sees of a logical zone the host has just reset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ResetView<'a> {
-    pub logical_zone: u32,
     /// The physical zone the logical zone was writing into (its last piece).
     pub physical_zone: u32,
     /// One past the last unit programmed in that physical zone: its write frontier.
@@ -163,7 +163,9 @@ pub trait ResetPolicy: Send {
     fn name(&self) -> &'static str;
 
     /// Logical zone `i` is physical zone `i` for good (no allocation, no unmapped zones).
-    fn static_mapping(&self) -> bool;
+    fn static_mapping(&self) -> bool {
+        false
+    }
 
     fn on_host_reset(&mut self, now_ns: u64, zone: &ResetView) -> ResetDecision;
 

@@ -12,6 +12,15 @@ use serde::Serialize;
 
 use super::{Allocation, EraseKind, EraseOrder};
 
+/// The paper's states: S0 foreground only, S1 partial erases in idle time, S2 blocking Full Zone
+/// Erases. The mapping policy uses S0 and S2 only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolState {
+    S0 = 0,
+    S1 = 1,
+    S2 = 2,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Invalid {
     zone: u32,
@@ -53,11 +62,11 @@ pub struct ZonePool {
     invalid: VecDeque<Invalid>,
     allocated: u32,
     total: u32,
-    pub t_free: u32,
+    t_free: u32,
     wp_optimisation: bool,
     rows_per_zone: u32,
     units_per_row: u64,
-    state: u8,
+    state: PoolState,
     state_since_ns: u64,
     time_in_state_ns: [u64; 3],
     partial_erases: u64,
@@ -83,7 +92,7 @@ impl ZonePool {
             wp_optimisation,
             rows_per_zone,
             units_per_row,
-            state: 0,
+            state: PoolState::S0,
             state_since_ns: 0,
             time_in_state_ns: [0; 3],
             partial_erases: 0,
@@ -104,7 +113,7 @@ impl ZonePool {
     pub fn invalid_zones(&self) -> u32 {
         self.invalid.len() as u32
     }
-    pub fn state(&self) -> u8 {
+    pub fn state(&self) -> PoolState {
         self.state
     }
 
@@ -117,7 +126,7 @@ impl ZonePool {
     }
 
     /// Moves to `state` at `now_ns`, accounting the time spent in the old one.
-    pub fn set_state(&mut self, now_ns: u64, state: u8) {
+    pub fn set_state(&mut self, now_ns: u64, state: PoolState) {
         let since = self.state_since_ns.min(now_ns);
         self.time_in_state_ns[self.state as usize] += now_ns - since;
         self.state_since_ns = now_ns.max(self.state_since_ns);
@@ -130,7 +139,7 @@ impl ZonePool {
             t_ns: now_ns,
             free: self.free_zones(),
             invalid: self.invalid_zones(),
-            state: self.state,
+            state: self.state as u8,
         };
         match self.samples.last_mut() {
             Some(last) if last.t_ns == now_ns => *last = s,
@@ -201,7 +210,7 @@ impl ZonePool {
     pub fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation {
         let erase_first = self.full_erases_for_allocation(now_ns);
         if !erase_first.is_empty() {
-            self.set_state(now_ns, 2);
+            self.set_state(now_ns, PoolState::S2);
         }
         Allocation {
             zone: self.take_free(now_ns),
@@ -214,9 +223,9 @@ impl ZonePool {
     /// The blocking erases of the last allocation end at `done_ns`: S2 is over (to S0; callers
     /// with more states settle from there). Returns whether S2 was on.
     pub fn end_blocking(&mut self, done_ns: u64) -> bool {
-        let in_s2 = self.state == 2;
+        let in_s2 = self.state == PoolState::S2;
         if in_s2 {
-            self.set_state(done_ns, 0);
+            self.set_state(done_ns, PoolState::S0);
         }
         in_s2
     }

@@ -15,8 +15,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Allocation, EraseOrder, FirmwareReport, IdleView, ResetDecision, ResetPolicy, ResetView,
-    ZonePool,
+    Allocation, EraseOrder, FirmwareReport, IdleView, PoolState, ResetDecision, ResetPolicy,
+    ResetView, ZonePool,
 };
 
 /// What must be idle before a Partial Zone Erase starts.
@@ -28,13 +28,6 @@ pub enum IdleScope {
     Device,
     /// Nothing pending on the dies of the zone being erased.
     ZoneDies,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PreemptiveState {
-    S0,
-    S1,
-    S2,
 }
 
 pub struct Preemptive {
@@ -52,20 +45,20 @@ impl Preemptive {
         }
     }
 
-    pub fn state(&self) -> PreemptiveState {
-        match self.pool.state() {
-            0 => PreemptiveState::S0,
-            1 => PreemptiveState::S1,
-            _ => PreemptiveState::S2,
-        }
+    pub fn state(&self) -> PoolState {
+        self.pool.state()
     }
 
     /// S0 or S1 as Z_invalid says; S2 is left only when its erases end.
     fn settle(&mut self, now_ns: u64) {
-        if self.pool.state() == 2 {
+        if self.pool.state() == PoolState::S2 {
             return;
         }
-        let state = u8::from(self.pool.invalid_zones() >= self.t_invalid);
+        let state = if self.pool.invalid_zones() >= self.t_invalid {
+            PoolState::S1
+        } else {
+            PoolState::S0
+        };
         if state != self.pool.state() {
             self.pool.set_state(now_ns, state);
         }
@@ -75,10 +68,6 @@ impl Preemptive {
 impl ResetPolicy for Preemptive {
     fn name(&self) -> &'static str {
         "preemptive"
-    }
-
-    fn static_mapping(&self) -> bool {
-        false
     }
 
     fn on_host_reset(&mut self, now_ns: u64, zone: &ResetView) -> ResetDecision {
@@ -101,7 +90,7 @@ impl ResetPolicy for Preemptive {
     }
 
     fn on_idle(&mut self, view: &IdleView) -> Option<EraseOrder> {
-        if self.pool.state() != 1 {
+        if self.pool.state() != PoolState::S1 {
             return None;
         }
         let head = self.pool.head_invalid_zone()?;

@@ -140,6 +140,11 @@ impl Renewable {
         self.cap_units - self.phys[zone as usize].next
     }
 
+    /// More than `threshold` of the zone is unwritten: it is worth keeping as an Rzone.
+    fn worth_keeping(&self, zone: u32) -> bool {
+        self.remaining(zone) as f64 > self.settings.threshold * self.cap_units as f64
+    }
+
     fn sample(&mut self, now_ns: u64) {
         let n = self.spare.len() as u32;
         self.report.spare_zones_max = self.report.spare_zones_max.max(n);
@@ -214,10 +219,6 @@ impl ResetPolicy for Renewable {
         "renewable"
     }
 
-    fn static_mapping(&self) -> bool {
-        false
-    }
-
     fn on_host_reset(&mut self, now_ns: u64, zone: &ResetView) -> ResetDecision {
         self.report.host_resets += 1;
         *self
@@ -234,9 +235,8 @@ impl ResetPolicy for Renewable {
         if last.reserved_end_unit == p.next && !p.spare {
             self.phys[last.zone as usize].next = last.end_unit;
         }
-        let remaining = self.remaining(last.zone);
         let mut background = Vec::new();
-        if remaining as f64 > self.settings.threshold * self.cap_units as f64 {
+        if self.worth_keeping(last.zone) {
             self.report.rzone_resets += 1;
             self.put_spare(last.zone);
             background = self.regc();
@@ -285,7 +285,7 @@ impl ResetPolicy for Renewable {
             self.report.units_recycled += units;
         }
         // What the logical zone does not need stays available if it is worth keeping.
-        if self.remaining(zone) as f64 > self.settings.threshold * self.cap_units as f64 {
+        if self.worth_keeping(zone) {
             self.put_spare(zone);
         }
         self.sample(now_ns);

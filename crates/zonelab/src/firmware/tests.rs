@@ -42,7 +42,6 @@ fn reset(p: &mut dyn ResetPolicy, zone: u32, units: u64) {
     let d = p.on_host_reset(
         0,
         &ResetView {
-            logical_zone: zone,
             physical_zone: zone,
             programmed_units: units,
             pieces: &[],
@@ -115,24 +114,20 @@ fn s0_to_s1_at_t_invalid_and_back() {
         p.allocate(0, 8);
     }
     reset(&mut p, 0, 2);
-    assert_eq!(p.state(), PreemptiveState::S0, "1 invalid < T_invalid 2");
+    assert_eq!(p.state(), PoolState::S0, "1 invalid < T_invalid 2");
     assert_eq!(
         p.on_idle(&idle.view(0, true)),
         None,
         "S0 does no partial erase"
     );
     reset(&mut p, 1, 2);
-    assert_eq!(p.state(), PreemptiveState::S1, "2 invalid = T_invalid");
+    assert_eq!(p.state(), PoolState::S1, "2 invalid = T_invalid");
     // Busy device: nothing.
     assert_eq!(p.on_idle(&idle.view(0, false)), None);
     // Idle: one row (zone 0 has one row of programmed units).
     let o = p.on_idle(&idle.view(0, true)).unwrap();
     assert_eq!((o.zone, o.rows.clone(), o.frees_zone), (0, 0..1, true));
-    assert_eq!(
-        p.state(),
-        PreemptiveState::S0,
-        "1 invalid left, below T_invalid"
-    );
+    assert_eq!(p.state(), PoolState::S0, "1 invalid left, below T_invalid");
     let r = pool_report(&p, 10);
     assert_eq!(
         (r.partial_zone_erases, r.zones_freed, r.invalid_zones),
@@ -148,24 +143,24 @@ fn s2_at_t_free_then_back_to_s1_or_s0() {
     }
     reset(&mut p, 0, 8);
     reset(&mut p, 1, 8);
-    assert_eq!(p.state(), PreemptiveState::S1);
+    assert_eq!(p.state(), PoolState::S1);
     // Z_free = 3 > T_free: the allocation needs no erase.
     let a = p.allocate(0, 8);
     assert!(a.erase_first.is_empty());
-    assert_eq!(p.state(), PreemptiveState::S1);
+    assert_eq!(p.state(), PoolState::S1);
     // Z_free = 2 = T_free: S2 erases the head invalid zone whole, then hands out a zone.
     let a = p.allocate(100, 8);
     assert_eq!(a.erase_first.len(), 1);
     assert_eq!(a.erase_first[0].kind, EraseKind::Full);
     assert_eq!(a.erase_first[0].rows, 0..4);
-    assert_eq!(p.state(), PreemptiveState::S2);
+    assert_eq!(p.state(), PoolState::S2);
     assert_eq!(
         p.on_idle(&FakeIdle::new().view(100, true)),
         None,
         "no partial erases in S2"
     );
     p.blocking_erases_end(5000);
-    assert_eq!(p.state(), PreemptiveState::S1, "zone 1 is still invalid");
+    assert_eq!(p.state(), PoolState::S1, "zone 1 is still invalid");
     let r = pool_report(&p, 6000);
     assert_eq!(r.time_in_s2_ns, 4900);
     assert_eq!(r.full_zone_erases, 1);

@@ -172,16 +172,6 @@ impl Metrics {
             .collect()
     }
 
-    /// The latency CDF of one kind as (latency_ns, percentile) points.
-    pub fn cdf(&self, kind: OpKind) -> Vec<(u64, f64)> {
-        cdf(&self.histograms[kind as usize])
-    }
-
-    /// `percentile,latency_ns` rows of the latency CDF of one kind.
-    pub fn cdf_csv(&self, kind: OpKind) -> String {
-        cdf_csv(&self.histograms[kind as usize])
-    }
-
     /// `kind,percentile,latency_ns` rows for every kind that ran.
     pub fn percentiles_csv(&self) -> String {
         let mut out = String::from("kind,percentile,latency_ns\n");

@@ -297,17 +297,6 @@ impl Simulation<'_> {
         while let Some(Reverse(event)) = self.queue.pop() {
             let now = event.time_ns;
             let r = event.runner as usize;
-            if event.kind == EventKind::DeviceWake {
-                if self.device_wake_ns == Some(now) {
-                    self.device_wake_ns = None;
-                }
-                // Background work stops with the workload: erases after it would change the
-                // counts the experiment reports.
-                if !self.all_jobs_done() {
-                    self.offer_idle(now);
-                }
-                continue;
-            }
             match event.kind {
                 EventKind::Complete {
                     kind,
@@ -326,7 +315,17 @@ impl Simulation<'_> {
                     }
                 }
                 EventKind::Wake => self.runners[r].wake_pending = false,
-                EventKind::DeviceWake => unreachable!("handled above"),
+                EventKind::DeviceWake => {
+                    if self.device_wake_ns == Some(now) {
+                        self.device_wake_ns = None;
+                    }
+                    // Background work stops with the workload: erases after it would change the
+                    // counts the experiment reports.
+                    if !self.all_jobs_done() {
+                        self.offer_idle(now);
+                    }
+                    continue;
+                }
             }
             self.offer_idle(now);
             self.pump(r, now);

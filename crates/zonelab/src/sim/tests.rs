@@ -38,11 +38,7 @@ fn run_text(jobs: &str) -> RunOutput {
     let text = format!("{jobs}\n{DEVICE}");
     let cfg = ExperimentConfig::parse(&text, &[]).unwrap();
     let exp = cfg.validate("t").unwrap();
-    run(
-        &exp,
-        crate::config::fingerprint(&cfg.to_toml()),
-        &mut |_| {},
-    )
+    run(&exp, cfg.fingerprint(), &mut |_| {})
 }
 
 fn json(out: &RunOutput) -> String {

@@ -98,6 +98,11 @@ impl Piece {
         }
     }
 
+    /// The one piece of a statically mapped zone: all of physical zone `pz`.
+    fn whole_zone(pz: u32, cap_units: u64, unit_bytes: u64) -> Self {
+        Piece::new(0, pz, 0, cap_units, cap_units * unit_bytes)
+    }
+
     fn as_ref(&self) -> PieceRef {
         PieceRef {
             zone: self.pz,
@@ -114,9 +119,17 @@ impl Piece {
 }
 
 /// Appends `bytes` that arrived at `arrived_ns` to the write stream of `piece`, programming
-/// every unit they complete. Returns when the host may consider them written: once buffered
-/// (write buffer of `b` units) or once their full units are programmed (no buffer).
-fn program_piece(nand: &mut Nand, piece: &mut Piece, bytes: u64, arrived_ns: u64, b: u64) -> u64 {
+/// every unit they complete and raising `phys_high` (the frontier of the piece's physical zone).
+/// Returns when the host may consider them written: once buffered (write buffer of `b` units) or
+/// once their full units are programmed (no buffer).
+fn program_piece(
+    nand: &mut Nand,
+    phys_high: &mut u64,
+    piece: &mut Piece,
+    bytes: u64,
+    arrived_ns: u64,
+    b: u64,
+) -> u64 {
     let unit = nand.layout.unit_bytes;
     if b > 0 && piece.released_ns.is_empty() {
         piece.released_ns = vec![0; b as usize];
@@ -146,6 +159,7 @@ fn program_piece(nand: &mut Nand, piece: &mut Piece, bytes: u64, arrived_ns: u64
     }
     piece.programmed_units += full;
     piece.staged_bytes = total % unit;
+    *phys_high = (*phys_high).max(piece.frontier_unit());
     done
 }
 
@@ -200,7 +214,7 @@ impl Device {
                     last_use: 0,
                     last_write_ns: 0,
                     pieces: if static_mapping {
-                        vec![Piece::new(0, z, 0, cap_units, cap_units * unit)]
+                        vec![Piece::whole_zone(z, cap_units, unit)]
                     } else {
                         Vec::new()
                     },
@@ -519,14 +533,13 @@ impl Device {
             let chunk = bytes.min(piece.lstart + piece.cap - position);
             done = done.max(program_piece(
                 &mut self.nand,
+                &mut self.phys_high[piece.pz as usize],
                 piece,
                 chunk,
                 arrived_ns,
                 self.buffer_units,
             ));
             piece.data += chunk;
-            let high = &mut self.phys_high[piece.pz as usize];
-            *high = (*high).max(piece.punit + piece.programmed_units);
             position += chunk;
             bytes -= chunk;
         }
@@ -725,9 +738,14 @@ impl Device {
         };
         let mut done = now_ns;
         if piece.staged_bytes > 0 {
-            done = program_piece(&mut self.nand, piece, unit - piece.staged_bytes, now_ns, b);
-            let high = &mut self.phys_high[piece.pz as usize];
-            *high = (*high).max(piece.punit + piece.programmed_units);
+            done = program_piece(
+                &mut self.nand,
+                &mut self.phys_high[piece.pz as usize],
+                piece,
+                unit - piece.staged_bytes,
+                now_ns,
+                b,
+            );
         }
         piece.cap = piece.data;
         if give_back {
@@ -748,12 +766,11 @@ impl Device {
     fn reset(&mut self, now_ns: u64, zi: u32) -> u64 {
         let mut pieces = std::mem::take(&mut self.zones[zi as usize].pieces);
         let mut done = now_ns;
-        if let Some(last) = pieces.last().cloned() {
+        if let Some((last_pz, frontier_unit)) = pieces.last().map(|p| (p.pz, p.frontier_unit())) {
             let refs: Vec<PieceRef> = pieces.iter().map(Piece::as_ref).collect();
             let view = ResetView {
-                logical_zone: zi,
-                physical_zone: last.pz,
-                programmed_units: last.frontier_unit(),
+                physical_zone: last_pz,
+                programmed_units: frontier_unit,
                 pieces: &refs,
             };
             match self.policy.on_host_reset(now_ns, &view) {
@@ -764,15 +781,18 @@ impl Device {
                     };
                     let layout = self.nand.layout;
                     let mut erased = false;
-                    for addr in layout.blocks_holding(last.pz, units) {
+                    for addr in layout.blocks_holding(last_pz, units) {
                         done = done.max(self.nand.erase_block(now_ns, addr));
                         erased = true;
                     }
                     self.counters.zone_resets_executed += erased as u64;
-                    self.phys_high[last.pz as usize] = 0;
+                    self.phys_high[last_pz as usize] = 0;
                     // The logical zone keeps its physical zone, now erased.
-                    let cap = self.cap_units * self.nand.layout.unit_bytes;
-                    pieces = vec![Piece::new(0, last.pz, 0, self.cap_units, cap)];
+                    pieces = vec![Piece::whole_zone(
+                        last_pz,
+                        self.cap_units,
+                        self.nand.layout.unit_bytes,
+                    )];
                 }
                 ResetDecision::Unlink {
                     erase_now,
