@@ -4,7 +4,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
+use crate::nand::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
+use crate::time::Duration;
 use crate::units::Bytes;
+use crate::zns::{Overheads, ZnsSpec, ZoneGeometry};
 
 /// A device as written in a preset file (`presets/*.toml`) or an experiment's `[device]` table.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -86,6 +89,18 @@ pub struct TimingConfig {
     /// 0: no buffer, a write completes when its full program units are programmed.
     #[serde(default)]
     pub write_buffer_units_per_zone: u32,
+    /// Erase suspend for reads (off when absent): a read reaching a die mid-erase suspends it.
+    #[serde(default)]
+    pub erase_suspend: Option<EraseSuspendConfig>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EraseSuspendConfig {
+    /// Time to suspend an erase before the read starts.
+    pub suspend_ns: u64,
+    /// Time to resume the erase after the suspended reads.
+    pub resume_ns: u64,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -99,96 +114,6 @@ pub struct EnergyConfig {
     /// Erase energy for all blocks of one zone (as ReZNS's Table 1 gives it).
     #[serde(default)]
     pub erase_nj_per_zone: Option<f64>,
-}
-
-/// Validated geometry, with the derived quantities the device needs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Geometry {
-    pub channels: u32,
-    pub dies_per_channel: u32,
-    pub blocks_per_die: u32,
-    pub pages_per_block: u32,
-    pub page_size_bytes: u64,
-    pub pages_per_program: u32,
-    pub lba_size_bytes: u64,
-    pub dies_per_zone: u32,
-    pub zone_size_bytes: u64,
-    pub zone_capacity_bytes: u64,
-    pub zone_count: u32,
-    pub max_open_zones: Option<u32>,
-    pub max_active_zones: Option<u32>,
-    pub zone_append_size_limit_bytes: Option<u64>,
-}
-
-impl Geometry {
-    pub fn dies(&self) -> u32 {
-        self.channels * self.dies_per_channel
-    }
-    pub fn block_size_bytes(&self) -> u64 {
-        self.page_size_bytes * self.pages_per_block as u64
-    }
-    pub fn program_unit_bytes(&self) -> u64 {
-        self.page_size_bytes * self.pages_per_program as u64
-    }
-    pub fn blocks_per_zone(&self) -> u32 {
-        (self.zone_size_bytes / self.block_size_bytes()) as u32
-    }
-    /// Blocks one zone uses on each die of its stripe.
-    pub fn blocks_per_zone_per_die(&self) -> u32 {
-        self.blocks_per_zone() / self.dies_per_zone
-    }
-    pub fn units_per_block(&self) -> u32 {
-        self.pages_per_block / self.pages_per_program
-    }
-    /// Die groups: zones on different groups share no die.
-    pub fn die_groups(&self) -> u32 {
-        self.dies() / self.dies_per_zone
-    }
-    /// Zones the blocks could hold, before `zone_count` trims it.
-    pub fn max_zones(&self) -> u64 {
-        self.die_groups() as u64 * (self.blocks_per_die / self.blocks_per_zone_per_die()) as u64
-    }
-    pub fn zone_size_lbas(&self) -> u64 {
-        self.zone_size_bytes / self.lba_size_bytes
-    }
-    pub fn zone_capacity_lbas(&self) -> u64 {
-        self.zone_capacity_bytes / self.lba_size_bytes
-    }
-    pub fn namespace_lbas(&self) -> u64 {
-        self.zone_size_lbas() * self.zone_count as u64
-    }
-    pub fn total_blocks(&self) -> u64 {
-        self.dies() as u64 * self.blocks_per_die as u64
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Timing {
-    pub read_latency_ns: u64,
-    pub program_latency_ns: u64,
-    pub erase_latency_ns: u64,
-    pub channel_rate_mb_s: u64,
-    pub host_rate_mb_s: u64,
-    pub read_overhead_ns: u64,
-    pub write_overhead_ns: u64,
-    pub zone_mgmt_overhead_ns: u64,
-    pub write_buffer_units_per_zone: u32,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Energy {
-    pub read_nj_per_page: f64,
-    pub program_nj_per_page: f64,
-    pub erase_nj_per_block: f64,
-}
-
-/// A validated device: everything the simulator needs, nothing it must re-check.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DeviceSpec {
-    pub name: String,
-    pub geometry: Geometry,
-    pub timing: Timing,
-    pub energy: Energy,
 }
 
 fn positive(field: &str, value: u64) -> Result<(), ConfigError> {
@@ -205,7 +130,7 @@ fn limit(value: u32) -> Option<u32> {
 
 impl DeviceConfig {
     /// Checks every rule the device relies on; errors name the field (prefixed with `prefix`).
-    pub fn validate(&self, prefix: &str) -> Result<DeviceSpec, ConfigError> {
+    pub fn validate(&self, prefix: &str) -> Result<ZnsSpec, ConfigError> {
         let f = |name: &str| format!("{prefix}{name}");
         let g = &self.geometry;
         let z = &self.zones;
@@ -369,15 +294,36 @@ impl DeviceConfig {
                 ));
             }
         }
-        Ok(DeviceSpec {
+        let suspend = t.erase_suspend.as_ref().map(|s| EraseSuspend {
+            suspend: Duration::from_ns(s.suspend_ns),
+            resume: Duration::from_ns(s.resume_ns),
+        });
+        Ok(ZnsSpec {
             name: self.name.clone(),
-            geometry: Geometry {
-                channels: g.channels,
-                dies_per_channel: g.dies_per_channel,
-                blocks_per_die: g.blocks_per_die,
-                pages_per_block: g.pages_per_block,
-                page_size_bytes: g.page_size_bytes.0,
-                pages_per_program: g.pages_per_program,
+            nand: NandSpec {
+                geometry: NandGeometry {
+                    channels: g.channels,
+                    dies_per_channel: g.dies_per_channel,
+                    blocks_per_die: g.blocks_per_die,
+                    pages_per_block: g.pages_per_block,
+                    page_size_bytes: g.page_size_bytes.0,
+                    pages_per_program: g.pages_per_program,
+                },
+                timing: NandTiming {
+                    read_latency: Duration::from_ns(t.read_latency_ns),
+                    program_latency: Duration::from_ns(t.program_latency_ns),
+                    erase_latency: Duration::from_ns(t.erase_latency_ns),
+                    channel_rate_mb_s: t.channel_rate_mb_s,
+                    host_rate_mb_s: t.host_rate_mb_s,
+                    erase_suspend: suspend,
+                },
+                energy: Energy {
+                    read_nj_per_page: e.read_nj_per_page,
+                    program_nj_per_page: e.program_nj_per_page,
+                    erase_nj_per_block,
+                },
+            },
+            zones: ZoneGeometry {
                 lba_size_bytes: lba,
                 dies_per_zone: z.dies_per_zone,
                 zone_size_bytes: zone,
@@ -387,22 +333,12 @@ impl DeviceConfig {
                 max_active_zones: mar,
                 zone_append_size_limit_bytes: (zasl != 0).then_some(zasl),
             },
-            timing: Timing {
-                read_latency_ns: t.read_latency_ns,
-                program_latency_ns: t.program_latency_ns,
-                erase_latency_ns: t.erase_latency_ns,
-                channel_rate_mb_s: t.channel_rate_mb_s,
-                host_rate_mb_s: t.host_rate_mb_s,
-                read_overhead_ns: t.read_overhead_ns,
-                write_overhead_ns: t.write_overhead_ns,
-                zone_mgmt_overhead_ns: t.zone_mgmt_overhead_ns,
-                write_buffer_units_per_zone: t.write_buffer_units_per_zone,
+            overheads: Overheads {
+                read: Duration::from_ns(t.read_overhead_ns),
+                write: Duration::from_ns(t.write_overhead_ns),
+                zone_mgmt: Duration::from_ns(t.zone_mgmt_overhead_ns),
             },
-            energy: Energy {
-                read_nj_per_page: e.read_nj_per_page,
-                program_nj_per_page: e.program_nj_per_page,
-                erase_nj_per_block,
-            },
+            write_buffer_units_per_zone: t.write_buffer_units_per_zone,
         })
     }
 }

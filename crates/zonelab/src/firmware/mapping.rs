@@ -4,6 +4,7 @@
 //! to T_free, invalid zones are erased whole while foreground I/O waits.
 
 use super::{Allocation, FirmwareReport, ResetDecision, ResetPolicy, ResetView, ZonePool};
+use crate::time::Instant;
 
 pub struct Mapping {
     pool: ZonePool,
@@ -20,21 +21,21 @@ impl ResetPolicy for Mapping {
         "mapping"
     }
 
-    fn on_host_reset(&mut self, now_ns: u64, zone: &ResetView) -> ResetDecision {
+    fn on_host_reset(&mut self, now: Instant, zone: &ResetView) -> ResetDecision {
         self.pool
-            .invalidate(now_ns, zone.physical_zone, zone.programmed_units);
+            .invalidate(now, zone.physical_zone, zone.programmed_units);
         ResetDecision::unlink()
     }
 
-    fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation {
-        self.pool.allocate(now_ns, need_units)
+    fn allocate(&mut self, now: Instant, need_units: u64) -> Allocation {
+        self.pool.allocate(now, need_units)
     }
 
-    fn blocking_erases_end(&mut self, done_ns: u64) {
-        self.pool.end_blocking(done_ns);
+    fn blocking_erases_end(&mut self, done: Instant) {
+        self.pool.end_blocking(done);
     }
 
-    fn report(&self, now_ns: u64) -> Option<FirmwareReport> {
-        Some(FirmwareReport::ZoneMapping(self.pool.report(now_ns)))
+    fn report(&self, now: Instant) -> Option<FirmwareReport> {
+        Some(FirmwareReport::ZoneMapping(self.pool.report(now)))
     }
 }

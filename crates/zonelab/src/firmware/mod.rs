@@ -23,9 +23,8 @@ pub use synchronous::Synchronous;
 
 use serde::Serialize;
 
-use crate::config::{FirmwareConfig, Geometry};
-use crate::nand::Layout;
-use crate::nand::Nand;
+use crate::nand::{Layout, Nand};
+use crate::time::{Duration, Instant};
 
 /// Program units `start_unit..end_unit` of physical zone `zone` hold part of a logical zone
 /// (`end_unit` is one past the last unit programmed).
@@ -115,7 +114,7 @@ pub struct Allocation {
 pub struct ZombieCandidate {
     pub logical_zone: u32,
     /// When the host last wrote it.
-    pub idle_since_ns: u64,
+    pub idle_since: Instant,
     /// Its last piece (the one with unwritten space).
     pub piece: PieceRef,
     /// A partial unit waits in the controller: it is programmed (padded) if the zone is reclaimed.
@@ -132,7 +131,7 @@ pub struct TimerDecision {
 
 /// What a policy may look at when the device offers it idle time.
 pub struct IdleView<'a> {
-    pub now_ns: u64,
+    pub now: Instant,
     /// No foreground command is queued or running anywhere in the device.
     pub device_idle: bool,
     pub nand: &'a Nand,
@@ -144,7 +143,7 @@ impl IdleView<'_> {
         self.nand
             .layout
             .dies_of(zone)
-            .all(|d| self.nand.die_free_ns(d) <= self.now_ns)
+            .all(|d| self.nand.die_free(d) <= self.now)
     }
 }
 
@@ -167,17 +166,28 @@ pub trait ResetPolicy: Send {
         false
     }
 
-    fn on_host_reset(&mut self, now_ns: u64, zone: &ResetView) -> ResetDecision;
+    fn on_host_reset(&mut self, now: Instant, zone: &ResetView) -> ResetDecision;
 
     /// A logical zone needs space for up to `need_units` more program units (it is written and
     /// holds no space, or its last piece is full). Orders in `erase_first` block foreground I/O
     /// until they are done.
-    fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation;
+    fn allocate(&mut self, now: Instant, need_units: u64) -> Allocation;
 
     /// Whether `allocate` can hand out space now. If not, the device compacts a physical zone
     /// (see [`ResetPolicy::compacted`]) first.
     fn has_space(&self) -> bool {
         true
+    }
+
+    /// Every physical zone is pinned by live pieces: which one to compact in place (its live
+    /// units read, the zone erased, the units written back from unit 0). The default takes the
+    /// zone with the least live data among those no piece is still being written into.
+    fn compaction_victim(&self, candidates: &[CompactionCandidate]) -> Option<u32> {
+        candidates
+            .iter()
+            .filter(|c| c.closed && c.live_units > 0 && c.live_units < c.capacity_units)
+            .min_by_key(|c| (c.live_units, c.zone))
+            .map(|c| c.zone)
     }
 
     /// The device compacted physical zone `zone` in place: its live pieces now fill units
@@ -191,7 +201,7 @@ pub trait ResetPolicy: Send {
     }
 
     /// The device reports when the blocking erases of the last allocation end.
-    fn blocking_erases_end(&mut self, _done_ns: u64) {}
+    fn blocking_erases_end(&mut self, _done: Instant) {}
 
     /// Idle time is offered: one background erase, if the policy wants one now.
     fn on_idle(&mut self, _view: &IdleView) -> Option<EraseOrder> {
@@ -204,37 +214,89 @@ pub trait ResetPolicy: Send {
     }
 
     /// When the policy's timer (a periodic daemon) next wants to run.
-    fn next_timer_ns(&self) -> Option<u64> {
+    fn next_timer(&self) -> Option<Instant> {
         None
     }
 
     /// The timer is due: the active logical zones that still hold unwritten space.
-    fn on_timer(&mut self, _now_ns: u64, _open: &[ZombieCandidate]) -> TimerDecision {
+    fn on_timer(&mut self, _now: Instant, _open: &[ZombieCandidate]) -> TimerDecision {
         TimerDecision::default()
     }
 
     /// Counters and time series for the summary, if the policy keeps any.
-    fn report(&self, _now_ns: u64) -> Option<FirmwareReport> {
+    fn report(&self, _now: Instant) -> Option<FirmwareReport> {
         None
     }
 }
 
-/// The policy an experiment names, for a device of geometry `geo`.
-pub fn build(config: &FirmwareConfig, geo: &Geometry) -> Box<dyn ResetPolicy> {
-    let layout = Layout::new(geo);
+/// A physical zone as [`ResetPolicy::compaction_victim`] sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompactionCandidate {
+    pub zone: u32,
+    /// Program units of live data mapped to it.
+    pub live_units: u64,
+    pub capacity_units: u64,
+    /// No piece on it is still being written.
+    pub closed: bool,
+}
+
+/// A validated firmware policy choice (built by `config` from the experiment's `[firmware]`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PolicySpec {
+    Synchronous {
+        erase_all_blocks: bool,
+    },
+    Mapping {
+        t_free: u32,
+        wp_optimisation: bool,
+    },
+    Preemptive {
+        t_free: u32,
+        t_invalid: u32,
+        wp_optimisation: bool,
+        idle: IdleScope,
+    },
+    Renewable(RenewableSettings),
+}
+
+impl PolicySpec {
+    pub fn name(&self) -> &'static str {
+        match self {
+            PolicySpec::Synchronous { .. } => "synchronous",
+            PolicySpec::Mapping { .. } => "mapping",
+            PolicySpec::Preemptive { .. } => "preemptive",
+            PolicySpec::Renewable(_) => "renewable",
+        }
+    }
+}
+
+/// The policy `spec` names, for `zone_count` physical zones laid out as `layout`, each of
+/// `cap_units` program units; its time series sample every `interval`.
+pub fn build(
+    spec: &PolicySpec,
+    layout: &Layout,
+    zone_count: u32,
+    cap_units: u64,
+    interval: Duration,
+) -> Box<dyn ResetPolicy> {
     let (rows, units_per_row) = (layout.rows_per_zone(), layout.units_per_row());
     let pool = |t_free, wp_optimisation| {
-        ZonePool::new(geo.zone_count, t_free, wp_optimisation, rows, units_per_row)
+        ZonePool::new(
+            zone_count,
+            t_free,
+            wp_optimisation,
+            rows,
+            units_per_row,
+            interval,
+        )
     };
-    match *config {
-        FirmwareConfig::Synchronous { erase_all_blocks } => {
-            Box::new(Synchronous { erase_all_blocks })
-        }
-        FirmwareConfig::Mapping {
+    match *spec {
+        PolicySpec::Synchronous { erase_all_blocks } => Box::new(Synchronous { erase_all_blocks }),
+        PolicySpec::Mapping {
             t_free,
             wp_optimisation,
         } => Box::new(Mapping::new(pool(t_free, wp_optimisation))),
-        FirmwareConfig::Preemptive {
+        PolicySpec::Preemptive {
             t_free,
             t_invalid,
             wp_optimisation,
@@ -244,29 +306,14 @@ pub fn build(config: &FirmwareConfig, geo: &Geometry) -> Box<dyn ResetPolicy> {
             t_invalid,
             idle,
         )),
-        FirmwareConfig::Renewable {
-            threshold,
-            regc_fraction,
-            zombie_scan_period,
-            zombie_idle,
-            erase_all_blocks,
-        } => {
-            let settings = RenewableSettings {
-                threshold,
-                regc_fraction,
-                zombie_scan_period_ns: zombie_scan_period.ns(),
-                zombie_idle_ns: zombie_idle.ns(),
-                erase_all_blocks,
-            };
-            let cap_units = geo.zone_capacity_bytes.div_ceil(geo.program_unit_bytes());
-            Box::new(Renewable::new(
-                settings,
-                geo.zone_count,
-                cap_units,
-                units_per_row,
-                rows,
-            ))
-        }
+        PolicySpec::Renewable(settings) => Box::new(Renewable::new(
+            settings,
+            zone_count,
+            cap_units,
+            units_per_row,
+            rows,
+            interval,
+        )),
     }
 }
 

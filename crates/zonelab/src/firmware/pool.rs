@@ -11,6 +11,8 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::{Allocation, EraseKind, EraseOrder};
+use crate::metrics::series::{DEFAULT_MAX_BUCKETS, StepSeries};
+use crate::time::{Duration, Instant};
 
 /// The paper's states: S0 foreground only, S1 partial erases in idle time, S2 blocking Full Zone
 /// Erases. The mapping policy uses S0 and S2 only.
@@ -29,10 +31,10 @@ struct Invalid {
     end_row: u32,
 }
 
-/// Z_free, Z_invalid and the state after a change, at time `t_ns`.
+/// Z_free, Z_invalid and the state after a change, at time `t`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct PoolSample {
-    pub t_ns: u64,
+    pub t: Instant,
     pub free: u32,
     pub invalid: u32,
     /// 0, 1 or 2: S0, S1, S2 (mapping: 0 or 2).
@@ -53,6 +55,7 @@ pub struct PoolReport {
     pub zones_freed: u64,
     pub free_zones: u32,
     pub invalid_zones: u32,
+    /// The last sample of each interval (the interval doubles past a bound).
     #[serde(skip)]
     pub samples: Vec<PoolSample>,
 }
@@ -67,12 +70,12 @@ pub struct ZonePool {
     rows_per_zone: u32,
     units_per_row: u64,
     state: PoolState,
-    state_since_ns: u64,
-    time_in_state_ns: [u64; 3],
+    state_since: Instant,
+    time_in_state: [Duration; 3],
     partial_erases: u64,
     full_erases: u64,
     zones_freed: u64,
-    samples: Vec<PoolSample>,
+    samples: StepSeries<(u32, u32, u8)>,
 }
 
 impl ZonePool {
@@ -82,7 +85,10 @@ impl ZonePool {
         wp_optimisation: bool,
         rows_per_zone: u32,
         units_per_row: u64,
+        interval: Duration,
     ) -> Self {
+        let mut samples = StepSeries::new(Instant::ZERO, interval, DEFAULT_MAX_BUCKETS);
+        samples.record(Instant::ZERO, (total, 0, 0));
         ZonePool {
             free: (0..total).collect(),
             invalid: VecDeque::new(),
@@ -93,17 +99,12 @@ impl ZonePool {
             rows_per_zone,
             units_per_row,
             state: PoolState::S0,
-            state_since_ns: 0,
-            time_in_state_ns: [0; 3],
+            state_since: Instant::ZERO,
+            time_in_state: [Duration::ZERO; 3],
             partial_erases: 0,
             full_erases: 0,
             zones_freed: 0,
-            samples: vec![PoolSample {
-                t_ns: 0,
-                free: total,
-                invalid: 0,
-                state: 0,
-            }],
+            samples,
         }
     }
 
@@ -125,30 +126,24 @@ impl ZonePool {
         );
     }
 
-    /// Moves to `state` at `now_ns`, accounting the time spent in the old one.
-    pub fn set_state(&mut self, now_ns: u64, state: PoolState) {
-        let since = self.state_since_ns.min(now_ns);
-        self.time_in_state_ns[self.state as usize] += now_ns - since;
-        self.state_since_ns = now_ns.max(self.state_since_ns);
+    /// Moves to `state` at `now`, accounting the time spent in the old one.
+    pub fn set_state(&mut self, now: Instant, state: PoolState) {
+        let since = self.state_since.min(now);
+        self.time_in_state[self.state as usize] += now - since;
+        self.state_since = now.max(self.state_since);
         self.state = state;
-        self.sample(now_ns);
+        self.sample(now);
     }
 
-    fn sample(&mut self, now_ns: u64) {
-        let s = PoolSample {
-            t_ns: now_ns,
-            free: self.free_zones(),
-            invalid: self.invalid_zones(),
-            state: self.state as u8,
-        };
-        match self.samples.last_mut() {
-            Some(last) if last.t_ns == now_ns => *last = s,
-            _ => self.samples.push(s),
+    fn sample(&mut self, now: Instant) {
+        let point = (self.free_zones(), self.invalid_zones(), self.state as u8);
+        if self.samples.last() != Some(point) {
+            self.samples.record(now, point);
         }
     }
 
     /// The host reset the logical zone on physical zone `zone`.
-    pub fn invalidate(&mut self, now_ns: u64, zone: u32, programmed_units: u64) {
+    pub fn invalidate(&mut self, now: Instant, zone: u32, programmed_units: u64) {
         let end_row = if self.wp_optimisation {
             programmed_units.div_ceil(self.units_per_row) as u32
         } else {
@@ -168,7 +163,7 @@ impl ZonePool {
             });
         }
         self.check();
-        self.sample(now_ns);
+        self.sample(now);
     }
 
     fn order(
@@ -189,7 +184,7 @@ impl ZonePool {
 
     /// Full Zone Erases, head of the invalid queue first, until Z_free > T_free (or nothing is
     /// left to erase).
-    pub fn full_erases_for_allocation(&mut self, now_ns: u64) -> Vec<EraseOrder> {
+    pub fn full_erases_for_allocation(&mut self, now: Instant) -> Vec<EraseOrder> {
         let mut orders = Vec::new();
         while self.free.len() as u32 <= self.t_free {
             let Some(head) = self.invalid.pop_front() else {
@@ -201,19 +196,19 @@ impl ZonePool {
             self.zones_freed += 1;
         }
         self.check();
-        self.sample(now_ns);
+        self.sample(now);
         orders
     }
 
     /// A free zone for a logical zone that needs one, after the Full Zone Erases it takes (the
     /// pool enters S2 if there are any; [`ZonePool::end_blocking`] leaves it).
-    pub fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation {
-        let erase_first = self.full_erases_for_allocation(now_ns);
+    pub fn allocate(&mut self, now: Instant, need_units: u64) -> Allocation {
+        let erase_first = self.full_erases_for_allocation(now);
         if !erase_first.is_empty() {
-            self.set_state(now_ns, PoolState::S2);
+            self.set_state(now, PoolState::S2);
         }
         Allocation {
-            zone: self.take_free(now_ns),
+            zone: self.take_free(now),
             start_unit: 0,
             units: need_units,
             erase_first,
@@ -222,23 +217,23 @@ impl ZonePool {
 
     /// The blocking erases of the last allocation end at `done_ns`: S2 is over (to S0; callers
     /// with more states settle from there). Returns whether S2 was on.
-    pub fn end_blocking(&mut self, done_ns: u64) -> bool {
+    pub fn end_blocking(&mut self, done: Instant) -> bool {
         let in_s2 = self.state == PoolState::S2;
         if in_s2 {
-            self.set_state(done_ns, PoolState::S0);
+            self.set_state(done, PoolState::S0);
         }
         in_s2
     }
 
     /// Takes the zone at the head of the free queue.
-    pub fn take_free(&mut self, now_ns: u64) -> u32 {
+    pub fn take_free(&mut self, now: Instant) -> u32 {
         let zone = self
             .free
             .pop_front()
             .expect("a free zone: Z_alloc < Z_total whenever a logical zone is unmapped");
         self.allocated += 1;
         self.check();
-        self.sample(now_ns);
+        self.sample(now);
         zone
     }
 
@@ -248,7 +243,7 @@ impl ZonePool {
     }
 
     /// One row of the head invalid zone (a Partial Zone Erase step).
-    pub fn partial_step(&mut self, now_ns: u64) -> Option<EraseOrder> {
+    pub fn partial_step(&mut self, now: Instant) -> Option<EraseOrder> {
         let head = self.invalid.front_mut()?;
         let row = head.next_row;
         head.next_row += 1;
@@ -262,23 +257,32 @@ impl ZonePool {
             self.zones_freed += 1;
         }
         self.check();
-        self.sample(now_ns);
+        self.sample(now);
         Some(order)
     }
 
-    pub fn report(&self, now_ns: u64) -> PoolReport {
-        let mut time = self.time_in_state_ns;
-        time[self.state as usize] += now_ns.saturating_sub(self.state_since_ns);
+    pub fn report(&self, now: Instant) -> PoolReport {
+        let mut time = self.time_in_state;
+        time[self.state as usize] += now.since(self.state_since);
         PoolReport {
-            time_in_s0_ns: time[0],
-            time_in_s1_ns: time[1],
-            time_in_s2_ns: time[2],
+            time_in_s0_ns: time[0].ns(),
+            time_in_s1_ns: time[1].ns(),
+            time_in_s2_ns: time[2].ns(),
             partial_zone_erases: self.partial_erases,
             full_zone_erases: self.full_erases,
             zones_freed: self.zones_freed,
             free_zones: self.free_zones(),
             invalid_zones: self.invalid_zones(),
-            samples: self.samples.clone(),
+            samples: self
+                .samples
+                .points()
+                .map(|(t, (free, invalid, state))| PoolSample {
+                    t,
+                    free,
+                    invalid,
+                    state,
+                })
+                .collect(),
         }
     }
 }

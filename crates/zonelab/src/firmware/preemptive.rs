@@ -18,6 +18,7 @@ use super::{
     Allocation, EraseOrder, FirmwareReport, IdleView, PoolState, ResetDecision, ResetPolicy,
     ResetView, ZonePool,
 };
+use crate::time::Instant;
 
 /// What must be idle before a Partial Zone Erase starts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -50,7 +51,7 @@ impl Preemptive {
     }
 
     /// S0 or S1 as Z_invalid says; S2 is left only when its erases end.
-    fn settle(&mut self, now_ns: u64) {
+    fn settle(&mut self, now: Instant) {
         if self.pool.state() == PoolState::S2 {
             return;
         }
@@ -60,7 +61,7 @@ impl Preemptive {
             PoolState::S0
         };
         if state != self.pool.state() {
-            self.pool.set_state(now_ns, state);
+            self.pool.set_state(now, state);
         }
     }
 }
@@ -70,22 +71,22 @@ impl ResetPolicy for Preemptive {
         "preemptive"
     }
 
-    fn on_host_reset(&mut self, now_ns: u64, zone: &ResetView) -> ResetDecision {
+    fn on_host_reset(&mut self, now: Instant, zone: &ResetView) -> ResetDecision {
         self.pool
-            .invalidate(now_ns, zone.physical_zone, zone.programmed_units);
-        self.settle(now_ns);
+            .invalidate(now, zone.physical_zone, zone.programmed_units);
+        self.settle(now);
         ResetDecision::unlink()
     }
 
-    fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation {
-        let allocation = self.pool.allocate(now_ns, need_units);
-        self.settle(now_ns);
+    fn allocate(&mut self, now: Instant, need_units: u64) -> Allocation {
+        let allocation = self.pool.allocate(now, need_units);
+        self.settle(now);
         allocation
     }
 
-    fn blocking_erases_end(&mut self, done_ns: u64) {
-        if self.pool.end_blocking(done_ns) {
-            self.settle(done_ns);
+    fn blocking_erases_end(&mut self, done: Instant) {
+        if self.pool.end_blocking(done) {
+            self.settle(done);
         }
     }
 
@@ -101,8 +102,8 @@ impl ResetPolicy for Preemptive {
         if !idle {
             return None;
         }
-        let order = self.pool.partial_step(view.now_ns);
-        self.settle(view.now_ns);
+        let order = self.pool.partial_step(view.now);
+        self.settle(view.now);
         order
     }
 
@@ -110,7 +111,7 @@ impl ResetPolicy for Preemptive {
         true
     }
 
-    fn report(&self, now_ns: u64) -> Option<FirmwareReport> {
-        Some(FirmwareReport::ZoneMapping(self.pool.report(now_ns)))
+    fn report(&self, now: Instant) -> Option<FirmwareReport> {
+        Some(FirmwareReport::ZoneMapping(self.pool.report(now)))
     }
 }

@@ -29,6 +29,8 @@ use super::{
     Allocation, EraseKind, EraseOrder, FirmwareReport, ResetDecision, ResetPolicy, ResetView,
     TimerDecision, ZombieCandidate,
 };
+use crate::metrics::series::{DEFAULT_MAX_BUCKETS, StepSeries};
+use crate::time::{Duration, Instant};
 
 /// The renewable policy's settings, validated.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,10 +39,10 @@ pub struct RenewableSettings {
     pub threshold: f64,
     /// ReGC runs when the spare-list holds more than this share of all zones.
     pub regc_fraction: f64,
-    /// How often the zombie daemon scans; 0: never.
-    pub zombie_scan_period_ns: u64,
+    /// How often the zombie daemon scans; zero: never.
+    pub zombie_scan_period: Duration,
     /// An active zone unwritten for this long is a zombie.
-    pub zombie_idle_ns: u64,
+    pub zombie_idle: Duration,
     /// Erase every block of a zone (ReZNS's NVMeVirt erases at zone granularity), or only the
     /// programmed ones.
     pub erase_all_blocks: bool,
@@ -60,7 +62,7 @@ struct Phys {
 /// Spare-list length after a change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct SpareSample {
-    pub t_ns: u64,
+    pub t: Instant,
     pub spare_zones: u32,
 }
 
@@ -83,6 +85,7 @@ pub struct RenewableReport {
     pub spare_zones_max: u32,
     /// Pieces per logical zone, counted at each reset: pieces -> resets.
     pub pieces_per_zone: BTreeMap<u32, u64>,
+    /// The last spare-list length of each interval (the interval doubles past a bound).
     #[serde(skip)]
     pub spare_samples: Vec<SpareSample>,
     /// The spare-list at the end, most remaining capacity first: (physical zone, units left).
@@ -99,7 +102,8 @@ pub struct Renewable {
     free: VecDeque<u32>,
     /// (remaining units, zone), largest remaining first, then lowest zone.
     spare: BTreeSet<(Reverse<u64>, u32)>,
-    next_scan_ns: u64,
+    next_scan: Instant,
+    spare_samples: StepSeries<u32>,
     report: RenewableReport,
 }
 
@@ -110,7 +114,10 @@ impl Renewable {
         cap_units: u64,
         units_per_row: u64,
         rows_per_zone: u32,
+        interval: Duration,
     ) -> Self {
+        let mut spare_samples = StepSeries::new(Instant::ZERO, interval, DEFAULT_MAX_BUCKETS);
+        spare_samples.record(Instant::ZERO, 0);
         Renewable {
             settings,
             cap_units,
@@ -125,14 +132,9 @@ impl Renewable {
             ],
             free: (0..zones).collect(),
             spare: BTreeSet::new(),
-            next_scan_ns: settings.zombie_scan_period_ns,
-            report: RenewableReport {
-                spare_samples: vec![SpareSample {
-                    t_ns: 0,
-                    spare_zones: 0,
-                }],
-                ..Default::default()
-            },
+            next_scan: Instant::ZERO + settings.zombie_scan_period,
+            spare_samples,
+            report: RenewableReport::default(),
         }
     }
 
@@ -145,14 +147,11 @@ impl Renewable {
         self.remaining(zone) as f64 > self.settings.threshold * self.cap_units as f64
     }
 
-    fn sample(&mut self, now_ns: u64) {
+    fn sample(&mut self, now: Instant) {
         let n = self.spare.len() as u32;
         self.report.spare_zones_max = self.report.spare_zones_max.max(n);
-        if self.report.spare_samples.last().map(|s| s.spare_zones) != Some(n) {
-            self.report.spare_samples.push(SpareSample {
-                t_ns: now_ns,
-                spare_zones: n,
-            });
+        if self.spare_samples.last() != Some(n) {
+            self.spare_samples.record(now, n);
         }
     }
 
@@ -219,7 +218,7 @@ impl ResetPolicy for Renewable {
         "renewable"
     }
 
-    fn on_host_reset(&mut self, now_ns: u64, zone: &ResetView) -> ResetDecision {
+    fn on_host_reset(&mut self, now: Instant, zone: &ResetView) -> ResetDecision {
         self.report.host_resets += 1;
         *self
             .report
@@ -255,14 +254,14 @@ impl ResetPolicy for Renewable {
                 now.push(self.erase(z));
             }
         }
-        self.sample(now_ns);
+        self.sample(now);
         ResetDecision::Unlink {
             erase_now: now,
             erase_background: background,
         }
     }
 
-    fn allocate(&mut self, now_ns: u64, need_units: u64) -> Allocation {
+    fn allocate(&mut self, now: Instant, need_units: u64) -> Allocation {
         let (zone, recycled) = match self.spare.first() {
             Some(&(Reverse(_), zone)) => {
                 self.take_spare(zone);
@@ -288,7 +287,7 @@ impl ResetPolicy for Renewable {
         if self.worth_keeping(zone) {
             self.put_spare(zone);
         }
-        self.sample(now_ns);
+        self.sample(now);
         Allocation {
             zone,
             start_unit: start,
@@ -314,21 +313,21 @@ impl ResetPolicy for Renewable {
     }
 
     fn has_background_work(&self) -> bool {
-        self.settings.zombie_scan_period_ns > 0
+        !self.settings.zombie_scan_period.is_zero()
     }
 
-    fn next_timer_ns(&self) -> Option<u64> {
-        (self.settings.zombie_scan_period_ns > 0).then_some(self.next_scan_ns)
+    fn next_timer(&self) -> Option<Instant> {
+        self.has_background_work().then_some(self.next_scan)
     }
 
-    fn on_timer(&mut self, now_ns: u64, open: &[ZombieCandidate]) -> TimerDecision {
-        let period = self.settings.zombie_scan_period_ns;
-        while self.next_scan_ns <= now_ns {
-            self.next_scan_ns += period;
+    fn on_timer(&mut self, now: Instant, open: &[ZombieCandidate]) -> TimerDecision {
+        let period = self.settings.zombie_scan_period;
+        while self.next_scan <= now {
+            self.next_scan += period;
         }
         let mut decision = TimerDecision::default();
         for c in open {
-            if now_ns.saturating_sub(c.idle_since_ns) < self.settings.zombie_idle_ns {
+            if now.since(c.idle_since) < self.settings.zombie_idle {
                 continue;
             }
             let p = self.phys[c.piece.zone as usize];
@@ -345,11 +344,11 @@ impl ResetPolicy for Renewable {
             self.report.zombie_reclaims += 1;
         }
         decision.erase_background = self.regc();
-        self.sample(now_ns);
+        self.sample(now);
         decision
     }
 
-    fn report(&self, _now_ns: u64) -> Option<FirmwareReport> {
+    fn report(&self, _now: Instant) -> Option<FirmwareReport> {
         let mut r = self.report.clone();
         r.spare_zones = self.spare.len() as u32;
         r.spare_list = self

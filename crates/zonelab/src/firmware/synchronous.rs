@@ -3,6 +3,7 @@
 //! physical zones map one to one, so no mapping table is needed.
 
 use super::{Allocation, EraseScope, ResetDecision, ResetPolicy, ResetView};
+use crate::time::Instant;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Synchronous {
@@ -19,7 +20,7 @@ impl ResetPolicy for Synchronous {
         true
     }
 
-    fn on_host_reset(&mut self, _now_ns: u64, _zone: &ResetView) -> ResetDecision {
+    fn on_host_reset(&mut self, _now: Instant, _zone: &ResetView) -> ResetDecision {
         ResetDecision::EraseNow(if self.erase_all_blocks {
             EraseScope::AllBlocks
         } else {
@@ -27,7 +28,7 @@ impl ResetPolicy for Synchronous {
         })
     }
 
-    fn allocate(&mut self, _now_ns: u64, _need_units: u64) -> Allocation {
+    fn allocate(&mut self, _now: Instant, _need_units: u64) -> Allocation {
         unreachable!("a static mapping never unmaps a zone, so it never allocates")
     }
 }

@@ -1,121 +1,27 @@
-//! NAND flash: addressing of physical zones onto dies and blocks, the per-die, per-channel and
-//! host-link timelines, and the operation counters that energy and wear are computed from.
+//! NAND flash: per-die timelines, the channel and host-link calendars, and the operation counters
+//! that energy and wear are computed from.
 //!
-//! Each resource keeps the time it next becomes free. A page read holds its die for tR and then
-//! the channel (and the die's register) for the transfer; a program moves a program unit over the
-//! channel and then holds the die for tPROG; an erase holds the die for tBERS. Completion times
-//! follow in O(1) per page, which is what lets the simulator run far faster than real time.
+//! A die serves its own operations in order. A page read holds its die for tR and then until its
+//! data has crossed the channel; a program moves a program unit over the channel and then holds
+//! the die for tPROG; an erase holds the die for tBERS. Channels and each direction of the host
+//! link are shared: each keeps a [`Calendar`] of busy intervals and a transfer takes the earliest
+//! gap at or after its data is ready. Completion times follow at submission, O(log n) per page
+//! in the intervals still ahead, which is what lets the simulator run far faster than real time.
+//!
+//! With erase suspend on, a read reaching a die during an erase suspends it (paying the suspend
+//! time), is served, and the erase resumes (paying the resume time) later by that much.
+
+mod calendar;
+mod layout;
+mod spec;
 
 use std::collections::BTreeMap;
 
-use crate::config::{Energy, Geometry, Timing};
-use crate::units::transfer_ns;
+pub use calendar::Calendar;
+pub use layout::{Layout, UnitAddress};
+pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
 
-/// Where one program unit of a physical zone lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UnitAddress {
-    pub die: u32,
-    /// Block index on that die.
-    pub block: u32,
-}
-
-/// Maps physical zones onto dies and blocks. Zone `p` lives on die group `p % groups`, the
-/// `dies_per_zone` consecutive dies of that group, and on the blocks of slot `p / groups` there.
-/// Program unit `j` of a zone goes to die `j % dies_per_zone` of its group (page-interleaved
-/// striping); consecutive dies sit on different channels.
-#[derive(Clone, Copy, Debug)]
-pub struct Layout {
-    channels: u32,
-    dies_per_zone: u32,
-    groups: u32,
-    blocks_per_zone_per_die: u32,
-    units_per_block: u32,
-    pub blocks_per_die: u32,
-    pub unit_bytes: u64,
-    pub page_bytes: u64,
-    pub pages_per_unit: u32,
-}
-
-impl Layout {
-    pub fn new(geo: &Geometry) -> Self {
-        Layout {
-            channels: geo.channels,
-            dies_per_zone: geo.dies_per_zone,
-            groups: geo.die_groups(),
-            blocks_per_zone_per_die: geo.blocks_per_zone_per_die(),
-            units_per_block: geo.units_per_block(),
-            blocks_per_die: geo.blocks_per_die,
-            unit_bytes: geo.program_unit_bytes(),
-            page_bytes: geo.page_size_bytes,
-            pages_per_unit: geo.pages_per_program,
-        }
-    }
-
-    pub fn channel_of(&self, die: u32) -> u32 {
-        die % self.channels
-    }
-
-    #[inline]
-    pub fn unit(&self, zone: u32, unit: u64) -> UnitAddress {
-        let d = self.dies_per_zone as u64;
-        let die = (zone % self.groups) * self.dies_per_zone + (unit % d) as u32;
-        let unit_on_die = unit / d;
-        let block = (zone / self.groups) * self.blocks_per_zone_per_die
-            + (unit_on_die / self.units_per_block as u64) as u32;
-        UnitAddress { die, block }
-    }
-
-    /// The blocks that hold units `0..units` of `zone` (all of them with `units == u64::MAX`),
-    /// die by die.
-    pub fn blocks_holding(&self, zone: u32, units: u64) -> impl Iterator<Item = UnitAddress> + '_ {
-        let d = self.dies_per_zone as u64;
-        (0..self.dies_per_zone).flat_map(move |i| {
-            let units_on_die = if units <= i as u64 {
-                0
-            } else {
-                (units - i as u64).div_ceil(d)
-            };
-            let blocks = units_on_die
-                .div_ceil(self.units_per_block as u64)
-                .min(self.blocks_per_zone_per_die as u64) as u32;
-            let first = self.unit(zone, i as u64);
-            (0..blocks).map(move |b| UnitAddress {
-                die: first.die,
-                block: first.block + b,
-            })
-        })
-    }
-
-    /// Erase rows of a zone: row `r` is block `r` of the zone on each die of its stripe, erased in
-    /// parallel (Cosmos+'s 128 MiB "erase block" is one row of a 32-die zone).
-    pub fn rows_per_zone(&self) -> u32 {
-        self.blocks_per_zone_per_die
-    }
-
-    /// Program units one row holds.
-    pub fn units_per_row(&self) -> u64 {
-        self.units_per_block as u64 * self.dies_per_zone as u64
-    }
-
-    /// The blocks of row `row` of `zone`; with `programmed = Some(units)` only those holding one
-    /// of the first `units` program units (the write-pointer optimisation).
-    pub fn row_blocks(
-        &self,
-        zone: u32,
-        row: u32,
-        programmed: Option<u64>,
-    ) -> impl Iterator<Item = UnitAddress> + '_ {
-        let units = programmed.unwrap_or(u64::MAX);
-        self.blocks_holding(zone, units)
-            .filter(move |a| a.block % self.blocks_per_zone_per_die == row)
-    }
-
-    /// Dies a zone's units are striped over.
-    pub fn dies_of(&self, zone: u32) -> std::ops::Range<u32> {
-        let first = (zone % self.groups) * self.dies_per_zone;
-        first..first + self.dies_per_zone
-    }
-}
+use crate::time::{Duration, Instant};
 
 /// Operation counts since the start (or the last [`Nand::reset_counters`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -123,6 +29,8 @@ pub struct NandCounters {
     pub page_reads: u64,
     pub page_programs: u64,
     pub block_erases: u64,
+    /// Reads that suspended an erase.
+    pub erase_suspends: u64,
 }
 
 /// Energy by kind, in nanojoules.
@@ -156,123 +64,302 @@ pub struct WearSummary {
     pub histogram: BTreeMap<u32, u64>,
 }
 
+/// The dies one command used (for the per-command trace).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DieSet {
+    words: Vec<u64>,
+}
+
+impl DieSet {
+    pub fn insert(&mut self, die: u32) {
+        let w = (die / 64) as usize;
+        if w >= self.words.len() {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << (die % 64);
+    }
+    pub fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(i, &w)| {
+            (0..64)
+                .filter(move |b| w & (1 << b) != 0)
+                .map(move |b| i as u32 * 64 + b)
+        })
+    }
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+    /// Compact text: runs of consecutive members, e.g. "0-3;8;12-13".
+    pub fn ranges(&self) -> String {
+        let mut out = String::new();
+        let mut run: Option<(u32, u32)> = None;
+        let flush = |out: &mut String, (a, b): (u32, u32)| {
+            if !out.is_empty() {
+                out.push(';');
+            }
+            if a == b {
+                out.push_str(&a.to_string());
+            } else {
+                out.push_str(&format!("{a}-{b}"));
+            }
+        };
+        for d in self.iter() {
+            run = match run {
+                Some((a, b)) if b + 1 == d => Some((a, d)),
+                Some(r) => {
+                    flush(&mut out, r);
+                    Some((d, d))
+                }
+                None => Some((d, d)),
+            };
+        }
+        if let Some(r) = run {
+            flush(&mut out, r);
+        }
+        out
+    }
+    /// Parses [`DieSet::ranges`] text.
+    pub fn parse(text: &str) -> Option<DieSet> {
+        let mut set = DieSet::default();
+        for part in text.split(';').filter(|p| !p.is_empty()) {
+            let (a, b) = match part.split_once('-') {
+                Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
+                None => {
+                    let a = part.parse().ok()?;
+                    (a, a)
+                }
+            };
+            if a > b || b - a > 1 << 20 {
+                return None;
+            }
+            (a..=b).for_each(|d| set.insert(d));
+        }
+        Some(set)
+    }
+}
+
+/// One die's timeline.
+#[derive(Clone, Copy, Debug, Default)]
+struct Die {
+    /// When everything booked on the die ends.
+    free: u64,
+    /// The last booked operation is an erase run (erases back to back) that started here.
+    erase_run_start: Option<u64>,
+    /// End of the last read served inside the erase run (erase suspend).
+    suspended_until: u64,
+    /// When the latest erase on this die ends (to tell how long other work waited on it).
+    erase_end: u64,
+}
+
 pub struct Nand {
-    timing: Timing,
-    pub layout: Layout,
-    die_free_ns: Vec<u64>,
-    channel_free_ns: Vec<u64>,
-    host_in_free_ns: u64,
-    host_out_free_ns: u64,
+    geometry: NandGeometry,
+    timing: NandTiming,
+    dies: Vec<Die>,
+    channels: Vec<Calendar>,
+    host_in: Calendar,
+    host_out: Calendar,
+    /// No operation can be ready before this (the time of the command being served).
+    horizon: Instant,
     erase_counts: Vec<u32>,
-    /// Per die, when its latest erase ends: to tell how long foreground work waited on erases.
-    erase_end_ns: Vec<u64>,
     /// The longest wait on an erase of any operation since [`Nand::take_erase_wait`].
-    erase_wait_ns: u64,
+    erase_wait: Duration,
+    /// With tracing on: the dies used since [`Nand::take_touched`].
+    touched: Option<DieSet>,
     pub counters: NandCounters,
 }
 
 impl Nand {
-    pub fn new(geo: &Geometry, timing: &Timing) -> Self {
+    pub fn new(geometry: &NandGeometry, timing: &NandTiming) -> Self {
         Nand {
-            timing: timing.clone(),
-            layout: Layout::new(geo),
-            die_free_ns: vec![0; geo.dies() as usize],
-            channel_free_ns: vec![0; geo.channels as usize],
-            host_in_free_ns: 0,
-            host_out_free_ns: 0,
-            erase_counts: vec![0; geo.total_blocks() as usize],
-            erase_end_ns: vec![0; geo.dies() as usize],
-            erase_wait_ns: 0,
+            dies: vec![Die::default(); geometry.dies() as usize],
+            channels: vec![Calendar::default(); geometry.channels as usize],
+            host_in: Calendar::default(),
+            host_out: Calendar::default(),
+            horizon: Instant::ZERO,
+            erase_counts: vec![0; geometry.total_blocks() as usize],
+            erase_wait: Duration::ZERO,
+            touched: None,
             counters: NandCounters::default(),
+            geometry: geometry.clone(),
+            timing: timing.clone(),
+        }
+    }
+
+    pub fn geometry(&self) -> &NandGeometry {
+        &self.geometry
+    }
+
+    pub fn timing(&self) -> &NandTiming {
+        &self.timing
+    }
+
+    /// The time of the command being served: nothing booked from now on is ready earlier, so
+    /// calendar intervals that ended by then can be forgotten.
+    #[inline]
+    pub fn set_now(&mut self, now: Instant) {
+        self.horizon = self.horizon.max(now);
+    }
+
+    pub fn set_tracing(&mut self, on: bool) {
+        self.touched = on.then(DieSet::default);
+    }
+
+    /// The dies used since the last call (tracing on), and a fresh start.
+    pub fn take_touched(&mut self) -> Option<DieSet> {
+        let t = self.touched.as_mut()?;
+        let out = t.clone();
+        t.clear();
+        Some(out)
+    }
+
+    #[inline]
+    fn touch(&mut self, die: u32) {
+        if let Some(t) = &mut self.touched {
+            t.insert(die);
         }
     }
 
     /// Host to device transfer of a write's data; returns when it has all arrived.
-    pub fn host_in(&mut self, ready_ns: u64, bytes: u64) -> u64 {
-        let start = ready_ns.max(self.host_in_free_ns);
-        self.host_in_free_ns = start + transfer_ns(bytes, self.timing.host_rate_mb_s);
-        self.host_in_free_ns
+    pub fn host_in(&mut self, ready: Instant, bytes: u64) -> Instant {
+        let len = Duration::transfer(bytes, self.timing.host_rate_mb_s);
+        self.host_in.reserve(ready, len, self.horizon) + len
     }
 
-    /// Device to host transfer of read data.
-    pub fn host_out(&mut self, ready_ns: u64, bytes: u64) -> u64 {
-        let start = ready_ns.max(self.host_out_free_ns);
-        self.host_out_free_ns = start + transfer_ns(bytes, self.timing.host_rate_mb_s);
-        self.host_out_free_ns
+    /// Device to host transfer of read data; returns when it has arrived.
+    pub fn host_out(&mut self, ready: Instant, bytes: u64) -> Instant {
+        let len = Duration::transfer(bytes, self.timing.host_rate_mb_s);
+        self.host_out.reserve(ready, len, self.horizon) + len
     }
 
-    /// Notes how long an operation ready at `ready_ns` that starts at `start_ns` on die `d` waited
-    /// for an erase there.
+    /// Notes how long an operation ready at `ready` that starts at `start` on die `d` waited for
+    /// an erase there.
     #[inline]
-    fn note_erase_wait(&mut self, d: usize, ready_ns: u64, start_ns: u64) {
-        let e = self.erase_end_ns[d];
-        if e > ready_ns {
-            self.erase_wait_ns = self.erase_wait_ns.max(start_ns.min(e) - ready_ns);
+    fn note_erase_wait(&mut self, d: usize, ready: u64, start: u64) {
+        let e = self.dies[d].erase_end;
+        if e > ready {
+            let wait = Duration::from_ns(start.min(e) - ready);
+            self.erase_wait = self.erase_wait.max(wait);
         }
     }
 
     /// The longest erase wait since the last call, and a fresh start.
-    pub fn take_erase_wait(&mut self) -> u64 {
-        std::mem::take(&mut self.erase_wait_ns)
+    pub fn take_erase_wait(&mut self) -> Duration {
+        std::mem::take(&mut self.erase_wait)
     }
 
     /// Reads one page on `die` and moves `bytes` of it over the channel; returns when the data
     /// is in the controller.
-    pub fn read_page(&mut self, now_ns: u64, die: u32, bytes: u64) -> u64 {
-        let ch = self.layout.channel_of(die) as usize;
-        let d = die as usize;
-        let begin = now_ns.max(self.die_free_ns[d]);
-        self.note_erase_wait(d, now_ns, begin);
-        let sensed = begin + self.timing.read_latency_ns;
-        let start = sensed.max(self.channel_free_ns[ch]);
-        let done = start + transfer_ns(bytes, self.timing.channel_rate_mb_s);
-        self.channel_free_ns[ch] = done;
-        self.die_free_ns[d] = done;
+    pub fn read_page(&mut self, ready: Instant, die: u32, bytes: u64) -> Instant {
+        self.touch(die);
         self.counters.page_reads += 1;
-        done
+        let d = die as usize;
+        let ch = self.geometry.channel_of(die) as usize;
+        let xfer = Duration::transfer(bytes, self.timing.channel_rate_mb_s);
+        let tr = self.timing.read_latency;
+        let die_state = self.dies[d];
+        if let (Some(suspend), Some(run_start)) =
+            (self.timing.erase_suspend, die_state.erase_run_start)
+            && ready.ns() < die_state.free
+        {
+            // The die is erasing (or will be, once what is ahead of the erase ends): suspend.
+            let r = ready.ns().max(run_start);
+            let (begin, extra) = if r < die_state.suspended_until {
+                (die_state.suspended_until, Duration::ZERO)
+            } else {
+                self.counters.erase_suspends += 1;
+                (
+                    r + suspend.suspend.ns(),
+                    suspend.suspend + suspend.resume,
+                )
+            };
+            let sensed = Instant::from_ns(begin) + tr;
+            let end = self.channels[ch].reserve(sensed, xfer, self.horizon) + xfer;
+            let hold = end - Instant::from_ns(begin);
+            let die_state = &mut self.dies[d];
+            die_state.free += (hold + extra).ns();
+            die_state.erase_end = die_state.free;
+            die_state.suspended_until = end.ns();
+            self.erase_wait = self.erase_wait.max(Duration::from_ns(begin - ready.ns()));
+            return end;
+        }
+        let begin = ready.ns().max(die_state.free);
+        self.note_erase_wait(d, ready.ns(), begin);
+        let sensed = Instant::from_ns(begin) + tr;
+        let end = self.channels[ch].reserve(sensed, xfer, self.horizon) + xfer;
+        let die_state = &mut self.dies[d];
+        die_state.free = end.ns();
+        die_state.erase_run_start = None;
+        end
     }
 
-    /// Programs one program unit at `addr` once its data is ready; returns when it is durable.
-    pub fn program_unit(&mut self, ready_ns: u64, addr: UnitAddress) -> u64 {
-        let ch = self.layout.channel_of(addr.die) as usize;
+    /// Programs one program unit at `addr` once its data is ready in the controller; returns
+    /// when it is durable.
+    pub fn program_unit(&mut self, ready: Instant, addr: UnitAddress) -> Instant {
+        self.touch(addr.die);
+        self.counters.page_programs += self.geometry.pages_per_program as u64;
         let d = addr.die as usize;
-        let start = ready_ns
-            .max(self.die_free_ns[d])
-            .max(self.channel_free_ns[ch]);
-        self.note_erase_wait(d, ready_ns, start);
-        let loaded = start + transfer_ns(self.layout.unit_bytes, self.timing.channel_rate_mb_s);
-        self.channel_free_ns[ch] = loaded;
-        self.die_free_ns[d] = loaded + self.timing.program_latency_ns;
-        self.counters.page_programs += self.layout.pages_per_unit as u64;
-        self.die_free_ns[d]
+        let ch = self.geometry.channel_of(addr.die) as usize;
+        let at_die = ready.ns().max(self.dies[d].free);
+        self.note_erase_wait(d, ready.ns(), at_die);
+        let xfer = Duration::transfer(
+            self.geometry.program_unit_bytes(),
+            self.timing.channel_rate_mb_s,
+        );
+        let loaded = self.channels[ch].reserve(Instant::from_ns(at_die), xfer, self.horizon) + xfer;
+        let done = loaded + self.timing.program_latency;
+        let die_state = &mut self.dies[d];
+        die_state.free = done.ns();
+        die_state.erase_run_start = None;
+        done
     }
 
     /// Erases one block; the die is held for tBERS. Returns when the erase is done.
-    pub fn erase_block(&mut self, now_ns: u64, addr: UnitAddress) -> u64 {
-        let d = addr.die as usize;
-        let done = now_ns.max(self.die_free_ns[d]) + self.timing.erase_latency_ns;
-        self.die_free_ns[d] = done;
-        self.erase_end_ns[d] = done;
-        self.erase_counts[d * self.layout.blocks_per_die as usize + addr.block as usize] += 1;
+    pub fn erase_block(&mut self, ready: Instant, addr: UnitAddress) -> Instant {
+        self.touch(addr.die);
+        let tbers = self.timing.erase_latency.ns();
+        let die_state = &mut self.dies[addr.die as usize];
+        let start = ready.ns().max(die_state.free);
+        if die_state.erase_run_start.is_none() || start != die_state.free {
+            die_state.erase_run_start = Some(start);
+            die_state.suspended_until = 0;
+        }
+        die_state.free = start + tbers;
+        die_state.erase_end = die_state.free;
+        let block = addr.die as usize * self.geometry.blocks_per_die as usize + addr.block as usize;
+        self.erase_counts[block] += 1;
         self.counters.block_erases += 1;
-        done
+        Instant::from_ns(die_state.free)
     }
 
     /// When every die, channel and link is idle.
-    pub fn idle_at_ns(&self) -> u64 {
-        let dies = self.die_free_ns.iter().copied().max().unwrap_or(0);
-        let channels = self.channel_free_ns.iter().copied().max().unwrap_or(0);
-        dies.max(channels)
-            .max(self.host_in_free_ns)
-            .max(self.host_out_free_ns)
+    pub fn idle_at(&self) -> Instant {
+        let dies = self.dies.iter().map(|d| d.free).max().unwrap_or(0);
+        let channels = self.channels.iter().map(Calendar::end).max();
+        Instant::from_ns(dies)
+            .max(channels.unwrap_or(Instant::ZERO))
+            .max(self.host_in.end())
+            .max(self.host_out.end())
     }
 
-    pub fn die_free_ns(&self, die: u32) -> u64 {
-        self.die_free_ns[die as usize]
+    /// When die `die` has served everything booked on it.
+    pub fn die_free(&self, die: u32) -> Instant {
+        Instant::from_ns(self.dies[die as usize].free)
     }
 
     pub fn reset_counters(&mut self) {
         self.counters = NandCounters::default();
+    }
+
+    /// Records `blocks` programmed pages as if written (prefill set directly).
+    pub fn count_programs(&mut self, units: u64) {
+        self.counters.page_programs += units * self.geometry.pages_per_program as u64;
+    }
+
+    /// Erase count of every block, die by die.
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erase_counts
     }
 
     pub fn wear(&self) -> WearSummary {
@@ -289,6 +376,13 @@ impl Nand {
             mean: sum as f64 / self.erase_counts.len().max(1) as f64,
             max,
             histogram,
+        }
+    }
+
+    /// Checks the calendars' invariants (tests).
+    pub fn check_invariants(&self) {
+        for c in self.channels.iter().chain([&self.host_in, &self.host_out]) {
+            c.check();
         }
     }
 }

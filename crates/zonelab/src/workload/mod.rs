@@ -1,15 +1,70 @@
-//! The workload generator (002_78400e817c039edc.txt, section III): fio-like jobs that drive the
-//! device the way fio's `zonemode=zbd` does. Writes go to the write pointer of a zone the job holds
-//! open; at most `max_open_zones` are held; a full zone the job must write again is reset first
-//! (after the job's in-flight I/O drains, as fio does); `zone_reset_threshold` and
-//! `zone_reset_frequency` add resets once enough of the region holds data; random reads land only
-//! below write pointers. A zone with less room left than one block is finished (as fio 3.36 does).
+//! Workloads: what the host asks of the device. fio-like jobs ([`fio`]) run on the simulator's
+//! fast path; trace replay ([`replay`]) reissues a recorded stream.
 
-use rand::{RngExt, SeedableRng};
-use rand_pcg::Pcg64Mcg;
+pub mod fio;
+pub mod replay;
 
-use crate::config::{JobSpec, ZoneFillAction};
-use crate::zns::{Device, ZoneState};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::device::Status;
+use crate::time::Duration;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rw {
+    Read,
+    Write,
+    Randread,
+    Randwrite,
+    Randrw,
+}
+
+impl Rw {
+    pub fn writes(self) -> bool {
+        matches!(self, Rw::Write | Rw::Randwrite | Rw::Randrw)
+    }
+    pub fn random(self) -> bool {
+        matches!(self, Rw::Randread | Rw::Randwrite | Rw::Randrw)
+    }
+}
+
+/// What a sequential writer does with a zone it leaves at `zone_fill`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ZoneFillAction {
+    #[default]
+    Reset,
+    Abandon,
+}
+
+/// A fio-like job resolved against the device: LBAs and zones instead of human units.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobSpec {
+    pub name: String,
+    pub rw: Rw,
+    pub block_lbas: u64,
+    pub iodepth: u32,
+    pub numjobs: u32,
+    pub first_zone: u32,
+    pub zone_count: u32,
+    /// LBAs per loop (per clone).
+    pub io_lbas: u64,
+    pub loops: u32,
+    pub runtime: Option<Duration>,
+    pub time_based: bool,
+    pub read_percent: u32,
+    pub rate_bytes_per_s: Option<u64>,
+    pub rate_iops: Option<u64>,
+    pub thinktime: Duration,
+    pub max_open_zones: u32,
+    pub zone_reset_threshold: f64,
+    pub zone_reset_frequency: f64,
+    pub zone_append: bool,
+    pub zone_fill_lbas: Option<u64>,
+    pub zone_fill_action: ZoneFillAction,
+}
 
 /// One command a job wants to issue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,7 +83,41 @@ pub enum Next {
     /// Wait for in-flight I/O to complete (a reset must not overtake writes).
     Drain,
     /// Nothing left to do.
-    Done(&'static str),
+    Done(StopReason),
+}
+
+/// Why a job (or a clone of it) stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StopReason {
+    /// It transferred its `io_size` (times `loops`).
+    IoSize,
+    /// Its `runtime` ran out.
+    Runtime,
+    NoDataToRead,
+    NoWritableZone,
+    /// A replayed trace ran out of records.
+    TraceEnd,
+    /// The device rejected one of its commands.
+    Device(Status),
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::IoSize => f.write_str("io_size"),
+            StopReason::Runtime => f.write_str("runtime"),
+            StopReason::NoDataToRead => f.write_str("no data to read"),
+            StopReason::NoWritableZone => f.write_str("no writable zone in range"),
+            StopReason::TraceEnd => f.write_str("end of trace"),
+            StopReason::Device(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+impl Serialize for StopReason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// SplitMix64: derives independent per-job seeds from the run's one seed.
@@ -37,328 +126,4 @@ pub fn mix_seed(seed: u64, stream: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
-}
-
-/// Host data a read may return from `zone` (none from an Offline zone).
-fn readable_lbas(device: &Device, zone: u32) -> u64 {
-    if device.zone(zone).state == ZoneState::Offline {
-        0
-    } else {
-        device.zone_data_lbas(zone)
-    }
-}
-
-/// The generator state of one clone of a job.
-pub struct JobGen {
-    spec: JobSpec,
-    rng: Pcg64Mcg,
-    /// Zones this clone works in: [first, end).
-    first: u32,
-    end: u32,
-    bs: u64,
-    /// Sequential position: zone and LBA offset in it.
-    seq_zone: u32,
-    seq_offset: u64,
-    /// Zones held open for writing.
-    open: Vec<u32>,
-    /// The device occupancy epoch at which a search for a zone to open found none; no zone can
-    /// become writable again before the next reset, which changes the epoch.
-    no_spare_zone_at: Option<u64>,
-    /// A zone to reset once in-flight I/O drains.
-    pending_reset: Option<u32>,
-    /// LBAs written in the region (fio's wp_sectors_with_data).
-    region_data_lbas: u64,
-    region_lbas: u64,
-    /// Countdown to the next threshold reset (fio's write_cnt).
-    reset_countdown: u64,
-    /// Zones holding at least one block, for random reads; rebuilt when the device's zone
-    /// occupancy changes.
-    readable: Vec<u32>,
-    readable_epoch: Option<u64>,
-}
-
-impl JobGen {
-    /// Clone `clone` of `spec`: writers get an equal slice of the job's zones, readers all of them.
-    pub fn new(spec: &JobSpec, clone: u32, seed: u64, stream: u64, device: &Device) -> Self {
-        let (first, end) = if spec.rw.writes() {
-            let per = spec.zone_count / spec.numjobs;
-            let first = spec.first_zone + clone * per;
-            let end = if clone + 1 == spec.numjobs {
-                spec.first_zone + spec.zone_count
-            } else {
-                first + per
-            };
-            (first, end)
-        } else {
-            (spec.first_zone, spec.first_zone + spec.zone_count)
-        };
-        let mut g = JobGen {
-            rng: Pcg64Mcg::seed_from_u64(mix_seed(seed, stream)),
-            first,
-            end,
-            bs: spec.block_lbas,
-            seq_zone: first,
-            seq_offset: 0,
-            open: Vec::new(),
-            no_spare_zone_at: None,
-            pending_reset: None,
-            region_data_lbas: 0,
-            region_lbas: (end - first) as u64 * device.zone_capacity_lbas(),
-            reset_countdown: 0,
-            readable: Vec::new(),
-            readable_epoch: None,
-            spec: spec.clone(),
-        };
-        g.region_data_lbas = (first..end).map(|z| device.zone_data_lbas(z)).sum();
-        g.rearm_reset_countdown();
-        g
-    }
-
-    fn rearm_reset_countdown(&mut self) {
-        let f = self.spec.zone_reset_frequency;
-        self.reset_countdown = if f > 0.0 {
-            (1.0 / f).round().max(1.0) as u64
-        } else {
-            u64::MAX
-        };
-    }
-
-    fn can_write(&self, device: &Device, zone: u32) -> bool {
-        let d = device.zone(zone);
-        !matches!(
-            d.state,
-            ZoneState::Full | ZoneState::ReadOnly | ZoneState::Offline
-        ) && device.zone_capacity_lbas() - (d.wp - d.zslba) >= self.bs
-    }
-
-    /// The next command, given the device as it is now and the job's in-flight count.
-    pub fn next(&mut self, device: &Device, inflight: u32) -> Next {
-        if self.pending_reset.is_none() {
-            let next = self.choose(device);
-            if self.pending_reset.is_none() {
-                return next;
-            }
-        }
-        if inflight > 0 {
-            return Next::Drain;
-        }
-        let zone = self.pending_reset.take().expect("a reset is pending");
-        self.region_data_lbas -= device.zone_data_lbas(zone);
-        Next::Issue(Request::Reset { zone })
-    }
-
-    fn choose(&mut self, device: &Device) -> Next {
-        let read = match self.spec.read_percent {
-            100 => true,
-            0 => false,
-            p => self.rng.random_range(0..100) < p,
-        };
-        if read {
-            let next = if self.spec.rw.random() {
-                self.random_read(device)
-            } else {
-                self.sequential_read(device)
-            };
-            // A mixed job with nothing to read yet writes instead.
-            if !(matches!(next, Next::Done(_)) && self.spec.rw.writes()) {
-                return next;
-            }
-        }
-        if self.spec.rw.random() {
-            self.random_write(device)
-        } else {
-            self.sequential_write(device)
-        }
-    }
-
-    /// Tells the generator the device accepted one of its commands.
-    pub fn issued(&mut self, device: &Device, request: Request) {
-        let zone = match request {
-            Request::Write { slba, nlb } | Request::Append { zslba: slba, nlb } => {
-                self.region_data_lbas += nlb;
-                (slba / device.zone_size_lbas()) as u32
-            }
-            Request::Finish { zone } => zone,
-            Request::Read { .. } | Request::Reset { .. } => return,
-        };
-        if let Some(fill) = self.spec.zone_fill_lbas
-            && zone == self.seq_zone
-            && device.zone_data_lbas(zone) >= fill
-        {
-            // Used as far as the job uses zones: leave it (reset or abandoned) and move on.
-            self.advance_seq_zone();
-            if self.spec.zone_fill_action == ZoneFillAction::Reset {
-                self.pending_reset = Some(zone);
-            }
-            return;
-        }
-        if !self.can_write(device, zone) {
-            // Filled: a sequential writer moves on, a random writer lets the zone go.
-            if let Some(i) = self.open.iter().position(|&z| z == zone) {
-                self.open.swap_remove(i);
-            }
-            if zone == self.seq_zone {
-                self.advance_seq_zone();
-            }
-        }
-    }
-
-    fn random_read(&mut self, device: &Device) -> Next {
-        let epoch = device.occupancy_epoch();
-        if self.readable_epoch != Some(epoch) {
-            let bs = self.bs;
-            self.readable = (self.first..self.end)
-                .filter(|&z| readable_lbas(device, z) >= bs)
-                .collect();
-            self.readable_epoch = Some(epoch);
-        }
-        if self.readable.is_empty() {
-            return Next::Done("no data to read");
-        }
-        let zone = self.readable[self.rng.random_range(0..self.readable.len())];
-        let blocks_written = readable_lbas(device, zone) / self.bs;
-        if blocks_written == 0 {
-            // Written below one block since the list was built; rebuild next time.
-            self.readable_epoch = None;
-            return self.random_read(device);
-        }
-        let blocks = device.zone_capacity_lbas() / self.bs;
-        let mut block = self.rng.random_range(0..blocks);
-        if block >= blocks_written {
-            block %= blocks_written;
-        }
-        let slba = zone as u64 * device.zone_size_lbas() + block * self.bs;
-        Next::Issue(Request::Read { slba, nlb: self.bs })
-    }
-
-    fn sequential_read(&mut self, device: &Device) -> Next {
-        for _ in 0..=(self.end - self.first) {
-            let data = readable_lbas(device, self.seq_zone);
-            if self.seq_offset + self.bs <= data {
-                let slba = self.seq_zone as u64 * device.zone_size_lbas() + self.seq_offset;
-                self.seq_offset += self.bs;
-                return Next::Issue(Request::Read { slba, nlb: self.bs });
-            }
-            self.advance_seq_zone();
-        }
-        Next::Done("no data to read")
-    }
-
-    fn advance_seq_zone(&mut self) {
-        self.seq_offset = 0;
-        self.seq_zone = if self.seq_zone + 1 >= self.end {
-            self.first
-        } else {
-            self.seq_zone + 1
-        };
-    }
-
-    fn sequential_write(&mut self, device: &Device) -> Next {
-        for _ in 0..=(self.end - self.first) {
-            let zone = self.seq_zone;
-            if let Some(fill) = self.spec.zone_fill_lbas
-                && device.zone_data_lbas(zone) >= fill
-                && device.zone(zone).state != ZoneState::Full
-            {
-                // A zone left at its fill on an earlier pass: reset it, then write it again.
-                return self.reset_first(zone);
-            }
-            match self.write_into(device, zone) {
-                Some(next) => return next,
-                None => self.advance_seq_zone(),
-            }
-        }
-        Next::Done("no writable zone in range")
-    }
-
-    fn random_write(&mut self, device: &Device) -> Next {
-        let span = self.end - self.first;
-        let pick = self.first + self.rng.random_range(0..span);
-        let zone = if self.open.contains(&pick) {
-            pick
-        } else if (self.open.len() as u32) < self.spec.max_open_zones {
-            let epoch = device.occupancy_epoch();
-            let found = if self.no_spare_zone_at == Some(epoch) {
-                None
-            } else {
-                let found = (0..span)
-                    .map(|i| self.first + (pick - self.first + i) % span)
-                    .find(|&z| !self.open.contains(&z) && self.can_write(device, z));
-                if found.is_none() {
-                    self.no_spare_zone_at = Some(epoch);
-                }
-                found
-            };
-            match found {
-                Some(z) => {
-                    self.open.push(z);
-                    z
-                }
-                None if !self.open.is_empty() => {
-                    self.open[self.rng.random_range(0..self.open.len())]
-                }
-                None => {
-                    // Every zone is full: wrap around, resetting the picked zone.
-                    self.open.push(pick);
-                    pick
-                }
-            }
-        } else {
-            self.open[self.rng.random_range(0..self.open.len())]
-        };
-        self.write_into(device, zone)
-            .unwrap_or(Next::Done("no writable zone in range"))
-    }
-
-    /// A write (or the reset or finish it needs first) into `zone`; `None` if the zone cannot
-    /// take writes at all (Read Only, Offline).
-    fn write_into(&mut self, device: &Device, zone: u32) -> Option<Next> {
-        let d = device.zone(zone);
-        let zslba = d.zslba;
-        let used = d.wp - zslba;
-        match d.state {
-            ZoneState::ReadOnly | ZoneState::Offline => return None,
-            ZoneState::Full => return Some(self.reset_first(zone)),
-            _ => {}
-        }
-        if self.threshold_reset_due() && used > 0 {
-            return Some(self.reset_first(zone));
-        }
-        if device.zone_capacity_lbas() - used < self.bs {
-            return Some(Next::Issue(Request::Finish { zone }));
-        }
-        Some(Next::Issue(if self.spec.zone_append {
-            Request::Append {
-                zslba,
-                nlb: self.bs,
-            }
-        } else {
-            Request::Write {
-                slba: d.wp,
-                nlb: self.bs,
-            }
-        }))
-    }
-
-    /// fio's rule: once the region's data passes the threshold, every 1/frequency-th write
-    /// resets its zone first.
-    fn threshold_reset_due(&mut self) -> bool {
-        if self.spec.zone_reset_frequency <= 0.0
-            || (self.region_data_lbas as f64)
-                < self.region_lbas as f64 * self.spec.zone_reset_threshold
-        {
-            return false;
-        }
-        self.reset_countdown -= 1;
-        if self.reset_countdown == 0 {
-            self.rearm_reset_countdown();
-            return true;
-        }
-        false
-    }
-
-    fn reset_first(&mut self, zone: u32) -> Next {
-        self.pending_reset = Some(zone);
-        Next::Drain
-    }
 }

@@ -1,231 +1,123 @@
-//! The NVMe Zoned Namespace command set as the device exposes it: zone states, status codes,
-//! zone management actions and report descriptors (TP 4053 / ZNS 1.1; see
-//! ../shared/reference/zns-semantics.md).
+//! The ZNS device model: the zone state machine with its open and active resources, every NVMe
+//! status the ZNS command set defines, logical zones mapped onto pieces of physical zones by a
+//! firmware policy, NAND timing for each command, background firmware work, and optional data
+//! retention. It implements the device seam ([`crate::device::DeviceModel`]).
+//!
+//! The module tree follows a command through the device:
+//! - `device`: the device's state and the seam;
+//! - `state`: zone states, open and active resources, implicit closes;
+//! - `io`: reads, writes and appends, and their NAND timing;
+//! - `pieces`: where a logical zone's bytes live (pieces of physical zones) and how a write
+//!   stream programs them, with the optional per-zone write buffer;
+//! - `mgmt`: zone management (open, close, finish, reset, offline);
+//! - `background`: erases the firmware orders, compaction, idle time and timers;
+//! - `prefill`: setting a device up as if data had been written, in O(zones);
+//! - `store`: the retained bytes.
 
+mod background;
 mod device;
+mod io;
+mod mgmt;
+mod pieces;
+mod prefill;
+mod state;
 mod store;
 
-pub use device::{Completion, Device, DeviceCounters};
+pub use device::Device;
+pub use prefill::{PrefillPattern, PrefillPlan};
 
-#[cfg(test)]
-pub(crate) use device::tests::small_spec as test_spec;
+use crate::device::{DeviceInfo, ZonedInfo};
+use crate::nand::{Layout, NandSpec};
+use crate::time::Duration;
 
-use std::fmt;
-
-/// Zone states with their ZS codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ZoneState {
-    Empty = 0x1,
-    ImplicitlyOpened = 0x2,
-    ExplicitlyOpened = 0x3,
-    Closed = 0x4,
-    ReadOnly = 0xD,
-    Full = 0xE,
-    Offline = 0xF,
+/// The zones a ZNS namespace exposes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ZoneGeometry {
+    pub lba_size_bytes: u64,
+    /// Stripe width: how many dies one zone's program units are interleaved over.
+    pub dies_per_zone: u32,
+    pub zone_size_bytes: u64,
+    pub zone_capacity_bytes: u64,
+    pub zone_count: u32,
+    pub max_open_zones: Option<u32>,
+    pub max_active_zones: Option<u32>,
+    pub zone_append_size_limit_bytes: Option<u64>,
 }
 
-impl ZoneState {
-    pub const ALL: [ZoneState; 7] = [
-        ZoneState::Empty,
-        ZoneState::ImplicitlyOpened,
-        ZoneState::ExplicitlyOpened,
-        ZoneState::Closed,
-        ZoneState::ReadOnly,
-        ZoneState::Full,
-        ZoneState::Offline,
-    ];
+/// Firmware time a command costs before it reaches the NAND.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overheads {
+    pub read: Duration,
+    pub write: Duration,
+    /// A zone management command that touches no NAND.
+    pub zone_mgmt: Duration,
+}
 
-    pub fn is_open(self) -> bool {
-        matches!(
-            self,
-            ZoneState::ImplicitlyOpened | ZoneState::ExplicitlyOpened
+/// A validated ZNS device: everything the model needs, nothing it must re-check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ZnsSpec {
+    pub name: String,
+    pub nand: NandSpec,
+    pub zones: ZoneGeometry,
+    pub overheads: Overheads,
+    /// Per-zone write buffer in program units; with it, writes complete once buffered.
+    pub write_buffer_units_per_zone: u32,
+}
+
+impl ZnsSpec {
+    pub fn blocks_per_zone(&self) -> u32 {
+        (self.zones.zone_size_bytes / self.nand.geometry.block_size_bytes()) as u32
+    }
+    /// Blocks one zone uses on each die of its stripe.
+    pub fn blocks_per_zone_per_die(&self) -> u32 {
+        self.blocks_per_zone() / self.zones.dies_per_zone
+    }
+    pub fn layout(&self) -> Layout {
+        Layout::new(
+            &self.nand.geometry,
+            self.zones.dies_per_zone,
+            self.blocks_per_zone_per_die(),
         )
     }
-
-    pub fn is_active(self) -> bool {
-        self.is_open() || self == ZoneState::Closed
+    pub fn zone_size_lbas(&self) -> u64 {
+        self.zones.zone_size_bytes / self.zones.lba_size_bytes
     }
-
-    /// nvme-cli's spelling.
-    pub fn nvme_cli_name(self) -> &'static str {
-        match self {
-            ZoneState::Empty => "EMPTY",
-            ZoneState::ImplicitlyOpened => "IMP_OPENED",
-            ZoneState::ExplicitlyOpened => "EXP_OPENED",
-            ZoneState::Closed => "CLOSED",
-            ZoneState::ReadOnly => "READONLY",
-            ZoneState::Full => "FULL",
-            ZoneState::Offline => "OFFLINE",
+    pub fn zone_capacity_lbas(&self) -> u64 {
+        self.zones.zone_capacity_bytes / self.zones.lba_size_bytes
+    }
+    /// Program units in a zone's capacity.
+    pub fn capacity_units(&self) -> u64 {
+        self.zones
+            .zone_capacity_bytes
+            .div_ceil(self.nand.geometry.program_unit_bytes())
+    }
+    pub fn info(&self) -> DeviceInfo {
+        let z = &self.zones;
+        DeviceInfo {
+            name: self.name.clone(),
+            lba_size_bytes: z.lba_size_bytes,
+            namespace_lbas: self.zone_size_lbas() * z.zone_count as u64,
+            namespaces: 1,
+            zoned: Some(ZonedInfo {
+                zone_size_lbas: self.zone_size_lbas(),
+                zone_capacity_lbas: self.zone_capacity_lbas(),
+                zone_count: z.zone_count,
+                max_open_zones: z.max_open_zones,
+                max_active_zones: z.max_active_zones,
+                zone_append_size_limit_lbas: z
+                    .zone_append_size_limit_bytes
+                    .map(|b| b / z.lba_size_bytes),
+            }),
         }
     }
-
-    /// libzbd's two-letter condition.
-    pub fn zbd_name(self) -> &'static str {
-        match self {
-            ZoneState::Empty => "em",
-            ZoneState::ImplicitlyOpened => "oi",
-            ZoneState::ExplicitlyOpened => "oe",
-            ZoneState::Closed => "cl",
-            ZoneState::ReadOnly => "ro",
-            ZoneState::Full => "fu",
-            ZoneState::Offline => "ol",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<ZoneState> {
-        ZoneState::ALL.into_iter().find(|s| {
-            s.nvme_cli_name().eq_ignore_ascii_case(name)
-                || s.zbd_name() == name
-                || format!("{s:?}").eq_ignore_ascii_case(name)
-        })
-    }
-}
-
-/// NVMe completion statuses the device returns. Generic (SCT 0h) or command specific (SCT 1h).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Status {
-    InvalidField,
-    LbaOutOfRange,
-    ZoneBoundaryError,
-    ZoneIsFull,
-    ZoneIsReadOnly,
-    ZoneIsOffline,
-    ZoneInvalidWrite,
-    TooManyActiveZones,
-    TooManyOpenZones,
-    InvalidZoneStateTransition,
-}
-
-impl Status {
-    /// (status code type, status code)
-    pub fn code(self) -> (u8, u8) {
-        match self {
-            Status::InvalidField => (0x0, 0x02),
-            Status::LbaOutOfRange => (0x0, 0x80),
-            Status::ZoneBoundaryError => (0x1, 0xB8),
-            Status::ZoneIsFull => (0x1, 0xB9),
-            Status::ZoneIsReadOnly => (0x1, 0xBA),
-            Status::ZoneIsOffline => (0x1, 0xBB),
-            Status::ZoneInvalidWrite => (0x1, 0xBC),
-            Status::TooManyActiveZones => (0x1, 0xBD),
-            Status::TooManyOpenZones => (0x1, 0xBE),
-            Status::InvalidZoneStateTransition => (0x1, 0xBF),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::InvalidField => "Invalid Field in Command",
-            Status::LbaOutOfRange => "LBA Out of Range",
-            Status::ZoneBoundaryError => "Zone Boundary Error",
-            Status::ZoneIsFull => "Zone Is Full",
-            Status::ZoneIsReadOnly => "Zone Is Read Only",
-            Status::ZoneIsOffline => "Zone Is Offline",
-            Status::ZoneInvalidWrite => "Zone Invalid Write",
-            Status::TooManyActiveZones => "Too Many Active Zones",
-            Status::TooManyOpenZones => "Too Many Open Zones",
-            Status::InvalidZoneStateTransition => "Invalid Zone State Transition",
-        }
-    }
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (sct, sc) = self.code();
-        write!(f, "{} (SCT {sct:X}h, SC {sc:02X}h)", self.name())
-    }
-}
-
-impl std::error::Error for Status {}
-
-/// Zone Management Send actions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ZoneAction {
-    Open,
-    Close,
-    Finish,
-    Reset,
-    Offline,
-}
-
-impl ZoneAction {
-    /// The states a Select All applies the action to.
-    pub fn select_all_applies(self, state: ZoneState) -> bool {
-        match self {
-            ZoneAction::Open => state == ZoneState::Closed,
-            ZoneAction::Close => state.is_open(),
-            ZoneAction::Finish => state.is_active(),
-            ZoneAction::Reset => state.is_active() || state == ZoneState::Full,
-            ZoneAction::Offline => state == ZoneState::ReadOnly,
-        }
-    }
-}
-
-/// One Report Zones descriptor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ZoneDescriptor {
-    pub state: ZoneState,
-    pub zslba: u64,
-    pub capacity_lbas: u64,
-    pub wp: u64,
-}
-
-/// Report Zones' state filter (Reporting Options).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ReportFilter {
-    #[default]
-    All,
-    State(ZoneState),
-}
-
-impl ReportFilter {
-    pub fn matches(self, state: ZoneState) -> bool {
-        match self {
-            ReportFilter::All => true,
-            ReportFilter::State(s) => s == state,
-        }
-    }
-}
-
-/// Report Zones' answer: `zone_count` is the number of matching zones from the start LBA on
-/// (or, with the partial flag, the number of descriptors returned).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ZoneReport {
-    pub zone_count: u64,
-    pub descriptors: Vec<ZoneDescriptor>,
-}
-
-/// The report as nvme-cli's `nvme zns report-zones` prints it.
-pub fn format_nvme_cli(report: &ZoneReport) -> String {
-    let mut out = format!("nr_zones: {}\n", report.zone_count);
-    for d in &report.descriptors {
-        out += &format!(
-            "SLBA: {:<#18x} WP: {:<#18x} Cap: {:<#10x} State: {:<12} Type: SEQWRITE_REQ   Attrs: 0x0\n",
-            d.zslba,
-            d.wp,
-            d.capacity_lbas,
-            d.state.nvme_cli_name()
-        );
-    }
-    out
-}
-
-/// The report as libzbd's `zbd report` prints it (offsets and lengths in bytes).
-pub fn format_libzbd(report: &ZoneReport, zone_size_lbas: u64, lba_bytes: u64) -> String {
-    let mut out = String::new();
-    for d in &report.descriptors {
-        let zone = d.zslba / zone_size_lbas;
-        out += &format!(
-            "Zone {zone:05}: swr, ofst {:014}, len {:014}, cap {:014}, wp {:014}, {}, non_seq 0, reset 0\n",
-            d.zslba * lba_bytes,
-            zone_size_lbas * lba_bytes,
-            d.capacity_lbas * lba_bytes,
-            d.wp * lba_bytes,
-            d.state.zbd_name()
-        );
-    }
-    out
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) use device_tests::small_spec as test_spec;
+
+#[cfg(test)]
+mod device_tests;
+#[cfg(test)]
+mod policy_tests;
+#[cfg(test)]
+mod rezns_tests;

@@ -1,0 +1,166 @@
+//! The `[firmware]` table: which reset and zone-mapping policy the device runs, validated into
+//! the [`PolicySpec`] the firmware module builds policies from.
+
+use serde::{Deserialize, Serialize};
+
+use super::ConfigError;
+use crate::firmware::{IdleScope, PolicySpec, RenewableSettings};
+use crate::time::Duration;
+
+/// What the firmware does on a host zone reset.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "policy", rename_all = "lowercase", deny_unknown_fields)]
+pub enum FirmwareConfig {
+    /// Erase at once, holding the dies involved (001_da3b5f2dcfaef21c.txt, section 2.2.1).
+    Synchronous {
+        /// Erase every block of the zone rather than only the programmed ones.
+        #[serde(default)]
+        erase_all_blocks: bool,
+    },
+    /// Logical-to-physical zone table; Full Zone Erases when free zones run down to `t_free`
+    /// (001_da3b5f2dcfaef21c.txt, section 2.2.2).
+    Mapping {
+        /// Full Zone Erases start when free zones fall to this many (default 1: only when the
+        /// device is about to run out; the paper's Table 2 sets zone_count - 33 to force them).
+        #[serde(default = "one")]
+        t_free: u32,
+        /// Erase only programmed blocks (off: the paper's mapping erases every block).
+        #[serde(default)]
+        wp_optimisation: bool,
+    },
+    /// Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt, section 3.2).
+    Preemptive {
+        /// As for `mapping` (default 1).
+        #[serde(default = "one")]
+        t_free: u32,
+        /// Partial Zone Erases start when this many zones are invalid.
+        #[serde(default = "one")]
+        t_invalid: u32,
+        /// Erase only programmed blocks (on in the paper's design).
+        #[serde(default = "yes")]
+        wp_optimisation: bool,
+        /// What must be idle before a partial erase: "device" or "zone_dies".
+        #[serde(default)]
+        idle: IdleScope,
+    },
+    /// ReZNS renewable zones (000_1e8e6a1fe63635bd.txt, section 3).
+    Renewable {
+        /// A reset zone with more than this share unwritten becomes an Rzone (paper: 0.25).
+        #[serde(default = "quarter")]
+        threshold: f64,
+        /// ReGC runs when the spare-list holds more than this share of all zones (paper: 0.5).
+        #[serde(default = "half")]
+        regc_fraction: f64,
+        /// How often the zombie-zone daemon scans; "0s": never.
+        #[serde(default = "hour")]
+        zombie_scan_period: Duration,
+        /// An active zone not written for this long is a zombie (paper: 1 hour).
+        #[serde(default = "hour")]
+        zombie_idle: Duration,
+        /// Erase whole zones (ReZNS's NVMeVirt charges erases per zone) or programmed blocks.
+        #[serde(default = "yes")]
+        erase_all_blocks: bool,
+    },
+}
+
+fn quarter() -> f64 {
+    0.25
+}
+
+fn half() -> f64 {
+    0.5
+}
+
+fn hour() -> Duration {
+    Duration::from_secs(3_600)
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for FirmwareConfig {
+    fn default() -> Self {
+        FirmwareConfig::Synchronous {
+            erase_all_blocks: false,
+        }
+    }
+}
+
+
+impl FirmwareConfig {
+    /// Checks the policy's settings for a device of `zone_count` zones.
+    pub fn validate(&self, zone_count: u32) -> Result<PolicySpec, ConfigError> {
+        Ok(match *self {
+            FirmwareConfig::Synchronous { erase_all_blocks } => {
+                PolicySpec::Synchronous { erase_all_blocks }
+            }
+            FirmwareConfig::Mapping {
+                t_free,
+                wp_optimisation,
+            } => PolicySpec::Mapping {
+                t_free: check_t_free(t_free, zone_count)?,
+                wp_optimisation,
+            },
+            FirmwareConfig::Preemptive {
+                t_free,
+                t_invalid,
+                wp_optimisation,
+                idle,
+            } => {
+                if t_invalid == 0 || t_invalid > zone_count {
+                    return Err(ConfigError::field(
+                        "firmware.t_invalid",
+                        format!("{t_invalid} must be between 1 and the {zone_count} zones"),
+                    ));
+                }
+                PolicySpec::Preemptive {
+                    t_free: check_t_free(t_free, zone_count)?,
+                    t_invalid,
+                    wp_optimisation,
+                    idle,
+                }
+            }
+            FirmwareConfig::Renewable {
+                threshold,
+                regc_fraction,
+                zombie_scan_period,
+                zombie_idle,
+                erase_all_blocks,
+            } => {
+                for (name, v) in [
+                    ("firmware.threshold", threshold),
+                    ("firmware.regc_fraction", regc_fraction),
+                ] {
+                    if !(0.0..=1.0).contains(&v) {
+                        return Err(ConfigError::field(
+                            name,
+                            format!("{v} must be between 0 and 1"),
+                        ));
+                    }
+                }
+                PolicySpec::Renewable(RenewableSettings {
+                    threshold,
+                    regc_fraction,
+                    zombie_scan_period,
+                    zombie_idle,
+                    erase_all_blocks,
+                })
+            }
+        })
+    }
+}
+
+fn check_t_free(t_free: u32, zone_count: u32) -> Result<u32, ConfigError> {
+    if t_free >= zone_count {
+        return Err(ConfigError::field(
+            "firmware.t_free",
+            format!("{t_free} must be below the {zone_count} zones of the device"),
+        ));
+    }
+    Ok(t_free)
+}

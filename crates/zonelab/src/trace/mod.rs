@@ -1,0 +1,217 @@
+//! The per-command trace (the time-and-space trace of 002_78400e817c039edc.txt's analysis tool):
+//! one record per device command with when it was submitted, started and completed, what it
+//! was, where it went (zone, LBA, length, the dies and channels it used), how long it waited on
+//! an erase, and who sent it. Records go to a [`TraceSink`] the front end provides, so memory
+//! does not grow with the trace. The CSV form is also a replay input (see [`read`]).
+
+pub mod read;
+
+use std::fmt::Write as _;
+
+use crate::device::{Op, Status, ZoneAction};
+use crate::nand::DieSet;
+use crate::time::{Duration, Instant};
+
+/// What a traced command did (NVMe names, zone management spelled out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TraceOp {
+    Read,
+    Write,
+    Append,
+    Open,
+    Close,
+    Finish,
+    Reset,
+    Offline,
+    OpenAll,
+    CloseAll,
+    FinishAll,
+    ResetAll,
+    OfflineAll,
+    Trim,
+    Flush,
+}
+
+impl TraceOp {
+    pub const ALL: [TraceOp; 15] = [
+        TraceOp::Read,
+        TraceOp::Write,
+        TraceOp::Append,
+        TraceOp::Open,
+        TraceOp::Close,
+        TraceOp::Finish,
+        TraceOp::Reset,
+        TraceOp::Offline,
+        TraceOp::OpenAll,
+        TraceOp::CloseAll,
+        TraceOp::FinishAll,
+        TraceOp::ResetAll,
+        TraceOp::OfflineAll,
+        TraceOp::Trim,
+        TraceOp::Flush,
+    ];
+
+    pub fn of(op: Op) -> TraceOp {
+        use ZoneAction::*;
+        match op {
+            Op::Read => TraceOp::Read,
+            Op::Write => TraceOp::Write,
+            Op::Append => TraceOp::Append,
+            Op::ZoneMgmt(Open) => TraceOp::Open,
+            Op::ZoneMgmt(Close) => TraceOp::Close,
+            Op::ZoneMgmt(Finish) => TraceOp::Finish,
+            Op::ZoneMgmt(Reset) => TraceOp::Reset,
+            Op::ZoneMgmt(Offline) => TraceOp::Offline,
+            Op::ZoneMgmtAll(Open) => TraceOp::OpenAll,
+            Op::ZoneMgmtAll(Close) => TraceOp::CloseAll,
+            Op::ZoneMgmtAll(Finish) => TraceOp::FinishAll,
+            Op::ZoneMgmtAll(Reset) => TraceOp::ResetAll,
+            Op::ZoneMgmtAll(Offline) => TraceOp::OfflineAll,
+            Op::Trim => TraceOp::Trim,
+            Op::Flush => TraceOp::Flush,
+        }
+    }
+
+    pub fn op(self) -> Op {
+        use ZoneAction::*;
+        match self {
+            TraceOp::Read => Op::Read,
+            TraceOp::Write => Op::Write,
+            TraceOp::Append => Op::Append,
+            TraceOp::Open => Op::ZoneMgmt(Open),
+            TraceOp::Close => Op::ZoneMgmt(Close),
+            TraceOp::Finish => Op::ZoneMgmt(Finish),
+            TraceOp::Reset => Op::ZoneMgmt(Reset),
+            TraceOp::Offline => Op::ZoneMgmt(Offline),
+            TraceOp::OpenAll => Op::ZoneMgmtAll(Open),
+            TraceOp::CloseAll => Op::ZoneMgmtAll(Close),
+            TraceOp::FinishAll => Op::ZoneMgmtAll(Finish),
+            TraceOp::ResetAll => Op::ZoneMgmtAll(Reset),
+            TraceOp::OfflineAll => Op::ZoneMgmtAll(Offline),
+            TraceOp::Trim => Op::Trim,
+            TraceOp::Flush => Op::Flush,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceOp::Read => "read",
+            TraceOp::Write => "write",
+            TraceOp::Append => "append",
+            TraceOp::Open => "open",
+            TraceOp::Close => "close",
+            TraceOp::Finish => "finish",
+            TraceOp::Reset => "reset",
+            TraceOp::Offline => "offline",
+            TraceOp::OpenAll => "open_all",
+            TraceOp::CloseAll => "close_all",
+            TraceOp::FinishAll => "finish_all",
+            TraceOp::ResetAll => "reset_all",
+            TraceOp::OfflineAll => "offline_all",
+            TraceOp::Trim => "trim",
+            TraceOp::Flush => "flush",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<TraceOp> {
+        TraceOp::ALL.into_iter().find(|o| o.name() == name)
+    }
+}
+
+/// One device command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceRecord {
+    pub submit: Instant,
+    /// When the device started on it (after blocking erases); equal to `submit` if rejected.
+    pub start: Instant,
+    /// Completion (or `submit` if the device rejected it).
+    pub done: Instant,
+    pub op: TraceOp,
+    pub nsid: u32,
+    /// The zone of `lba` on a zoned device.
+    pub zone: Option<u32>,
+    pub lba: u64,
+    pub nlb: u64,
+    pub dies: DieSet,
+    pub erase_wait: Duration,
+    /// Who sent it: a job, clone or host task name.
+    pub source: String,
+    /// None: success.
+    pub status: Option<Status>,
+}
+
+/// Where trace records go.
+pub trait TraceSink {
+    fn record(&mut self, r: &TraceRecord);
+}
+
+/// The CSV header of ZoneLab's trace.
+pub const CSV_HEADER: &str = "submit_ns,start_ns,done_ns,op,nsid,zone,lba,nlb,dies,channels,erase_wait_ns,source,status";
+
+/// One record as a CSV line (no newline). Dies and channels are ranges such as "0-3;8";
+/// `channels` is derived from `dies` with `channels_of`.
+pub fn csv_line(r: &TraceRecord, channels: u32, out: &mut String) {
+    let mut ch = DieSet::default();
+    for d in r.dies.iter() {
+        ch.insert(d % channels.max(1));
+    }
+    let zone = r.zone.map(|z| z.to_string()).unwrap_or_default();
+    let status = r
+        .status
+        .map(|s| {
+            let (sct, sc) = s.code();
+            format!("{sct:X}h/{sc:02X}h")
+        })
+        .unwrap_or_default();
+    let _ = write!(
+        out,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        r.submit.ns(),
+        r.start.ns(),
+        r.done.ns(),
+        r.op.name(),
+        r.nsid,
+        zone,
+        r.lba,
+        r.nlb,
+        r.dies.ranges(),
+        ch.ranges(),
+        r.erase_wait.ns(),
+        sanitize(&r.source),
+        status
+    );
+}
+
+/// Source names go into CSV unquoted: commas, quotes and line breaks become '_'.
+pub fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c == ',' || c == '"' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// A sink that keeps CSV text in memory (tests, small runs).
+#[derive(Default)]
+pub struct CsvBuffer {
+    pub channels: u32,
+    pub text: String,
+}
+
+impl TraceSink for CsvBuffer {
+    fn record(&mut self, r: &TraceRecord) {
+        if self.text.is_empty() {
+            self.text.push_str(CSV_HEADER);
+            self.text.push('\n');
+        }
+        csv_line(r, self.channels, &mut self.text);
+        self.text.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests;

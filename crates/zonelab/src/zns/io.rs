@@ -1,0 +1,238 @@
+//! Reads, writes, appends and flushes: the checks the ZNS command set makes, in QEMU's order,
+//! and the NAND timing of each. A write's data crosses the host link, is staged in the
+//! controller and programmed a unit at a time; a read takes each page from the die holding it
+//! (or from the controller if it is still staged or buffered) and crosses the host link back.
+
+use super::device::Device;
+use crate::device::{Accepted, Status, ZoneState};
+use crate::time::Instant;
+
+impl Device {
+    /// Read `nlb` LBAs from `slba`. With data retention, `buf` (exactly `nlb` LBAs) receives the
+    /// data; LBAs never written read as zeros.
+    pub fn read(
+        &mut self,
+        now: Instant,
+        slba: u64,
+        nlb: u64,
+        buf: Option<&mut [u8]>,
+    ) -> Result<Accepted, Status> {
+        let now = self.enter(now);
+        self.check_range(slba, nlb, buf.as_ref().map(|b| b.len()))?;
+        let zi = (slba / self.zone_lbas) as u32;
+        if self.zones[zi as usize].state == ZoneState::Offline {
+            return Err(Status::ZoneIsOffline);
+        }
+        let offset = slba - zi as u64 * self.zone_lbas;
+        if offset + nlb > self.zone_lbas {
+            return Err(Status::ZoneBoundaryError);
+        }
+        self.sequence += 1;
+        if let (Some(store), Some(buf)) = (&self.data, buf) {
+            store.read(zi, (offset * self.lba_bytes) as usize, buf);
+        }
+        let start = self.foreground_start(now);
+        let done = self.read_timing(start + self.spec.overheads.read, zi, offset, nlb);
+        self.counters.host_read_bytes += nlb * self.lba_bytes;
+        Ok(self.foreground_done(now, start, done, slba))
+    }
+
+    /// Write `nlb` LBAs at `slba`, which must be the zone's write pointer. With data retention,
+    /// `data` (exactly `nlb` LBAs) is kept; without it the LBAs are stored as zeros.
+    pub fn write(
+        &mut self,
+        now: Instant,
+        slba: u64,
+        nlb: u64,
+        data: Option<&[u8]>,
+    ) -> Result<Accepted, Status> {
+        let now = self.enter(now);
+        self.check_range(slba, nlb, data.map(<[u8]>::len))?;
+        let zi = (slba / self.zone_lbas) as u32;
+        Self::check_writable(self.zones[zi as usize].state)?;
+        let z = &self.zones[zi as usize];
+        let offset = slba - zi as u64 * self.zone_lbas;
+        if offset != z.wp {
+            return Err(Status::ZoneInvalidWrite);
+        }
+        if offset + nlb > self.cap_lbas {
+            return Err(Status::ZoneBoundaryError);
+        }
+        self.write_at_wp(now, zi, nlb, data, slba)
+    }
+
+    /// Zone Append to the zone starting at `zslba`; [`Accepted::lba`] is the LBA written.
+    pub fn append(
+        &mut self,
+        now: Instant,
+        zslba: u64,
+        nlb: u64,
+        data: Option<&[u8]>,
+    ) -> Result<Accepted, Status> {
+        let now = self.enter(now);
+        self.check_range(zslba, nlb, data.map(<[u8]>::len))?;
+        if !zslba.is_multiple_of(self.zone_lbas) {
+            return Err(Status::InvalidField);
+        }
+        if let Some(zasl) = self.spec.zones.zone_append_size_limit_bytes
+            && nlb > zasl / self.lba_bytes
+        {
+            return Err(Status::InvalidField);
+        }
+        let zi = (zslba / self.zone_lbas) as u32;
+        Self::check_writable(self.zones[zi as usize].state)?;
+        let wp = self.zones[zi as usize].wp;
+        if wp + nlb > self.cap_lbas {
+            return Err(Status::ZoneBoundaryError);
+        }
+        self.write_at_wp(now, zi, nlb, data, zslba + wp)
+    }
+
+    /// Flush: completes once every program booked so far has finished. Staged partial units stay
+    /// in the controller, whose buffer is power-loss protected (as on ZN540-class drives).
+    pub fn flush(&mut self, now: Instant) -> Result<Accepted, Status> {
+        let now = self.enter(now);
+        self.counters.flushes += 1;
+        let start = self.foreground_start(now);
+        let done = start.max(self.programs_done);
+        self.busy_until = self.busy_until.max(done);
+        Ok(Accepted {
+            done: Some(done),
+            lba: 0,
+            start,
+            erase_wait: start - now,
+        })
+    }
+
+    /// Deallocate: a zoned namespace keeps its data until the zone is reset, so this only
+    /// costs the command's overhead.
+    pub fn trim(&mut self, now: Instant, slba: u64, nlb: u64) -> Result<Accepted, Status> {
+        let now = self.enter(now);
+        self.check_range(slba, nlb, None)?;
+        self.counters.trims += 1;
+        let start = self.foreground_start(now);
+        let done = start + self.spec.overheads.zone_mgmt;
+        self.busy_until = self.busy_until.max(done);
+        Ok(Accepted {
+            done: Some(done),
+            lba: slba,
+            start,
+            erase_wait: start - now,
+        })
+    }
+
+    pub(super) fn check_range(
+        &self,
+        slba: u64,
+        nlb: u64,
+        buf_len: Option<usize>,
+    ) -> Result<(), Status> {
+        if nlb == 0
+            || buf_len.is_some_and(|len| nlb.checked_mul(self.lba_bytes) != Some(len as u64))
+        {
+            return Err(Status::InvalidField);
+        }
+        match slba.checked_add(nlb) {
+            Some(end) if end <= self.namespace_lbas() => Ok(()),
+            _ => Err(Status::LbaOutOfRange),
+        }
+    }
+
+    fn check_writable(state: ZoneState) -> Result<(), Status> {
+        match state {
+            ZoneState::Full => Err(Status::ZoneIsFull),
+            ZoneState::ReadOnly => Err(Status::ZoneIsReadOnly),
+            ZoneState::Offline => Err(Status::ZoneIsOffline),
+            _ => Ok(()),
+        }
+    }
+
+    fn write_at_wp(
+        &mut self,
+        now: Instant,
+        zi: u32,
+        nlb: u64,
+        data: Option<&[u8]>,
+        lba: u64,
+    ) -> Result<Accepted, Status> {
+        self.acquire_open(zi)?;
+        if self.zones[zi as usize].state != ZoneState::ExplicitlyOpened {
+            self.set_state(zi, ZoneState::ImplicitlyOpened);
+        }
+        self.sequence += 1;
+        let bytes = nlb * self.lba_bytes;
+        let position = self.zones[zi as usize].data_lbas * self.lba_bytes;
+        if self.zones[zi as usize]
+            .pieces
+            .last()
+            .is_none_or(|p| p.lstart + p.cap <= position)
+        {
+            self.allocate(now, zi, position);
+        }
+        let start = self.foreground_start(now);
+        let arrived = self.nand.host_in(start + self.spec.overheads.write, bytes);
+        let done = self.write_pieces(now, zi, position, bytes, arrived);
+        if let Some(store) = &mut self.data {
+            store.append(zi, bytes as usize, data);
+        }
+        let z = &mut self.zones[zi as usize];
+        if z.data_lbas == 0 {
+            self.occupancy_epoch += 1;
+        }
+        z.wp += nlb;
+        z.data_lbas = z.wp;
+        z.last_use = self.sequence;
+        z.last_write = now;
+        assert!(z.wp <= self.cap_lbas, "write pointer past zone capacity");
+        if z.wp == self.cap_lbas {
+            self.set_state(zi, ZoneState::Full);
+        }
+        self.counters.host_write_bytes += bytes;
+        Ok(self.foreground_done(now, start, done, lba))
+    }
+
+    fn read_timing(&mut self, start: Instant, zi: u32, offset: u64, nlb: u64) -> Instant {
+        let page = self.layout.page_bytes;
+        let unit = self.layout.unit_bytes;
+        let z = &self.zones[zi as usize];
+        let data_end = z.data_lbas * self.lba_bytes;
+        let b = self.buffer_units;
+        let streamed = z.units_streamed;
+        let mut pos = offset * self.lba_bytes;
+        let end = pos + nlb * self.lba_bytes;
+        let mut done = start;
+        let mut k = 0;
+        while pos < end {
+            // Past the data nothing is on NAND: only the host transfer, of zeros.
+            if pos >= data_end {
+                done = done.max(self.nand.host_out(start, end - pos));
+                break;
+            }
+            let pieces = &self.zones[zi as usize].pieces;
+            while pos >= pieces[k].lstart + pieces[k].data {
+                k += 1;
+            }
+            let piece = &pieces[k];
+            let within = pos - piece.lstart;
+            let phys = piece.punit * unit + within;
+            let chunk = (page - phys % page)
+                .min(end - pos)
+                .min(piece.lstart + piece.data - pos);
+            let j = within / unit;
+            let stream_j = piece.stream_base + j;
+            let in_controller = j >= piece.programmed_units
+                || (b > 0
+                    && stream_j + b >= streamed
+                    && self.buffer_release[(zi as u64 * b + stream_j % b) as usize] > start);
+            let ready = if in_controller {
+                start
+            } else {
+                let die = self.layout.unit(piece.pz, piece.punit + j).die;
+                self.nand.read_page(start, die, chunk)
+            };
+            done = done.max(self.nand.host_out(ready, chunk));
+            pos += chunk;
+        }
+        done
+    }
+}

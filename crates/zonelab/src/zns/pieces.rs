@@ -1,0 +1,244 @@
+//! Where a logical zone's bytes live: a chain of pieces, each a run of program units of one
+//! physical zone, and how a zone's write stream programs them. The synchronous policy gives each
+//! logical zone one piece covering its own physical zone; the mapping policies one piece of a
+//! physical zone they choose; ReZNS may chain several.
+//!
+//! A write's bytes are staged in the controller until they fill a program unit, which is then
+//! programmed. With a write buffer of `B` units per zone (NVMeVirt's ZN540 model), a write
+//! completes once its bytes are buffered: unit `j` takes the buffer slot unit `j - B` held, so it
+//! waits for that unit's program to finish.
+
+use super::device::Device;
+use crate::firmware::PieceRef;
+use crate::nand::{Layout, Nand};
+use crate::time::Instant;
+
+#[derive(Clone, Debug)]
+pub(super) struct Piece {
+    /// Logical byte offset in the zone where the piece starts.
+    pub lstart: u64,
+    /// Physical zone and first program unit in it.
+    pub pz: u32,
+    pub punit: u64,
+    /// Bytes the piece can hold (shrunk to its data when it is closed early).
+    pub cap: u64,
+    /// Units the firmware handed out for it (from `punit`).
+    pub reserved_units: u64,
+    /// Host bytes written into the piece.
+    pub data: u64,
+    /// Program units written to NAND (or scheduled), from `punit`.
+    pub programmed_units: u64,
+    /// Bytes of the next unit waiting in the controller for the unit to fill.
+    pub staged_bytes: u64,
+    /// The zone's stream position of this piece's first unit (for the write buffer ring).
+    pub stream_base: u64,
+}
+
+impl Piece {
+    pub fn new(
+        lstart: u64,
+        pz: u32,
+        punit: u64,
+        reserved_units: u64,
+        cap: u64,
+        stream_base: u64,
+    ) -> Self {
+        Piece {
+            lstart,
+            pz,
+            punit,
+            cap,
+            reserved_units,
+            data: 0,
+            programmed_units: 0,
+            staged_bytes: 0,
+            stream_base,
+        }
+    }
+
+    /// The one piece of a statically mapped zone: all of physical zone `pz`.
+    pub fn whole_zone(pz: u32, cap_units: u64, unit_bytes: u64) -> Self {
+        Piece::new(0, pz, 0, cap_units, cap_units * unit_bytes, 0)
+    }
+
+    pub fn as_ref(&self) -> PieceRef {
+        PieceRef {
+            zone: self.pz,
+            start_unit: self.punit,
+            end_unit: self.frontier_unit(),
+            reserved_end_unit: self.punit + self.reserved_units,
+        }
+    }
+
+    /// The first unit of the physical zone this piece has not programmed.
+    pub fn frontier_unit(&self) -> u64 {
+        self.punit + self.programmed_units
+    }
+}
+
+/// What a write stream needs beside its piece: the NAND, the physical frontier of the piece's
+/// zone, the zone's buffer ring (empty without a write buffer) and stream position.
+pub(super) struct Stream<'a> {
+    pub nand: &'a mut Nand,
+    pub layout: &'a Layout,
+    pub phys_high: &'a mut u64,
+    pub ring: &'a mut [Instant],
+    pub streamed: &'a mut u64,
+    pub programs_done: &'a mut Instant,
+}
+
+/// Appends `bytes` that arrived at `arrived` to the write stream of `piece`, programming every
+/// unit they complete. Returns when the host may consider them written: once buffered (with a
+/// write buffer) or once their full units are programmed (without).
+pub(super) fn program_piece(s: Stream<'_>, piece: &mut Piece, bytes: u64, arrived: Instant) -> Instant {
+    let unit = s.layout.unit_bytes;
+    let b = s.ring.len() as u64;
+    let first = piece.programmed_units;
+    let total = piece.staged_bytes + bytes;
+    let full = total / unit;
+    let mut done = arrived;
+    for j in first..first + full {
+        let slot = ((piece.stream_base + j) % b.max(1)) as usize;
+        let accepted = if b > 0 {
+            arrived.max(s.ring[slot])
+        } else {
+            arrived
+        };
+        let addr = s.layout.unit(piece.pz, piece.punit + j);
+        let programmed = s.nand.program_unit(accepted, addr);
+        *s.programs_done = (*s.programs_done).max(programmed);
+        if b > 0 {
+            s.ring[slot] = programmed;
+            done = done.max(accepted);
+        } else {
+            done = done.max(programmed);
+        }
+    }
+    if b > 0 && !total.is_multiple_of(unit) {
+        // The partial unit also needs a buffer slot.
+        done = done.max(s.ring[((piece.stream_base + first + full) % b) as usize]);
+    }
+    piece.programmed_units += full;
+    *s.streamed = piece.stream_base + piece.programmed_units;
+    piece.staged_bytes = total % unit;
+    *s.phys_high = (*s.phys_high).max(piece.frontier_unit());
+    done
+}
+
+impl Device {
+    /// The write stream of logical zone `zi`'s last piece, split from the piece itself.
+    pub(super) fn program_last_piece(&mut self, zi: u32, bytes: u64, arrived: Instant) -> Instant {
+        let b = self.buffer_units as usize;
+        let zone = &mut self.zones[zi as usize];
+        let piece = zone.pieces.last_mut().expect("a piece to write into");
+        let ring = if b > 0 {
+            &mut self.buffer_release[zi as usize * b..(zi as usize + 1) * b]
+        } else {
+            &mut []
+        };
+        program_piece(
+            Stream {
+                nand: &mut self.nand,
+                layout: &self.layout,
+                phys_high: &mut self.phys_high[piece.pz as usize],
+                ring,
+                streamed: &mut zone.units_streamed,
+                programs_done: &mut self.programs_done,
+            },
+            piece,
+            bytes,
+            arrived,
+        )
+    }
+
+    /// Writes `bytes` from logical offset `position` of zone `zi` into its pieces, taking new
+    /// space from the firmware when the last piece is full. Returns the write's completion.
+    pub(super) fn write_pieces(
+        &mut self,
+        now: Instant,
+        zi: u32,
+        mut position: u64,
+        mut bytes: u64,
+        arrived: Instant,
+    ) -> Instant {
+        let mut done = arrived;
+        while bytes > 0 {
+            let last = self.zones[zi as usize]
+                .pieces
+                .last()
+                .expect("a piece to write into");
+            if last.lstart + last.cap <= position {
+                self.allocate(now, zi, position);
+                continue;
+            }
+            assert_eq!(
+                last.lstart + last.data,
+                position,
+                "writes continue the piece"
+            );
+            let chunk = bytes.min(last.lstart + last.cap - position);
+            done = done.max(self.program_last_piece(zi, chunk, arrived));
+            self.zones[zi as usize]
+                .pieces
+                .last_mut()
+                .expect("a piece")
+                .data += chunk;
+            position += chunk;
+            bytes -= chunk;
+        }
+        done
+    }
+
+    /// Gives logical zone `zi`, written at logical byte `position`, a new piece from the
+    /// firmware, first running the blocking erases it orders.
+    pub(super) fn allocate(&mut self, now: Instant, zi: u32, position: u64) {
+        let unit = self.layout.unit_bytes;
+        let remaining = self.cap_lbas * self.lba_bytes - position;
+        if !self.policy.has_space() {
+            self.compact(now);
+        }
+        let allocation = self.policy.allocate(now, remaining.div_ceil(unit));
+        if !allocation.erase_first.is_empty() {
+            let start = self.foreground_start(now);
+            let mut done = start;
+            for order in &allocation.erase_first {
+                done = done.max(self.execute(start, order));
+            }
+            self.blocked_until = done;
+            self.policy.blocking_erases_end(done);
+        }
+        let pz = allocation.zone;
+        assert!(
+            allocation.start_unit >= self.phys_high[pz as usize],
+            "physical zone {pz}: unit {} handed out over programmed units (up to {})",
+            allocation.start_unit,
+            self.phys_high[pz as usize]
+        );
+        assert!(
+            allocation.units > 0 && allocation.start_unit + allocation.units <= self.cap_units,
+            "physical zone {pz}: units {}+{} outside its {} units",
+            allocation.start_unit,
+            allocation.units,
+            self.cap_units
+        );
+        let cap = (allocation.units * unit).min(remaining);
+        let base = self.zones[zi as usize].units_streamed;
+        let piece = Piece::new(
+            position,
+            pz,
+            allocation.start_unit,
+            allocation.units,
+            cap,
+            base,
+        );
+        self.owners[pz as usize] += 1;
+        self.zones[zi as usize].pieces.push(piece);
+    }
+
+    /// Drops every piece of logical zone `zi` (a reset unlinks it from its physical zones).
+    pub(super) fn unlink_pieces(&mut self, zi: u32) {
+        for p in std::mem::take(&mut self.zones[zi as usize].pieces) {
+            self.owners[p.pz as usize] -= 1;
+        }
+    }
+}
