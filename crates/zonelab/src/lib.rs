@@ -1,17 +1,23 @@
 //! ZoneLab core: a deterministic, faster-than-real-time simulator of NVMe ZNS SSDs.
 //!
-//! This crate does no I/O and holds no global state: the CLI, the fio engine and tests drive it.
-//! Time is integer nanoseconds throughout. The flow is
-//! [`config::ExperimentConfig`] -> [`config::Experiment`] -> [`sim::run`] -> [`metrics::Summary`].
+//! This crate does no I/O and holds no global state: the CLI, the fio engine, the block-device
+//! front end and Python drive it. Time is integer nanoseconds ([`time`]). The flow is
+//! [`config::ExperimentConfig`] -> [`sim::Experiment`] -> [`sim::run`] (host work, then the
+//! device seam [`device::DeviceModel`], the ZNS model [`zns`] with its [`firmware`] policy, and
+//! the [`nand`] timelines) -> [`report::Summary`] and the files [`report::render`] makes.
 
 pub mod config;
+pub mod device;
 pub mod firmware;
 pub mod metrics;
 pub mod nand;
+pub mod report;
 pub mod sim;
+pub mod time;
+pub mod trace;
 pub mod units;
 pub mod workload;
 pub mod zns;
 
-pub use config::{ConfigError, Experiment, ExperimentConfig};
-pub use sim::{Progress, RunOutput, run};
+pub use config::{ConfigError, ExperimentConfig};
+pub use sim::{Experiment, Inputs, Progress, RunError, RunOutput, run};

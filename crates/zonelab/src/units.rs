@@ -1,21 +1,11 @@
-//! Human units in configuration files: byte sizes ("4KiB", "64MiB"), durations ("500ms"),
-//! and extents that may also be given in zones ("16z") or as a share of the device ("50%").
+//! Human units in configuration files: byte sizes ("4KiB", "64MiB") and extents that may also be
+//! given in zones ("16z") or as a share of the device ("50%"). Durations are [`crate::time`]'s.
 //!
 //! Sizes follow fio's default `kb_base=1024`: "k", "KB" and "KiB" all mean 1024 bytes.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-pub const NS_PER_US: u64 = 1_000;
-pub const NS_PER_MS: u64 = 1_000_000;
-pub const NS_PER_S: u64 = 1_000_000_000;
 pub const MIB: u64 = 1 << 20;
-
-/// Time to move `bytes` over a link of `rate_mb_s` megabytes (10^6 B) per second, in ns.
-/// 1 MB/s is one byte per microsecond, so this is `bytes * 1000 / rate`.
-#[inline]
-pub fn transfer_ns(bytes: u64, rate_mb_s: u64) -> u64 {
-    bytes * NS_PER_US / rate_mb_s
-}
 
 fn split_number(text: &str) -> Option<(f64, &str)> {
     let text = text.trim();
@@ -46,27 +36,6 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
-/// Parses "10s", "500ms", "20us", "100ns", "2m", "1h" into nanoseconds.
-pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
-    let bad =
-        || format!("`{text}` is not a duration; write e.g. \"500ms\", \"10s\", \"20us\" or \"1h\"");
-    let (number, unit) = split_number(text).ok_or_else(bad)?;
-    let scale = match unit {
-        "ns" => 1,
-        "us" => NS_PER_US,
-        "ms" => NS_PER_MS,
-        "s" => NS_PER_S,
-        "m" | "min" => 60 * NS_PER_S,
-        "h" => 3600 * NS_PER_S,
-        _ => return Err(bad()),
-    };
-    let ns = number * scale as f64;
-    if ns.fract() != 0.0 || ns > u64::MAX as f64 {
-        return Err(format!("`{text}` is not a whole number of nanoseconds"));
-    }
-    Ok(ns as u64)
-}
-
 fn format_bytes(bytes: u64) -> String {
     for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
         if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
@@ -76,19 +45,10 @@ fn format_bytes(bytes: u64) -> String {
     bytes.to_string()
 }
 
-fn format_duration(ns: u64) -> String {
-    for (scale, unit) in [(NS_PER_S, "s"), (NS_PER_MS, "ms"), (NS_PER_US, "us")] {
-        if ns >= scale && ns.is_multiple_of(scale) {
-            return format!("{}{unit}", ns / scale);
-        }
-    }
-    format!("{ns}ns")
-}
-
 /// An integer or a string in TOML.
 #[derive(Deserialize)]
 #[serde(untagged)]
-enum IntOrText {
+pub(crate) enum IntOrText {
     Int(i64),
     Text(String),
 }
@@ -112,35 +72,6 @@ impl<'de> Deserialize<'de> for Bytes {
 impl Serialize for Bytes {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&format_bytes(self.0))
-    }
-}
-
-/// A duration written with a unit ("500ms"); bare integers are rejected to avoid unit mistakes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Duration(pub u64);
-
-impl Duration {
-    pub fn ns(self) -> u64 {
-        self.0
-    }
-}
-
-impl<'de> Deserialize<'de> for Duration {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match IntOrText::deserialize(d)? {
-            IntOrText::Int(n) => Err(serde::de::Error::custom(format!(
-                "{n} has no unit; write e.g. \"{n}s\" or \"{n}ms\""
-            ))),
-            IntOrText::Text(t) => parse_duration_ns(&t)
-                .map(Duration)
-                .map_err(serde::de::Error::custom),
-        }
-    }
-}
-
-impl Serialize for Duration {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format_duration(self.0))
     }
 }
 
@@ -225,26 +156,11 @@ mod tests {
     }
 
     #[test]
-    fn durations_need_units() {
-        assert_eq!(parse_duration_ns("500ms"), Ok(500 * NS_PER_MS));
-        assert_eq!(parse_duration_ns("2m"), Ok(120 * NS_PER_S));
-        assert_eq!(parse_duration_ns("20us"), Ok(20_000));
-        assert!(parse_duration_ns("10").is_err());
-        assert_eq!(format_duration(1500 * NS_PER_US), "1500us");
-    }
-
-    #[test]
     fn extents_in_zones_and_percent() {
         assert_eq!(parse_extent("16z"), Ok(Extent::Zones(16)));
         assert_eq!(parse_extent("50%"), Ok(Extent::Percent(50.0)));
         assert!(parse_extent("150%").is_err());
         assert_eq!(Extent::Zones(2).to_bytes(10, 100), 20);
         assert_eq!(Extent::Percent(50.0).to_bytes(10, 100), 50);
-    }
-
-    #[test]
-    fn transfer_time_is_bytes_over_rate() {
-        // 4 KiB at 800 MB/s = 5.12 us.
-        assert_eq!(transfer_ns(4096, 800), 5120);
     }
 }

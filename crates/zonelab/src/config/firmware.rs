@@ -22,7 +22,7 @@ pub enum FirmwareConfig {
     Mapping {
         /// Full Zone Erases start when free zones fall to this many (default 1: only when the
         /// device is about to run out; the paper's Table 2 sets zone_count - 33 to force them).
-        #[serde(default = "one")]
+        #[serde(default = "super::one")]
         t_free: u32,
         /// Erase only programmed blocks (off: the paper's mapping erases every block).
         #[serde(default)]
@@ -31,10 +31,10 @@ pub enum FirmwareConfig {
     /// Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt, section 3.2).
     Preemptive {
         /// As for `mapping` (default 1).
-        #[serde(default = "one")]
+        #[serde(default = "super::one")]
         t_free: u32,
         /// Partial Zone Erases start when this many zones are invalid.
-        #[serde(default = "one")]
+        #[serde(default = "super::one")]
         t_invalid: u32,
         /// Erase only programmed blocks (on in the paper's design).
         #[serde(default = "yes")]
@@ -73,10 +73,6 @@ fn half() -> f64 {
 
 fn hour() -> Duration {
     Duration::from_secs(3_600)
-}
-
-fn one() -> u32 {
-    1
 }
 
 fn yes() -> bool {

@@ -1,17 +1,23 @@
 //! Experiment files: strict parsing, preset merging, overrides, and validation into the typed
-//! [`Experiment`] the simulator runs. Every error names the field and the broken rule.
+//! [`Experiment`] the simulator runs. Every error names the field and the broken rule. This
+//! module holds the serde input only; the validated specs belong to the modules that use them.
 
 pub mod device;
+pub mod firmware;
 pub mod presets;
 pub mod workload;
 
 use serde::{Deserialize, Serialize};
 
-pub use device::{DeviceConfig, DeviceSpec, Energy, Geometry, Timing};
-pub use workload::{JobConfig, JobSpec, Rw, ZoneFillAction};
+pub use device::DeviceConfig;
+pub use firmware::FirmwareConfig;
+pub use workload::{JobConfig, ReplayConfig, ThreadsConfig};
 
-use crate::firmware::IdleScope;
-use crate::units::{Duration, NS_PER_MS};
+use crate::metrics::series::DEFAULT_MAX_BUCKETS;
+use crate::sim::{DeviceSpec, Experiment};
+use crate::time::Duration;
+use crate::units::Extent;
+use crate::zns::{PrefillPattern, PrefillPlan};
 
 /// A configuration problem, with the dotted path of the offending field.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -47,25 +53,67 @@ pub struct MetricsConfig {
     /// Width of one time-series interval (the papers plot 0.5 s).
     #[serde(default = "half_second")]
     pub interval: Duration,
+    /// The most intervals a series keeps; past it the interval doubles (the summary says so).
+    #[serde(default = "default_max_intervals")]
+    pub max_intervals: usize,
 }
 
 fn half_second() -> Duration {
-    Duration(500 * NS_PER_MS)
+    Duration::from_ms(500)
+}
+
+fn default_max_intervals() -> usize {
+    DEFAULT_MAX_BUCKETS
 }
 
 impl Default for MetricsConfig {
     fn default() -> Self {
         MetricsConfig {
             interval: half_second(),
+            max_intervals: default_max_intervals(),
         }
     }
+}
+
+/// How prefill chooses zones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PatternConfig {
+    #[default]
+    Sequential,
+    Random,
+}
+
+/// A zone's fill level: one share of its capacity, or a range drawn from per zone.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum FillConfig {
+    Level(f64),
+    Range([f64; 2]),
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrefillConfig {
-    /// Share of the namespace capacity written sequentially from zone 0 before the jobs run.
+    /// Share of the region's capacity written before the workload runs.
+    #[serde(default = "one_f64")]
     pub fraction: f64,
+    /// Where the region starts (bytes, "16z" or "50%"), zone-aligned; default the first zone.
+    #[serde(default)]
+    pub offset: Option<Extent>,
+    /// How much the region covers; default the rest of the device.
+    #[serde(default)]
+    pub size: Option<Extent>,
+    /// How full each written zone is: 1.0 (default), 0.5, or a range [0.2, 0.8] drawn per zone.
+    #[serde(default)]
+    pub fill: Option<FillConfig>,
+    /// Zones in order ("sequential", default) or in a random order from the seed ("random").
+    #[serde(default)]
+    pub pattern: PatternConfig,
+}
+
+fn one_f64() -> f64 {
+    1.0
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -77,6 +125,32 @@ pub struct FaultsConfig {
     /// Zones the device puts in Offline at start.
     #[serde(default)]
     pub offline_zones: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// Modelled host CPU cores that host tasks' CPU work queues on (chosen default: 4).
+    #[serde(default = "four")]
+    pub cores: u32,
+}
+
+fn four() -> u32 {
+    4
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig { cores: four() }
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceConfig {
+    /// Write one record per device command (trace.csv in the results).
+    #[serde(default)]
+    pub enabled: bool,
 }
 
 /// An experiment file after preset merging, before validation. Serialized, it is the resolved
@@ -101,27 +175,25 @@ pub struct ExperimentConfig {
     pub prefill: Option<PrefillConfig>,
     #[serde(default)]
     pub faults: FaultsConfig,
+    #[serde(default)]
+    pub host: HostConfig,
+    #[serde(default)]
+    pub trace: TraceConfig,
     #[serde(default, rename = "job")]
     pub jobs: Vec<JobConfig>,
+    #[serde(default, rename = "replay")]
+    pub replays: Vec<ReplayConfig>,
+    #[serde(default)]
+    pub threads: Vec<ThreadsConfig>,
 }
 
 fn default_seed() -> u64 {
     1
 }
 
-/// A validated experiment: the simulator takes this and nothing else.
-#[derive(Clone, Debug)]
-pub struct Experiment {
-    pub name: String,
-    pub seed: u64,
-    pub device: DeviceSpec,
-    pub firmware: FirmwareConfig,
-    pub retain_data: bool,
-    pub interval_ns: u64,
-    pub prefill_fraction: f64,
-    pub read_only_zones: Vec<u32>,
-    pub offline_zones: Vec<u32>,
-    pub jobs: Vec<JobSpec>,
+/// Serde default shared by the config modules.
+fn one() -> u32 {
+    1
 }
 
 /// Sets `a.b.c = value` in a TOML table, creating tables on the way. The value is read as a TOML
@@ -228,8 +300,8 @@ impl ExperimentConfig {
         self.validate_with(default_name, true)
     }
 
-    /// As [`ExperimentConfig::validate`], but a file without `[[job]]` is fine: for front ends
-    /// that bring their own workload (the fio engine).
+    /// As [`ExperimentConfig::validate`], but a file without a workload is fine: for front
+    /// ends that bring their own (the fio engine, the block device).
     pub fn validate_device(&self, default_name: &str) -> Result<Experiment, ConfigError> {
         self.validate_with(default_name, false)
     }
@@ -237,99 +309,164 @@ impl ExperimentConfig {
     fn validate_with(
         &self,
         default_name: &str,
-        need_jobs: bool,
+        need_workload: bool,
     ) -> Result<Experiment, ConfigError> {
-        let device = self.device.validate("device.")?;
-        let geo = &device.geometry;
+        let spec = self.device.validate("device.")?;
+        let info = spec.info();
+        let zoned = info.zoned.clone().expect("a ZNS device is zoned");
         let mut jobs = self
             .jobs
             .iter()
             .enumerate()
-            .map(|(i, j)| j.validate(i, geo))
+            .map(|(i, j)| j.validate(i, &info))
             .collect::<Result<Vec<_>, _>>()?;
-        if need_jobs && jobs.is_empty() {
-            return Err(ConfigError::field("job", "the experiment has no [[job]]"));
-        }
-        workload::check_writer_overlap(&jobs)?;
-        workload::resolve_open_budget(&mut jobs, geo)?;
-        let prefill_fraction = self.prefill.as_ref().map_or(0.0, |p| p.fraction);
-        if !(0.0..=1.0).contains(&prefill_fraction) {
+        let replays = self
+            .replays
+            .iter()
+            .enumerate()
+            .map(|(i, r)| r.validate(i))
+            .collect::<Result<Vec<_>, _>>()?;
+        let threads = self
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, t)| t.validate(i, &info))
+            .collect::<Result<Vec<_>, _>>()?;
+        if need_workload && jobs.is_empty() && replays.is_empty() && threads.is_empty() {
             return Err(ConfigError::field(
-                "prefill.fraction",
-                format!("{prefill_fraction} must be between 0 and 1"),
+                "job",
+                "the experiment has no workload: add a [[job]], [[replay]] or [[threads]]",
             ));
         }
-        if let FirmwareConfig::Mapping { t_free, .. } | FirmwareConfig::Preemptive { t_free, .. } =
-            self.firmware
-            && t_free >= geo.zone_count
-        {
-            return Err(ConfigError::field(
-                "firmware.t_free",
-                format!(
-                    "{t_free} must be below the {} zones of the device",
-                    geo.zone_count
-                ),
-            ));
-        }
-        if let FirmwareConfig::Preemptive { t_invalid: 0, .. } = self.firmware {
-            return Err(ConfigError::field(
-                "firmware.t_invalid",
-                "must be at least 1",
-            ));
-        }
-        if let FirmwareConfig::Renewable {
-            threshold,
-            regc_fraction,
-            ..
-        } = self.firmware
-        {
-            for (name, v) in [
-                ("firmware.threshold", threshold),
-                ("firmware.regc_fraction", regc_fraction),
-            ] {
-                if !(0.0..=1.0).contains(&v) {
-                    return Err(ConfigError::field(
-                        name,
-                        format!("{v} must be between 0 and 1"),
-                    ));
-                }
-            }
-        }
+        let firmware = self.firmware.validate(zoned.zone_count)?;
         if self.metrics.interval.ns() == 0 {
             return Err(ConfigError::field(
                 "metrics.interval",
                 "must be greater than 0",
             ));
         }
+        if !(16..=10_000_000).contains(&self.metrics.max_intervals) {
+            return Err(ConfigError::field(
+                "metrics.max_intervals",
+                format!(
+                    "{} must be between 16 and 10000000",
+                    self.metrics.max_intervals
+                ),
+            ));
+        }
         for (name, zones) in [
             ("faults.read_only_zones", &self.faults.read_only_zones),
             ("faults.offline_zones", &self.faults.offline_zones),
         ] {
-            if let Some(z) = zones.iter().find(|&&z| z >= geo.zone_count) {
+            if let Some(z) = zones.iter().find(|&&z| z >= zoned.zone_count) {
                 return Err(ConfigError::field(
                     name,
                     format!(
                         "zone {z} does not exist; the device has {} zones",
-                        geo.zone_count
+                        zoned.zone_count
                     ),
                 ));
             }
         }
+        if !(1..=4096).contains(&self.host.cores) {
+            return Err(ConfigError::field(
+                "host.cores",
+                format!("{} must be between 1 and 4096", self.host.cores),
+            ));
+        }
+        let mut faulty: Vec<u32> = self.faults.read_only_zones.clone();
+        faulty.extend(&self.faults.offline_zones);
+        let prefill = match &self.prefill {
+            None => PrefillPlan::default(),
+            Some(p) => p.plan(&info, &faulty, self.seed)?,
+        };
+        let active_after_prefill = prefill.partial_zones(zoned.zone_capacity_lbas);
+        workload::check_writer_overlap(&jobs, &threads)?;
+        workload::resolve_open_budget(&mut jobs, &threads, &zoned, active_after_prefill)?;
         Ok(Experiment {
             name: self
                 .name
                 .clone()
                 .unwrap_or_else(|| default_name.to_string()),
             seed: self.seed,
-            firmware: self.firmware.clone(),
+            device: DeviceSpec::Zns(spec),
+            firmware,
             retain_data: self.data.retention,
-            interval_ns: self.metrics.interval.ns(),
-            prefill_fraction,
+            interval: self.metrics.interval,
+            max_intervals: self.metrics.max_intervals,
+            prefill,
             read_only_zones: self.faults.read_only_zones.clone(),
             offline_zones: self.faults.offline_zones.clone(),
             jobs,
-            device,
+            replays,
+            threads,
+            cores: self.host.cores,
+            trace: self.trace.enabled,
         })
+    }
+}
+
+impl PrefillConfig {
+    /// The zones to fill, checked against the device.
+    fn plan(
+        &self,
+        info: &crate::device::DeviceInfo,
+        skip: &[u32],
+        seed: u64,
+    ) -> Result<PrefillPlan, ConfigError> {
+        let z = info.zoned.as_ref().expect("zoned");
+        if !(0.0..=1.0).contains(&self.fraction) {
+            return Err(ConfigError::field(
+                "prefill.fraction",
+                format!("{} must be between 0 and 1", self.fraction),
+            ));
+        }
+        let (first, count, _) = workload::zone_region(
+            "prefill.",
+            self.offset,
+            self.size,
+            info.lba_size_bytes,
+            z,
+        )?;
+        let fill = match self.fill.unwrap_or(FillConfig::Level(1.0)) {
+            FillConfig::Level(l) => (l, l),
+            FillConfig::Range([a, b]) => (a, b),
+        };
+        if !(fill.0 > 0.0 && fill.0 <= fill.1 && fill.1 <= 1.0) {
+            return Err(ConfigError::field(
+                "prefill.fill",
+                format!(
+                    "{fill:?} must be a level in (0, 1] or a range [low, high] with 0 < low <= high <= 1"
+                ),
+            ));
+        }
+        let pattern = match self.pattern {
+            PatternConfig::Sequential => PrefillPattern::Sequential,
+            PatternConfig::Random => PrefillPattern::Random,
+        };
+        let plan = PrefillPlan::build(
+            pattern,
+            first,
+            count,
+            z.zone_capacity_lbas,
+            self.fraction,
+            fill,
+            1,
+            skip,
+            seed,
+        );
+        let partial = plan.partial_zones(z.zone_capacity_lbas);
+        if let Some(mar) = z.max_active_zones
+            && partial > mar
+        {
+            return Err(ConfigError::field(
+                "prefill.fill",
+                format!(
+                    "leaves {partial} zones partly written, each holding an active resource; the device allows {mar} active zones"
+                ),
+            ));
+        }
+        Ok(plan)
     }
 }
 

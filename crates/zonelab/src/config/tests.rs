@@ -26,6 +26,11 @@ fn field_error(result: Result<Experiment, ConfigError>) -> (String, String) {
     }
 }
 
+fn zns(e: &Experiment) -> &crate::zns::ZnsSpec {
+    let DeviceSpec::Zns(s) = &e.device;
+    s
+}
+
 #[test]
 fn every_preset_validates() {
     for (name, _) in presets::PRESETS {
@@ -33,32 +38,33 @@ fn every_preset_validates() {
             "preset = \"{name}\"\n[[job]]\nrw = \"write\"\nbs = \"64KiB\"\nsize = \"1z\"\n"
         );
         let e = parse(&text).unwrap_or_else(|err| panic!("{name}: {err}"));
-        assert_eq!(e.device.name, *name);
+        assert_eq!(e.device.name(), *name);
     }
 }
 
 #[test]
 fn rezns_preset_matches_table_1() {
     let e = parse(QUICK).unwrap();
-    let g = &e.device.geometry;
-    assert_eq!(g.zone_count, 640);
-    assert_eq!(g.zone_size_bytes, 64 << 20);
-    assert_eq!(g.block_size_bytes(), 2 << 20);
-    assert_eq!(g.blocks_per_zone(), 32);
-    assert_eq!(g.namespace_lbas() * g.lba_size_bytes, 40 << 30);
-    assert_eq!(e.device.timing.read_latency_ns, 47_200);
-    assert_eq!(e.device.timing.program_latency_ns, 533_000);
+    let s = zns(&e);
+    assert_eq!(s.zones.zone_count, 640);
+    assert_eq!(s.zones.zone_size_bytes, 64 << 20);
+    assert_eq!(s.nand.geometry.block_size_bytes(), 2 << 20);
+    assert_eq!(s.blocks_per_zone(), 32);
+    assert_eq!(s.info().namespace_bytes(), 40 << 30);
+    assert_eq!(s.nand.timing.read_latency, Duration::from_ns(47_200));
+    assert_eq!(s.nand.timing.program_latency, Duration::from_ns(533_000));
     // 1.38 mJ per zone over 32 blocks.
-    assert!((e.device.energy.erase_nj_per_block * 32.0 - 1_380_000.0).abs() < 1e-6);
+    assert!((s.nand.energy.erase_nj_per_block * 32.0 - 1_380_000.0).abs() < 1e-6);
     assert_eq!(e.seed, 7);
 }
 
 #[test]
 fn device_fields_can_be_overridden_in_the_file_and_on_the_command_line() {
     let text = format!("{QUICK}\n[device.timing]\nread_latency_ns = 50000\n");
-    assert_eq!(parse(&text).unwrap().device.timing.read_latency_ns, 50_000);
+    let e = parse(&text).unwrap();
+    assert_eq!(zns(&e).nand.timing.read_latency, Duration::from_ns(50_000));
     let e = parse_with(QUICK, &["device.zones.max_open_zones=8", "seed=9"]).unwrap();
-    assert_eq!(e.device.geometry.max_open_zones, Some(8));
+    assert_eq!(zns(&e).zones.max_open_zones, Some(8));
     assert_eq!(e.seed, 9);
 }
 
@@ -191,8 +197,8 @@ fn units_and_extents_resolve() {
     let j = &e.jobs[0];
     assert_eq!(j.first_zone, 2);
     assert_eq!(j.zone_count, 320);
-    assert_eq!(j.runtime_ns, Some(2_000_000_000));
-    assert_eq!(j.thinktime_ns, 10_000);
+    assert_eq!(j.runtime, Some(Duration::from_secs(2)));
+    assert_eq!(j.thinktime, Duration::from_us(10));
     let (path, msg) = field_error(parse(&QUICK.replace("iodepth = 32", "runtime = 10")));
     assert_eq!(path, "job[0].runtime");
     assert!(msg.contains("no unit"), "{msg}");

@@ -1,29 +1,16 @@
-//! fio-like job descriptions (`[[job]]` tables) and their validation against a device.
+//! Workload tables: fio-like `[[job]]`s, `[[replay]]`s of traces, and `[[threads]]` of host
+//! threads, validated against the device into the workload module's specs.
 
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
-use super::device::Geometry;
-use crate::units::{Bytes, Duration, Extent};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Rw {
-    Read,
-    Write,
-    Randread,
-    Randwrite,
-    Randrw,
-}
-
-impl Rw {
-    pub fn writes(self) -> bool {
-        matches!(self, Rw::Write | Rw::Randwrite | Rw::Randrw)
-    }
-    pub fn random(self) -> bool {
-        matches!(self, Rw::Randread | Rw::Randwrite | Rw::Randrw)
-    }
-}
+use crate::device::{DeviceInfo, ZonedInfo};
+use crate::time::Duration;
+use crate::trace::read::TraceFormat;
+use crate::units::{Bytes, Extent};
+use crate::workload::replay::{ReplayMode, ReplaySpec};
+use crate::workload::threads::ThreadsSpec;
+use crate::workload::{JobSpec, Rw, ZoneFillAction};
 
 /// One `[[job]]` as written. Names follow fio's options.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -85,14 +72,6 @@ pub struct JobConfig {
     pub zone_fill_action: ZoneFillAction,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ZoneFillAction {
-    #[default]
-    Reset,
-    Abandon,
-}
-
 fn fifty() -> u32 {
     50
 }
@@ -100,39 +79,14 @@ fn zero_extent() -> Extent {
     Extent::Bytes(0)
 }
 
-/// A job resolved against the device: LBAs and zones instead of human units.
-#[derive(Clone, Debug, PartialEq)]
-pub struct JobSpec {
-    pub name: String,
-    pub rw: Rw,
-    pub block_lbas: u64,
-    pub iodepth: u32,
-    pub numjobs: u32,
-    pub first_zone: u32,
-    pub zone_count: u32,
-    /// LBAs per loop (per clone).
-    pub io_lbas: u64,
-    pub loops: u32,
-    pub runtime_ns: Option<u64>,
-    pub time_based: bool,
-    pub read_percent: u32,
-    pub rate_bytes_per_s: Option<u64>,
-    pub rate_iops: Option<u64>,
-    pub thinktime_ns: u64,
-    pub max_open_zones: u32,
-    pub zone_reset_threshold: f64,
-    pub zone_reset_frequency: f64,
-    pub zone_append: bool,
-    pub zone_fill_lbas: Option<u64>,
-    pub zone_fill_action: ZoneFillAction,
-}
-
 impl JobConfig {
-    pub fn validate(&self, index: usize, geo: &Geometry) -> Result<JobSpec, ConfigError> {
+    pub fn validate(&self, index: usize, info: &DeviceInfo) -> Result<JobSpec, ConfigError> {
         let f = |name: &str| format!("job[{index}].{name}");
-        let lba = geo.lba_size_bytes;
-        let zone_bytes = geo.zone_size_bytes;
-        let ns_bytes = geo.namespace_lbas() * lba;
+        let z = info.zoned.as_ref().ok_or_else(|| {
+            ConfigError::field(f("rw"), "zoned jobs need a zoned device")
+        })?;
+        let lba = info.lba_size_bytes;
+        let zone_capacity_bytes = z.zone_capacity_lbas * lba;
         let bs = self.bs.0;
         if bs == 0 || !bs.is_multiple_of(lba) {
             return Err(ConfigError::field(
@@ -140,12 +94,12 @@ impl JobConfig {
                 format!("{bs} must be a positive multiple of the LBA size {lba}"),
             ));
         }
-        if bs > geo.zone_capacity_bytes {
+        if bs > zone_capacity_bytes {
             return Err(ConfigError::field(
                 f("bs"),
                 format!(
                     "{bs} is larger than the zone capacity {}",
-                    geo.zone_capacity_bytes
+                    zone_capacity_bytes
                 ),
             ));
         }
@@ -158,38 +112,9 @@ impl JobConfig {
                 return Err(ConfigError::field(f(name), "must be at least 1"));
             }
         }
-        let offset = self.offset.to_bytes(zone_bytes, ns_bytes);
-        if !offset.is_multiple_of(zone_bytes) {
-            return Err(ConfigError::field(
-                f("offset"),
-                format!(
-                    "{offset} is not on a zone boundary (zone size {zone_bytes}); zoned jobs start at a zone"
-                ),
-            ));
-        }
-        if offset >= ns_bytes {
-            return Err(ConfigError::field(
-                f("offset"),
-                format!("{offset} is beyond the end of the device ({ns_bytes} bytes)"),
-            ));
-        }
-        let size = match self.size {
-            Some(s) => s.to_bytes(zone_bytes, ns_bytes),
-            None => ns_bytes - offset,
-        };
-        if size == 0 {
-            return Err(ConfigError::field(f("size"), "must be greater than 0"));
-        }
-        if offset + size > ns_bytes {
-            return Err(ConfigError::field(
-                f("size"),
-                format!(
-                    "offset {offset} + size {size} goes beyond the end of the device ({ns_bytes} bytes)"
-                ),
-            ));
-        }
-        let zone_count = size.div_ceil(zone_bytes);
-        if self.numjobs as u64 > zone_count && self.rw.writes() {
+        let (first_zone, zone_count, size) =
+            zone_region(&f(""), Some(self.offset), self.size, lba, z)?;
+        if self.numjobs > zone_count && self.rw.writes() {
             return Err(ConfigError::field(
                 f("numjobs"),
                 format!(
@@ -238,12 +163,12 @@ impl JobConfig {
                     "applies to sequential writers (rw = \"write\")",
                 ));
             }
-            if fill.0 == 0 || fill.0 % lba != 0 || fill.0 > geo.zone_capacity_bytes {
+            if fill.0 == 0 || fill.0 % lba != 0 || fill.0 > zone_capacity_bytes {
                 return Err(ConfigError::field(
                     f("zone_fill"),
                     format!(
                         "{} must be a positive multiple of the LBA size, at most the zone capacity {}",
-                        fill.0, geo.zone_capacity_bytes
+                        fill.0, zone_capacity_bytes
                     ),
                 ));
             }
@@ -254,7 +179,7 @@ impl JobConfig {
                 "only applies to jobs that write",
             ));
         }
-        if let Some(zasl) = geo.zone_append_size_limit_bytes
+        if let Some(zasl) = z.zone_append_size_limit_lbas.map(|l| l * lba)
             && self.zone_append
             && bs > zasl
         {
@@ -263,7 +188,7 @@ impl JobConfig {
                 format!("{bs} is above the device's zone append size limit {zasl}"),
             ));
         }
-        if let Some(device_open) = geo.max_open_zones
+        if let Some(device_open) = z.max_open_zones
             && self.max_open_zones > device_open
         {
             return Err(ConfigError::field(
@@ -280,11 +205,11 @@ impl JobConfig {
             block_lbas: bs / lba,
             iodepth: self.iodepth,
             numjobs: self.numjobs,
-            first_zone: (offset / zone_bytes) as u32,
-            zone_count: zone_count as u32,
+            first_zone,
+            zone_count,
             io_lbas: io_bytes.div_ceil(lba),
             loops: self.loops,
-            runtime_ns: self.runtime.map(Duration::ns),
+            runtime: self.runtime,
             time_based: self.time_based,
             read_percent: match self.rw {
                 Rw::Read | Rw::Randread => 100,
@@ -293,7 +218,7 @@ impl JobConfig {
             },
             rate_bytes_per_s: self.rate.map(|b| b.0),
             rate_iops: self.rate_iops,
-            thinktime_ns: self.thinktime.map(Duration::ns).unwrap_or(0),
+            thinktime: self.thinktime.unwrap_or(Duration::ZERO),
             max_open_zones: self.max_open_zones,
             zone_reset_threshold: self.zone_reset_threshold,
             zone_reset_frequency: self.zone_reset_frequency,
@@ -304,22 +229,79 @@ impl JobConfig {
     }
 }
 
-/// Writers of different jobs must not share zones: their write pointers would collide.
-pub(super) fn check_writer_overlap(jobs: &[JobSpec]) -> Result<(), ConfigError> {
-    let writers: Vec<(usize, &JobSpec)> = jobs
+/// A region of zones given by `offset` and `size` (bytes, "16z" or "50%"): its first zone, its
+/// zone count, and its size in bytes. `prefix` names the fields in errors.
+pub(super) fn zone_region(
+    prefix: &str,
+    offset: Option<Extent>,
+    size: Option<Extent>,
+    lba: u64,
+    z: &ZonedInfo,
+) -> Result<(u32, u32, u64), ConfigError> {
+    let f = |name: &str| format!("{prefix}{name}");
+    let zone_bytes = z.zone_size_lbas * lba;
+    let ns_bytes = zone_bytes * z.zone_count as u64;
+    let offset = offset.map_or(0, |o| o.to_bytes(zone_bytes, ns_bytes));
+    if !offset.is_multiple_of(zone_bytes) {
+        return Err(ConfigError::field(
+            f("offset"),
+            format!(
+                "{offset} is not on a zone boundary (zone size {zone_bytes}); zoned work starts at a zone"
+            ),
+        ));
+    }
+    if offset >= ns_bytes {
+        return Err(ConfigError::field(
+            f("offset"),
+            format!("{offset} is beyond the end of the device ({ns_bytes} bytes)"),
+        ));
+    }
+    let size = match size {
+        Some(s) => s.to_bytes(zone_bytes, ns_bytes),
+        None => ns_bytes - offset,
+    };
+    if size == 0 {
+        return Err(ConfigError::field(f("size"), "must be greater than 0"));
+    }
+    if size > ns_bytes - offset {
+        return Err(ConfigError::field(
+            f("size"),
+            format!(
+                "offset {offset} + size {size} goes beyond the end of the device ({ns_bytes} bytes)"
+            ),
+        ));
+    }
+    let first = (offset / zone_bytes) as u32;
+    let count = size.div_ceil(zone_bytes) as u32;
+    Ok((first, count, size))
+}
+
+/// Writers of different jobs (and host threads) must not share zones: their write pointers
+/// would collide.
+pub(super) fn check_writer_overlap(
+    jobs: &[JobSpec],
+    threads: &[ThreadsSpec],
+) -> Result<(), ConfigError> {
+    let writers: Vec<(String, u32, u32)> = jobs
         .iter()
         .enumerate()
         .filter(|(_, j)| j.rw.writes())
+        .map(|(i, j)| (format!("job[{i}]"), j.first_zone, j.zone_count))
+        .chain(
+            threads
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (format!("threads[{i}]"), t.first_zone, t.zone_count)),
+        )
         .collect();
-    for (i, (ia, a)) in writers.iter().enumerate() {
-        for (ib, b) in &writers[i + 1..] {
-            let (a0, a1) = (a.first_zone, a.first_zone + a.zone_count);
-            let (b0, b1) = (b.first_zone, b.first_zone + b.zone_count);
-            if a0 < b1 && b0 < a1 {
+    for (i, (na, a0, an)) in writers.iter().enumerate() {
+        for (nb, b0, bn) in &writers[i + 1..] {
+            let (a1, b1) = (a0 + an, b0 + bn);
+            if a0 < &b1 && b0 < &a1 {
                 return Err(ConfigError::field(
-                    format!("job[{ib}].offset"),
+                    format!("{nb}.offset"),
                     format!(
-                        "writes zones {b0}..{b1}, which overlap job[{ia}]'s zones {a0}..{a1}; give writers separate regions"
+                        "writes zones {b0}..{b1}, which overlap {na}'s zones {a0}..{a1}; give writers separate regions"
                     ),
                 ));
             }
@@ -329,37 +311,224 @@ pub(super) fn check_writer_overlap(jobs: &[JobSpec]) -> Result<(), ConfigError> 
 }
 
 /// Gives writers without `max_open_zones` an equal share of the device's open and active
-/// limits, then checks that all writers together fit the active-zone limit.
-pub(super) fn resolve_open_budget(jobs: &mut [JobSpec], geo: &Geometry) -> Result<(), ConfigError> {
+/// limits left after the prefill's partly written zones (each holds an active resource), then
+/// checks that all writers together fit.
+pub(super) fn resolve_open_budget(
+    jobs: &mut [JobSpec],
+    threads: &[ThreadsSpec],
+    z: &ZonedInfo,
+    prefill_active: u32,
+) -> Result<(), ConfigError> {
     let clones: u64 = jobs
         .iter()
         .filter(|j| j.rw.writes())
         .map(|j| j.numjobs as u64)
         .sum();
-    let device_limit = match (geo.max_open_zones, geo.max_active_zones) {
+    // Host threads keep one zone open per [[threads]] at a time, two while moving on.
+    let thread_zones: u64 = threads.len() as u64 * 2;
+    let open = z.max_open_zones;
+    let active = z.max_active_zones.map(|a| a.saturating_sub(prefill_active));
+    let device_limit = match (open, active) {
         (Some(o), Some(a)) => Some(o.min(a)),
         (o, a) => o.or(a),
     };
+    let budget = device_limit.map(|l| (l as u64).saturating_sub(thread_zones));
     for job in jobs.iter_mut().filter(|j| j.max_open_zones == 0) {
         let slice = (job.zone_count / job.numjobs).max(1);
-        let share = device_limit.map_or(u32::MAX, |l| (l as u64 / clones.max(1)).max(1) as u32);
+        let share = budget.map_or(u32::MAX, |l| (l / clones.max(1)).max(1) as u32);
         job.max_open_zones = share.min(slice);
     }
-    let Some(mar) = geo.max_active_zones else {
+    let Some(limit) = device_limit else {
         return Ok(());
     };
     let wanted: u64 = jobs
         .iter()
         .filter(|j| j.rw.writes())
         .map(|j| j.max_open_zones as u64 * j.numjobs as u64)
-        .sum();
-    if wanted > mar as u64 {
+        .sum::<u64>()
+        + thread_zones;
+    if wanted > limit as u64 {
+        let why = if prefill_active > 0 {
+            format!(
+                " ({prefill_active} of the device's active zones are the prefill's partly written zones)"
+            )
+        } else {
+            String::new()
+        };
         return Err(ConfigError::field(
             "job.max_open_zones",
             format!(
-                "the writers keep up to {wanted} zones open in all, above the device's max_active_zones {mar}; lower max_open_zones or numjobs"
+                "the writers keep up to {wanted} zones open in all, above the {limit} the device allows{why}; lower max_open_zones or numjobs"
             ),
         ));
     }
     Ok(())
+}
+
+/// How a `[[replay]]` paces its commands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplayModeConfig {
+    /// At the trace's timestamps (divided by `speed`).
+    #[default]
+    Timed,
+    /// As fast as the device allows (fio's replay_no_stall).
+    NoStall,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceFormatConfig {
+    Zonelab,
+    Iolog,
+    Msr,
+}
+
+/// One `[[replay]]`: reissue a recorded trace.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayConfig {
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The trace file (relative to the experiment file).
+    pub trace: String,
+    /// "zonelab", "iolog" or "msr"; default: told from the first line.
+    #[serde(default)]
+    pub format: Option<TraceFormatConfig>,
+    #[serde(default)]
+    pub mode: ReplayModeConfig,
+    /// Timed mode: how much faster than recorded (2.0: twice as fast).
+    #[serde(default = "one_f64")]
+    pub speed: f64,
+    /// Commands in flight at most.
+    #[serde(default = "thirty_two")]
+    pub iodepth: u32,
+}
+
+fn one_f64() -> f64 {
+    1.0
+}
+
+fn thirty_two() -> u32 {
+    32
+}
+
+impl ReplayConfig {
+    pub fn validate(&self, index: usize) -> Result<ReplaySpec, ConfigError> {
+        let f = |name: &str| format!("replay[{index}].{name}");
+        if self.trace.trim().is_empty() {
+            return Err(ConfigError::field(f("trace"), "names no file"));
+        }
+        if !(self.speed.is_finite() && self.speed > 0.0 && self.speed <= 1e9) {
+            return Err(ConfigError::field(
+                f("speed"),
+                format!("{} must be above 0 (and at most 1e9)", self.speed),
+            ));
+        }
+        if !(1..=65_536).contains(&self.iodepth) {
+            return Err(ConfigError::field(
+                f("iodepth"),
+                format!("{} must be between 1 and 65536", self.iodepth),
+            ));
+        }
+        Ok(ReplaySpec {
+            name: self
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("replay{index}")),
+            trace: self.trace.clone(),
+            format: self.format.map(|f| match f {
+                TraceFormatConfig::Zonelab => TraceFormat::ZoneLab,
+                TraceFormatConfig::Iolog => TraceFormat::Iolog,
+                TraceFormatConfig::Msr => TraceFormat::Msr,
+            }),
+            mode: match self.mode {
+                ReplayModeConfig::Timed => ReplayMode::Timed { speed: self.speed },
+                ReplayModeConfig::NoStall => ReplayMode::NoStall,
+            },
+            iodepth: self.iodepth,
+        })
+    }
+}
+
+/// One `[[threads]]`: host threads that append and flush (see `workload::threads`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadsConfig {
+    #[serde(default)]
+    pub name: Option<String>,
+    /// How many threads.
+    pub count: u32,
+    /// Bytes per append.
+    pub bs: Bytes,
+    /// Appends per thread.
+    pub ops: u64,
+    /// Flush after each append.
+    #[serde(default = "yes")]
+    pub fsync: bool,
+    /// CPU time per operation, on the modelled host cores.
+    #[serde(default)]
+    pub cpu: Option<Duration>,
+    #[serde(default)]
+    pub offset: Option<Extent>,
+    #[serde(default)]
+    pub size: Option<Extent>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl ThreadsConfig {
+    pub fn validate(&self, index: usize, info: &DeviceInfo) -> Result<ThreadsSpec, ConfigError> {
+        let f = |name: &str| format!("threads[{index}].{name}");
+        let z = info.zoned.as_ref().ok_or_else(|| {
+            ConfigError::field(f("count"), "host threads append to zones: a zoned device")
+        })?;
+        let lba = info.lba_size_bytes;
+        if !(1..=1_000_000).contains(&self.count) {
+            return Err(ConfigError::field(
+                f("count"),
+                format!("{} must be between 1 and 1000000", self.count),
+            ));
+        }
+        let bs = self.bs.0;
+        let cap = z.zone_capacity_lbas * lba;
+        if bs == 0 || !bs.is_multiple_of(lba) || bs > cap {
+            return Err(ConfigError::field(
+                f("bs"),
+                format!(
+                    "{bs} must be a positive multiple of the LBA size {lba}, at most the zone capacity {cap}"
+                ),
+            ));
+        }
+        if let Some(zasl) = z.zone_append_size_limit_lbas
+            && bs / lba > zasl
+        {
+            return Err(ConfigError::field(
+                f("bs"),
+                format!(
+                    "{bs} is above the device's zone append size limit {}",
+                    zasl * lba
+                ),
+            ));
+        }
+        if self.ops == 0 {
+            return Err(ConfigError::field(f("ops"), "must be at least 1"));
+        }
+        let (first_zone, zone_count, _) = zone_region(&f(""), self.offset, self.size, lba, z)?;
+        Ok(ThreadsSpec {
+            name: self
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("threads{index}")),
+            threads: self.count,
+            block_lbas: bs / lba,
+            ops_per_thread: self.ops,
+            fsync: self.fsync,
+            cpu_per_op: self.cpu.unwrap_or(Duration::ZERO),
+            first_zone,
+            zone_count,
+        })
+    }
 }

@@ -135,13 +135,13 @@ pub struct IdleView<'a> {
     /// No foreground command is queued or running anywhere in the device.
     pub device_idle: bool,
     pub nand: &'a Nand,
+    pub layout: &'a Layout,
 }
 
 impl IdleView<'_> {
     /// No work of any kind is pending on the dies of physical zone `zone`.
     pub fn zone_dies_idle(&self, zone: u32) -> bool {
-        self.nand
-            .layout
+        self.layout
             .dies_of(zone)
             .all(|d| self.nand.die_free(d) <= self.now)
     }

@@ -244,19 +244,19 @@ impl ResetPolicy for Renewable {
         }
         // Every zone the logical zone touched that nothing maps to any more, and that is not an
         // Rzone, is erased now, as the baseline reset would.
-        let mut now = Vec::new();
+        let mut erase_now = Vec::new();
         let mut touched: Vec<u32> = zone.pieces.iter().map(|p| p.zone).collect();
         touched.sort_unstable();
         touched.dedup();
         for z in touched {
             let p = self.phys[z as usize];
             if p.live == 0 && !p.spare && !p.free {
-                now.push(self.erase(z));
+                erase_now.push(self.erase(z));
             }
         }
         self.sample(now);
         ResetDecision::Unlink {
-            erase_now: now,
+            erase_now,
             erase_background: background,
         }
     }

@@ -1,10 +1,15 @@
 //! The zone pool and the Preemptive Zone Reset state machine, every transition and threshold edge.
 
 use super::*;
+use crate::time::Instant;
+
+fn at(ns: u64) -> Instant {
+    Instant::from_ns(ns)
+}
 
 /// 8 zones of 4 rows, 2 units per row; T_free = 2.
 fn pool(wp: bool) -> ZonePool {
-    ZonePool::new(8, 2, wp, 4, 2)
+    ZonePool::new(8, 2, wp, 4, 2, Duration::from_ms(500))
 }
 
 fn preemptive(t_invalid: u32) -> Preemptive {
@@ -13,26 +18,29 @@ fn preemptive(t_invalid: u32) -> Preemptive {
 
 struct FakeIdle {
     nand: Nand,
+    layout: Layout,
 }
 
 impl FakeIdle {
     fn new() -> Self {
         let spec = crate::zns::test_spec(0, 4);
         FakeIdle {
-            nand: Nand::new(&spec.geometry, &spec.timing),
+            nand: Nand::new(&spec.nand.geometry, &spec.nand.timing),
+            layout: spec.layout(),
         }
     }
-    fn view(&self, now_ns: u64, device_idle: bool) -> IdleView<'_> {
+    fn view(&self, now: Instant, device_idle: bool) -> IdleView<'_> {
         IdleView {
-            now_ns,
+            now,
             device_idle,
             nand: &self.nand,
+            layout: &self.layout,
         }
     }
 }
 
-fn pool_report(p: &dyn ResetPolicy, now_ns: u64) -> PoolReport {
-    match p.report(now_ns) {
+fn pool_report(p: &dyn ResetPolicy, now: Instant) -> PoolReport {
+    match p.report(now) {
         Some(FirmwareReport::ZoneMapping(r)) => r,
         other => panic!("expected a zone-mapping report, got {other:?}"),
     }
@@ -40,7 +48,7 @@ fn pool_report(p: &dyn ResetPolicy, now_ns: u64) -> PoolReport {
 
 fn reset(p: &mut dyn ResetPolicy, zone: u32, units: u64) {
     let d = p.on_host_reset(
-        0,
+        Instant::ZERO,
         &ResetView {
             physical_zone: zone,
             programmed_units: units,
@@ -53,9 +61,9 @@ fn reset(p: &mut dyn ResetPolicy, zone: u32, units: u64) {
 #[test]
 fn allocation_takes_free_zones_in_order_and_keeps_the_total() {
     let mut p = pool(false);
-    assert_eq!((p.take_free(0), p.take_free(0)), (0, 1));
+    assert_eq!((p.take_free(at(0)), p.take_free(at(0))), (0, 1));
     assert_eq!(p.free_zones(), 6);
-    p.invalidate(0, 0, 1);
+    p.invalidate(at(0), 0, 1);
     assert_eq!((p.free_zones(), p.invalid_zones()), (6, 1));
 }
 
@@ -63,16 +71,16 @@ fn allocation_takes_free_zones_in_order_and_keeps_the_total() {
 fn full_erases_run_only_at_or_below_t_free_and_stop_above_it() {
     let mut p = pool(false);
     for _ in 0..5 {
-        p.take_free(0);
+        p.take_free(at(0));
     }
     for z in 0..3 {
-        p.invalidate(0, z, 8);
+        p.invalidate(at(0), z, 8);
     }
     // Z_free = 3 > T_free = 2: no erase needed.
-    assert!(p.full_erases_for_allocation(0).is_empty());
-    p.take_free(0);
+    assert!(p.full_erases_for_allocation(at(0)).is_empty());
+    p.take_free(at(0));
     // Z_free = 2 = T_free: erase until Z_free = 3, head first, every row (no WP optimisation).
-    let orders = p.full_erases_for_allocation(0);
+    let orders = p.full_erases_for_allocation(at(0));
     assert_eq!(orders.len(), 1);
     assert_eq!(
         orders[0],
@@ -90,19 +98,19 @@ fn full_erases_run_only_at_or_below_t_free_and_stop_above_it() {
 #[test]
 fn wp_optimisation_erases_only_rows_with_programmed_units() {
     let mut p = pool(true);
-    p.take_free(0);
-    p.take_free(0);
-    p.invalidate(0, 0, 3); // units 0..3: rows 0 and 1
-    p.invalidate(0, 1, 0); // nothing programmed: free at once
+    p.take_free(at(0));
+    p.take_free(at(0));
+    p.invalidate(at(0), 0, 3); // units 0..3: rows 0 and 1
+    p.invalidate(at(0), 1, 0); // nothing programmed: free at once
     assert_eq!((p.free_zones(), p.invalid_zones()), (7, 1));
-    let a = p.partial_step(0).unwrap();
+    let a = p.partial_step(at(0)).unwrap();
     assert_eq!(
         (a.rows, a.programmed_only, a.frees_zone, a.kind),
         (0..1, Some(3), false, EraseKind::Partial)
     );
-    let b = p.partial_step(0).unwrap();
+    let b = p.partial_step(at(0)).unwrap();
     assert_eq!((b.rows, b.frees_zone), (1..2, true));
-    assert_eq!(p.partial_step(0), None);
+    assert_eq!(p.partial_step(at(0)), None);
     assert_eq!((p.free_zones(), p.invalid_zones()), (8, 0));
 }
 
@@ -111,24 +119,24 @@ fn s0_to_s1_at_t_invalid_and_back() {
     let idle = FakeIdle::new();
     let mut p = preemptive(2);
     for _ in 0..3 {
-        p.allocate(0, 8);
+        p.allocate(at(0), 8);
     }
     reset(&mut p, 0, 2);
     assert_eq!(p.state(), PoolState::S0, "1 invalid < T_invalid 2");
     assert_eq!(
-        p.on_idle(&idle.view(0, true)),
+        p.on_idle(&idle.view(at(0), true)),
         None,
         "S0 does no partial erase"
     );
     reset(&mut p, 1, 2);
     assert_eq!(p.state(), PoolState::S1, "2 invalid = T_invalid");
     // Busy device: nothing.
-    assert_eq!(p.on_idle(&idle.view(0, false)), None);
+    assert_eq!(p.on_idle(&idle.view(at(0), false)), None);
     // Idle: one row (zone 0 has one row of programmed units).
-    let o = p.on_idle(&idle.view(0, true)).unwrap();
+    let o = p.on_idle(&idle.view(at(0), true)).unwrap();
     assert_eq!((o.zone, o.rows.clone(), o.frees_zone), (0, 0..1, true));
     assert_eq!(p.state(), PoolState::S0, "1 invalid left, below T_invalid");
-    let r = pool_report(&p, 10);
+    let r = pool_report(&p, at(10));
     assert_eq!(
         (r.partial_zone_erases, r.zones_freed, r.invalid_zones),
         (1, 1, 1)
@@ -139,29 +147,29 @@ fn s0_to_s1_at_t_invalid_and_back() {
 fn s2_at_t_free_then_back_to_s1_or_s0() {
     let mut p = preemptive(1);
     for _ in 0..5 {
-        p.allocate(0, 8);
+        p.allocate(at(0), 8);
     }
     reset(&mut p, 0, 8);
     reset(&mut p, 1, 8);
     assert_eq!(p.state(), PoolState::S1);
     // Z_free = 3 > T_free: the allocation needs no erase.
-    let a = p.allocate(0, 8);
+    let a = p.allocate(at(0), 8);
     assert!(a.erase_first.is_empty());
     assert_eq!(p.state(), PoolState::S1);
     // Z_free = 2 = T_free: S2 erases the head invalid zone whole, then hands out a zone.
-    let a = p.allocate(100, 8);
+    let a = p.allocate(at(100), 8);
     assert_eq!(a.erase_first.len(), 1);
     assert_eq!(a.erase_first[0].kind, EraseKind::Full);
     assert_eq!(a.erase_first[0].rows, 0..4);
     assert_eq!(p.state(), PoolState::S2);
     assert_eq!(
-        p.on_idle(&FakeIdle::new().view(100, true)),
+        p.on_idle(&FakeIdle::new().view(at(100), true)),
         None,
         "no partial erases in S2"
     );
-    p.blocking_erases_end(5000);
+    p.blocking_erases_end(at(5000));
     assert_eq!(p.state(), PoolState::S1, "zone 1 is still invalid");
-    let r = pool_report(&p, 6000);
+    let r = pool_report(&p, at(6000));
     assert_eq!(r.time_in_s2_ns, 4900);
     assert_eq!(r.full_zone_erases, 1);
 }
@@ -169,16 +177,16 @@ fn s2_at_t_free_then_back_to_s1_or_s0() {
 #[test]
 fn s2_always_yields_a_free_zone() {
     // T_free = 0, every zone used once: each allocation must erase an invalid zone first.
-    let mut p = Preemptive::new(ZonePool::new(3, 0, false, 2, 1), 1, IdleScope::Device);
+    let mut p = Preemptive::new(ZonePool::new(3, 0, false, 2, 1, Duration::from_ms(500)), 1, IdleScope::Device);
     for z in 0..3 {
-        assert_eq!(p.allocate(0, 8).zone, z);
+        assert_eq!(p.allocate(at(0), 8).zone, z);
     }
     for round in 0..10u32 {
         reset(&mut p, round % 3, 2);
-        let a = p.allocate(0, 8);
+        let a = p.allocate(at(0), 8);
         assert_eq!(a.erase_first.len(), 1);
         assert_eq!(a.zone, round % 3, "the erased zone is the one handed out");
-        p.blocking_erases_end(1);
+        p.blocking_erases_end(at(1));
     }
 }
 
@@ -186,12 +194,12 @@ fn s2_always_yields_a_free_zone() {
 fn mapping_never_erases_in_idle_time() {
     let mut m = Mapping::new(pool(false));
     for _ in 0..6 {
-        m.allocate(0, 8);
+        m.allocate(at(0), 8);
     }
     reset(&mut m, 0, 8);
     assert!(!m.has_background_work());
-    assert_eq!(m.on_idle(&FakeIdle::new().view(0, true)), None);
-    let a = m.allocate(0, 8);
+    assert_eq!(m.on_idle(&FakeIdle::new().view(at(0), true)), None);
+    let a = m.allocate(at(0), 8);
     assert_eq!(a.erase_first.len(), 1, "Z_free = 2 = T_free");
     assert_eq!(
         a.erase_first[0].programmed_only, None,

@@ -125,6 +125,8 @@ mod tests {
         assert_eq!(c.reserve(t(0), d(10), t(0)), t(0));
         assert_eq!(c.reserve(t(50), d(60), t(0)), t(110), "the gap 50..100 is too short");
         assert_eq!(c.reserve(t(10), d(40), t(0)), t(10), "exactly fills 10..50");
+        assert_eq!(c.len(), 2, "0..50 merged, 100..170 merged: {c:?}");
+        assert_eq!(c.reserve(t(0), d(50), t(0)), t(50), "exactly fills 50..100");
         assert_eq!(c.len(), 1, "touching intervals merge: {c:?}");
         assert_eq!(c.end(), t(170));
         c.check();

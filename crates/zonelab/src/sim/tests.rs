@@ -3,6 +3,9 @@
 
 use super::*;
 use crate::config::ExperimentConfig;
+use crate::device::ZoneState;
+use crate::metrics::Percentile;
+use crate::workload::StopReason;
 
 /// 4 dies on 2 channels, 16 KiB pages, zones of 4 blocks (one per die), 16 zones of 256 KiB.
 const DEVICE: &str = r#"
@@ -38,7 +41,7 @@ fn run_text(jobs: &str) -> RunOutput {
     let text = format!("{jobs}\n{DEVICE}");
     let cfg = ExperimentConfig::parse(&text, &[]).unwrap();
     let exp = cfg.validate("t").unwrap();
-    run(&exp, cfg.fingerprint(), &mut |_| {})
+    run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {}).unwrap()
 }
 
 fn json(out: &RunOutput) -> String {
@@ -77,7 +80,7 @@ fn golden_qd1_random_read_latency_is_tr_plus_transfers() {
     // tR 50 us + 4 KiB over the channel (5.12 us) + over the host link (1.28 us), every time.
     let expected = 50_000 + 5_120 + 1_280;
     for (name, v) in &read.latency_ns.percentiles {
-        assert!(within_hdr(*v, expected), "{name} = {v}");
+        assert!(within_hdr(*v, expected), "{name:?} = {v}");
     }
     assert!(within_hdr(read.latency_ns.min, expected));
     assert_eq!(
@@ -96,8 +99,8 @@ fn golden_qd1_page_writes_wait_for_tprog() {
     assert_eq!(write.count, 64);
     // Host transfer 5.12 us + channel transfer 20.48 us + tPROG 500 us.
     let expected = 5_120 + 20_480 + 500_000;
-    assert!(within_hdr(write.latency_ns.percentiles["p50"], expected));
-    assert!(within_hdr(write.latency_ns.percentiles["p100"], expected));
+    assert!(within_hdr(write.latency_ns.get(Percentile::P50), expected));
+    assert!(within_hdr(write.latency_ns.get(Percentile::P100), expected));
     assert_eq!(out.summary.device_counters.waf, Some(1.0));
     assert_eq!(out.summary.device_counters.nand_page_programs, 64);
 }
@@ -115,7 +118,7 @@ fn sequential_writers_reset_zones_when_they_wrap() {
         out.summary.ops["reset"].latency_ns.min,
         3_000_000
     ));
-    assert_eq!(out.summary.jobs[0].stopped, "io_size");
+    assert_eq!(out.summary.jobs[0].stopped, [StopReason::IoSize]);
 }
 
 #[test]
@@ -159,7 +162,7 @@ fn runtime_and_rate_limits_bound_the_job() {
         (100..=101).contains(&reads),
         "{reads} reads at 1000 IOPS for 100 ms"
     );
-    assert_eq!(out.summary.jobs[0].stopped, "runtime");
+    assert_eq!(out.summary.jobs[0].stopped, [StopReason::Runtime]);
 }
 
 #[test]
@@ -175,7 +178,7 @@ fn thinktime_spaces_the_ios() {
 #[test]
 fn reads_of_an_empty_region_end_the_job_with_a_reason() {
     let out = run_text("[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\n");
-    assert_eq!(out.summary.jobs[0].stopped, "no data to read");
+    assert_eq!(out.summary.jobs[0].stopped, [StopReason::NoDataToRead]);
     assert!(!out.summary.ops.contains_key("read"));
 }
 
@@ -185,11 +188,11 @@ fn writers_skip_read_only_zones_and_resets_of_faulty_zones_never_happen() {
         "[faults]\nread_only_zones = [1]\noffline_zones = [2]\n[[job]]\nrw = \"write\"\nbs = \"64KiB\"\nsize = \"4z\"\nio_size = \"1MiB\"\n",
     );
     assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
-    assert_eq!(out.device.zone(1).state, ZoneState::ReadOnly);
-    assert_eq!(out.device.zone(0).state, ZoneState::Full);
-    assert_eq!(out.device.zone(3).state, ZoneState::Full);
+    assert_eq!(out.device.zone(0, 1).state, ZoneState::ReadOnly);
+    assert_eq!(out.device.zone(0, 0).state, ZoneState::Full);
+    assert_eq!(out.device.zone(0, 3).state, ZoneState::Full);
     assert_eq!(
-        out.device.zone(4).state,
+        out.device.zone(0, 4).state,
         ZoneState::Empty,
         "the job stays in its 4 zones"
     );
@@ -226,12 +229,12 @@ fn writers_leave_zones_at_their_fill_by_resetting_or_abandoning_them() {
     // Each zone is reset as the writer leaves it, twice around; the job ends (io_size) as it
     // leaves the last one, before that reset.
     assert_eq!(reset.summary.jobs[0].resets, 7);
-    assert_eq!(reset.device.zone(0).state, ZoneState::Empty);
+    assert_eq!(reset.device.zone(0, 0).state, ZoneState::Empty);
     let abandon = run_text(
         "[[job]]\nrw = \"write\"\nbs = \"16KiB\"\nsize = \"4z\"\nio_size = \"512KiB\"\nzone_fill = \"64KiB\"\nzone_fill_action = \"abandon\"\n",
     );
     // Four zones left open with 64 KiB, then reset on the second pass before being written again.
     assert_eq!(abandon.summary.jobs[0].resets, 4);
-    assert_eq!(abandon.device.zone(3).state, ZoneState::ImplicitlyOpened);
-    assert_eq!(abandon.device.zone_data_lbas(3), 16);
+    assert_eq!(abandon.device.zone(0, 3).state, ZoneState::ImplicitlyOpened);
+    assert_eq!(abandon.device.written_lbas(0, 3), 16);
 }

@@ -143,6 +143,10 @@ pub struct TraceRecord {
 /// Where trace records go.
 pub trait TraceSink {
     fn record(&mut self, r: &TraceRecord);
+    /// The run is over: flush, and say if anything could not be written.
+    fn finish(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The CSV header of ZoneLab's trace.

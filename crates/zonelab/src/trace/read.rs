@@ -163,16 +163,20 @@ impl TraceReader {
             return Ok(None);
         }
         match self.format {
-            TraceFormat::ZoneLab => self.parse_zonelab(text).map(Some),
+            TraceFormat::ZoneLab => self.parse_zonelab(text),
             TraceFormat::Iolog => self.parse_iolog(text),
             TraceFormat::Msr => self.parse_msr(text).map(Some),
         }
     }
 
-    fn parse_zonelab(&mut self, text: &str) -> Result<ReplayRecord, TraceError> {
+    fn parse_zonelab(&mut self, text: &str) -> Result<Option<ReplayRecord>, TraceError> {
         let f: Vec<&str> = text.split(',').collect();
         if f.len() != 13 {
             return Err(self.err(format!("expected 13 fields, found {}", f.len())));
+        }
+        if !f[12].trim().is_empty() {
+            // The device rejected it when the trace was recorded: not a command to replay.
+            return Ok(None);
         }
         let submit = self.number(f[0], "submit_ns")?;
         let op = TraceOp::parse(f[3]).ok_or_else(|| self.err(format!("unknown op `{}`", f[3])))?;
@@ -180,14 +184,14 @@ impl TraceReader {
         let slba = self.number(f[6], "lba")?;
         let nlb = self.number(f[7], "nlb")?;
         let at = Duration::from_ns(self.since_origin(submit)?);
-        Ok(ReplayRecord {
+        Ok(Some(ReplayRecord {
             line: self.line,
             at: Some(at),
             op,
             nsid,
             slba,
             nlb,
-        })
+        }))
     }
 
     fn parse_iolog(&mut self, text: &str) -> Result<Option<ReplayRecord>, TraceError> {

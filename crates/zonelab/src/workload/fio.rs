@@ -9,7 +9,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::{JobSpec, Next, Request, StopReason, ZoneFillAction, mix_seed};
-use crate::device::{DeviceModel, ZoneState};
+use crate::device::{DeviceModel, Op, ZoneAction, ZoneState};
 
 /// Host data a read may return from `zone` (none from an Offline zone).
 fn readable_lbas(device: &dyn DeviceModel, zone: u32) -> u64 {
@@ -145,7 +145,7 @@ impl JobGen {
         }
         let zone = self.pending_reset.take().expect("a reset is pending");
         self.region_data_lbas -= device.written_lbas(0, zone);
-        Next::Issue(Request::Reset { zone })
+        Next::Issue(Request::zone(ZoneAction::Reset, zone as u64 * self.zone_lbas))
     }
 
     fn choose(&mut self, device: &dyn DeviceModel) -> Next {
@@ -174,14 +174,12 @@ impl JobGen {
 
     /// Tells the generator the device accepted one of its commands.
     pub fn issued(&mut self, device: &dyn DeviceModel, request: Request) {
-        let zone = match request {
-            Request::Write { slba, nlb } | Request::Append { zslba: slba, nlb } => {
-                self.region_data_lbas += nlb;
-                (slba / self.zone_lbas) as u32
-            }
-            Request::Finish { zone } => zone,
-            Request::Read { .. } | Request::Reset { .. } => return,
-        };
+        let zone = (request.slba / self.zone_lbas) as u32;
+        match request.op {
+            Op::Write | Op::Append => self.region_data_lbas += request.nlb,
+            Op::ZoneMgmt(ZoneAction::Finish) => {}
+            _ => return,
+        }
         if let Some(fill) = self.spec.zone_fill_lbas
             && zone == self.seq_zone
             && device.written_lbas(0, zone) >= fill
@@ -227,7 +225,7 @@ impl JobGen {
             block %= blocks_written;
         }
         let slba = zone as u64 * self.zone_lbas + block * self.bs;
-        Next::Issue(Request::Read { slba, nlb: self.bs })
+        Next::Issue(Request::new(Op::Read, slba, self.bs))
     }
 
     fn sequential_read(&mut self, device: &dyn DeviceModel) -> Next {
@@ -236,7 +234,7 @@ impl JobGen {
             if self.seq_offset + self.bs <= data {
                 let slba = self.seq_zone as u64 * self.zone_lbas + self.seq_offset;
                 self.seq_offset += self.bs;
-                return Next::Issue(Request::Read { slba, nlb: self.bs });
+                return Next::Issue(Request::new(Op::Read, slba, self.bs));
             }
             self.advance_seq_zone();
         }
@@ -324,18 +322,12 @@ impl JobGen {
             return Some(self.reset_first(zone));
         }
         if self.cap_lbas - used < self.bs {
-            return Some(Next::Issue(Request::Finish { zone }));
+            return Some(Next::Issue(Request::zone(ZoneAction::Finish, zslba)));
         }
         Some(Next::Issue(if self.spec.zone_append {
-            Request::Append {
-                zslba,
-                nlb: self.bs,
-            }
+            Request::new(Op::Append, zslba, self.bs)
         } else {
-            Request::Write {
-                slba: d.wp,
-                nlb: self.bs,
-            }
+            Request::new(Op::Write, d.wp, self.bs)
         }))
     }
 

@@ -3,12 +3,13 @@
 
 pub mod fio;
 pub mod replay;
+pub mod threads;
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::device::Status;
+use crate::device::{Op, Status, ZoneAction};
 use crate::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -66,14 +67,21 @@ pub struct JobSpec {
     pub zone_fill_action: ZoneFillAction,
 }
 
-/// One command a job wants to issue.
+/// One command a job wants to issue (zone management names the zone by its start LBA).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Request {
-    Read { slba: u64, nlb: u64 },
-    Write { slba: u64, nlb: u64 },
-    Append { zslba: u64, nlb: u64 },
-    Reset { zone: u32 },
-    Finish { zone: u32 },
+pub struct Request {
+    pub op: Op,
+    pub slba: u64,
+    pub nlb: u64,
+}
+
+impl Request {
+    pub fn new(op: Op, slba: u64, nlb: u64) -> Self {
+        Request { op, slba, nlb }
+    }
+    pub fn zone(action: ZoneAction, zslba: u64) -> Self {
+        Request::new(Op::ZoneMgmt(action), zslba, 0)
+    }
 }
 
 /// What a job does next.
@@ -97,6 +105,8 @@ pub enum StopReason {
     NoWritableZone,
     /// A replayed trace ran out of records.
     TraceEnd,
+    /// A replayed trace has a line that cannot be read (the run's errors say which).
+    TraceError,
     /// The device rejected one of its commands.
     Device(Status),
 }
@@ -109,6 +119,7 @@ impl fmt::Display for StopReason {
             StopReason::NoDataToRead => f.write_str("no data to read"),
             StopReason::NoWritableZone => f.write_str("no writable zone in range"),
             StopReason::TraceEnd => f.write_str("end of trace"),
+            StopReason::TraceError => f.write_str("unreadable trace line"),
             StopReason::Device(s) => write!(f, "{s}"),
         }
     }

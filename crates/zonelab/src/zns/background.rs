@@ -94,6 +94,11 @@ impl Device {
             p.programmed_units = units;
             p.staged_bytes = 0;
             p.reserved_units = units;
+            let base = p.stream_base;
+            let z = &mut self.zones[zi];
+            if k + 1 == z.pieces.len() {
+                z.units_streamed = base + units;
+            }
             next += units;
         }
         self.programs_done = self.programs_done.max(done);
@@ -124,6 +129,7 @@ impl Device {
                 && self.blocked_until <= now
                 && self.nand.idle_at() <= now,
             nand: &self.nand,
+            layout: &self.layout,
         };
         match self.policy.on_idle(&view) {
             Some(order) => {

@@ -232,6 +232,11 @@ impl Device {
         }
     }
 
+    /// How long foreground commands waited on erases (one sample per read, write or append).
+    pub fn erase_wait_histogram(&self) -> &Histogram<u64> {
+        &self.erase_wait
+    }
+
     /// Puts a zone in Read Only or Offline, as a media fault would; its resources are released.
     pub fn inject_fault(&mut self, zone: u32, state: ZoneState) {
         assert!(

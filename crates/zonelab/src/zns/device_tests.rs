@@ -2,9 +2,10 @@
 //! property tests against a small independent reference model of the zone rules.
 
 use super::*;
-use crate::config::{DeviceSpec, Energy, Geometry, Timing};
 use crate::firmware::Synchronous;
-use crate::zns::{ReportFilter, Status, ZoneAction, ZoneState};
+use crate::nand::{Energy, NandGeometry, NandSpec, NandTiming};
+use crate::time::{Duration, Instant};
+use crate::device::{Accepted, DeviceModel, ReportFilter, Status, ZoneAction, ZoneState};
 
 const LBA: u64 = 4096;
 const T_R: u64 = 50_000;
@@ -13,18 +14,35 @@ const T_ERASE: u64 = 3_000_000;
 
 /// 4 dies on 2 channels, 16 KiB pages, 4 pages per block, one block per die per zone:
 /// zones of 256 KiB (64 LBAs) with 192 KiB (48 LBAs) capacity, 8 zones, 3 open, 4 active.
-pub(crate) fn small_spec(buffer_units: u32, dies_per_zone: u32) -> DeviceSpec {
+pub(crate) fn small_spec(buffer_units: u32, dies_per_zone: u32) -> ZnsSpec {
     let blocks_per_zone = 4;
     let groups = 4 / dies_per_zone;
-    DeviceSpec {
+    ZnsSpec {
         name: "test".into(),
-        geometry: Geometry {
-            channels: 2,
-            dies_per_channel: 2,
-            blocks_per_die: 8 * blocks_per_zone / dies_per_zone / groups,
-            pages_per_block: 4,
-            page_size_bytes: 16 * 1024,
-            pages_per_program: 1,
+        nand: NandSpec {
+            geometry: NandGeometry {
+                channels: 2,
+                dies_per_channel: 2,
+                blocks_per_die: 8 * blocks_per_zone / dies_per_zone / groups,
+                pages_per_block: 4,
+                page_size_bytes: 16 * 1024,
+                pages_per_program: 1,
+            },
+            timing: NandTiming {
+                read_latency: Duration::from_ns(T_R),
+                program_latency: Duration::from_ns(T_PROG),
+                erase_latency: Duration::from_ns(T_ERASE),
+                channel_rate_mb_s: 800,
+                host_rate_mb_s: 3200,
+                erase_suspend: None,
+            },
+            energy: Energy {
+                read_nj_per_page: 1.0,
+                program_nj_per_page: 10.0,
+                erase_nj_per_block: 100.0,
+            },
+        },
+        zones: ZoneGeometry {
             lba_size_bytes: LBA,
             dies_per_zone,
             zone_size_bytes: 256 * 1024,
@@ -34,22 +52,30 @@ pub(crate) fn small_spec(buffer_units: u32, dies_per_zone: u32) -> DeviceSpec {
             max_active_zones: Some(4),
             zone_append_size_limit_bytes: Some(64 * 1024),
         },
-        timing: Timing {
-            read_latency_ns: T_R,
-            program_latency_ns: T_PROG,
-            erase_latency_ns: T_ERASE,
-            channel_rate_mb_s: 800,
-            host_rate_mb_s: 3200,
-            read_overhead_ns: 0,
-            write_overhead_ns: 0,
-            zone_mgmt_overhead_ns: 0,
-            write_buffer_units_per_zone: buffer_units,
-        },
-        energy: Energy {
-            read_nj_per_page: 1.0,
-            program_nj_per_page: 10.0,
-            erase_nj_per_block: 100.0,
-        },
+        overheads: Overheads::default(),
+        write_buffer_units_per_zone: buffer_units,
+    }
+}
+
+/// A time in ns as an instant (tests write times as plain numbers).
+pub(crate) fn at(ns: u64) -> Instant {
+    Instant::from_ns(ns)
+}
+
+/// Completion and idle times as plain numbers.
+pub(crate) trait Ns {
+    fn done_ns(&self) -> u64;
+}
+
+impl Ns for crate::device::Accepted {
+    fn done_ns(&self) -> u64 {
+        self.done.expect("the ZNS device completes at once").ns()
+    }
+}
+
+impl Device {
+    pub(crate) fn idle_at_ns(&self) -> u64 {
+        crate::device::DeviceModel::idle_at(self).ns()
     }
 }
 
@@ -64,75 +90,75 @@ fn zslba(z: u64) -> u64 {
     z * ZONE
 }
 
-fn open(d: &mut Device, z: u64) -> Result<Completion, Status> {
-    d.zone_mgmt_send(0, zslba(z), ZoneAction::Open, false)
+fn open(d: &mut Device, z: u64) -> Result<Accepted, Status> {
+    d.zone_mgmt_send(at(0), zslba(z), ZoneAction::Open, false)
 }
 
-fn act(d: &mut Device, z: u64, a: ZoneAction) -> Result<Completion, Status> {
-    d.zone_mgmt_send(0, zslba(z), a, false)
+fn act(d: &mut Device, z: u64, a: ZoneAction) -> Result<Accepted, Status> {
+    d.zone_mgmt_send(at(0), zslba(z), a, false)
 }
 
 fn state(d: &Device, z: u64) -> ZoneState {
-    d.zone(z as u32).state
+    d.zone_descriptor(z as u32).state
 }
 
 #[test]
 fn writes_follow_the_write_pointer() {
     let mut d = device();
     assert_eq!(
-        d.write(0, zslba(0) + 1, 1, None),
+        d.write(at(0), zslba(0) + 1, 1, None),
         Err(Status::ZoneInvalidWrite)
     );
-    d.write(0, zslba(0), 4, None).unwrap();
+    d.write(at(0), zslba(0), 4, None).unwrap();
     assert_eq!(state(&d, 0), ZoneState::ImplicitlyOpened);
-    assert_eq!(d.zone(0).wp, 4);
-    assert_eq!(d.write(0, zslba(0), 1, None), Err(Status::ZoneInvalidWrite));
+    assert_eq!(d.zone_descriptor(0).wp, 4);
+    assert_eq!(d.write(at(0), zslba(0), 1, None), Err(Status::ZoneInvalidWrite));
     assert_eq!(
-        d.write(0, zslba(0) + 4, CAP, None),
+        d.write(at(0), zslba(0) + 4, CAP, None),
         Err(Status::ZoneBoundaryError)
     );
-    d.write(0, zslba(0) + 4, CAP - 4, None).unwrap();
+    d.write(at(0), zslba(0) + 4, CAP - 4, None).unwrap();
     assert_eq!(state(&d, 0), ZoneState::Full);
     assert_eq!(d.open_zones(), 0);
     assert_eq!(d.active_zones(), 0);
-    assert_eq!(d.write(0, zslba(0) + CAP, 1, None), Err(Status::ZoneIsFull));
+    assert_eq!(d.write(at(0), zslba(0) + CAP, 1, None), Err(Status::ZoneIsFull));
     d.check_invariants();
 }
 
 #[test]
 fn generic_errors() {
     let mut d = device();
-    assert_eq!(d.write(0, zslba(8), 1, None), Err(Status::LbaOutOfRange));
-    assert_eq!(d.read(0, zslba(8) - 1, 2, None), Err(Status::LbaOutOfRange));
-    assert_eq!(d.read(0, u64::MAX, 2, None), Err(Status::LbaOutOfRange));
-    assert_eq!(d.write(0, 0, u64::MAX, None), Err(Status::LbaOutOfRange));
+    assert_eq!(d.write(at(0), zslba(8), 1, None), Err(Status::LbaOutOfRange));
+    assert_eq!(d.read(at(0), zslba(8) - 1, 2, None), Err(Status::LbaOutOfRange));
+    assert_eq!(d.read(at(0), u64::MAX, 2, None), Err(Status::LbaOutOfRange));
+    assert_eq!(d.write(at(0), 0, u64::MAX, None), Err(Status::LbaOutOfRange));
     assert_eq!(
-        d.write(0, 0, u64::MAX / 2, Some(&[0u8; 4096])),
+        d.write(at(0), 0, u64::MAX / 2, Some(&[0u8; 4096])),
         Err(Status::InvalidField)
     );
-    assert_eq!(d.append(0, 0, u64::MAX, None), Err(Status::LbaOutOfRange));
-    assert_eq!(d.write(0, 0, 0, None), Err(Status::InvalidField));
+    assert_eq!(d.append(at(0), 0, u64::MAX, None), Err(Status::LbaOutOfRange));
+    assert_eq!(d.write(at(0), 0, 0, None), Err(Status::InvalidField));
     assert_eq!(
-        d.write(0, 0, 1, Some(&[0u8; 10])),
+        d.write(at(0), 0, 1, Some(&[0u8; 10])),
         Err(Status::InvalidField)
     );
-    assert_eq!(d.read(0, ZONE - 1, 2, None), Err(Status::ZoneBoundaryError));
-    assert_eq!(d.append(0, 1, 1, None), Err(Status::InvalidField));
+    assert_eq!(d.read(at(0), ZONE - 1, 2, None), Err(Status::ZoneBoundaryError));
+    assert_eq!(d.append(at(0), 1, 1, None), Err(Status::InvalidField));
     assert_eq!(
-        d.append(0, 0, 17, None),
+        d.append(at(0), 0, 17, None),
         Err(Status::InvalidField),
         "above ZASL 64 KiB"
     );
     assert_eq!(
-        d.zone_mgmt_send(0, 1, ZoneAction::Open, false),
+        d.zone_mgmt_send(at(0), 1, ZoneAction::Open, false),
         Err(Status::InvalidField)
     );
     assert_eq!(
-        d.zone_mgmt_send(0, zslba(8), ZoneAction::Open, false),
+        d.zone_mgmt_send(at(0), zslba(8), ZoneAction::Open, false),
         Err(Status::LbaOutOfRange)
     );
     assert_eq!(
-        d.report_zones(zslba(8), ReportFilter::All, false, 10),
+        d.report_zones(0, zslba(8), ReportFilter::All, false, 10),
         Err(Status::LbaOutOfRange)
     );
 }
@@ -140,17 +166,17 @@ fn generic_errors() {
 #[test]
 fn append_returns_the_lba_it_wrote() {
     let mut d = device();
-    assert_eq!(d.append(0, zslba(2), 3, None).unwrap().0, zslba(2));
-    assert_eq!(d.append(0, zslba(2), 2, None).unwrap().0, zslba(2) + 3);
-    d.append(0, zslba(2), 16, None).unwrap();
-    d.append(0, zslba(2), 16, None).unwrap();
+    assert_eq!(d.append(at(0), zslba(2), 3, None).unwrap().lba, zslba(2));
+    assert_eq!(d.append(at(0), zslba(2), 2, None).unwrap().lba, zslba(2) + 3);
+    d.append(at(0), zslba(2), 16, None).unwrap();
+    d.append(at(0), zslba(2), 16, None).unwrap();
     assert_eq!(
-        d.append(0, zslba(2), 12, None),
+        d.append(at(0), zslba(2), 12, None),
         Err(Status::ZoneBoundaryError),
         "37 + 12 > 48"
     );
-    assert_eq!(d.append(0, zslba(2), 11, None).unwrap().0, zslba(2) + 37);
-    assert_eq!(d.append(0, zslba(2), 1, None), Err(Status::ZoneIsFull));
+    assert_eq!(d.append(at(0), zslba(2), 11, None).unwrap().lba, zslba(2) + 37);
+    assert_eq!(d.append(at(0), zslba(2), 1, None), Err(Status::ZoneIsFull));
 }
 
 #[test]
@@ -160,19 +186,19 @@ fn open_and_active_limits() {
         open(&mut d, z).unwrap();
     }
     // Every open zone is explicitly opened: nothing to close implicitly.
-    assert_eq!(d.write(0, zslba(3), 1, None), Err(Status::TooManyOpenZones));
+    assert_eq!(d.write(at(0), zslba(3), 1, None), Err(Status::TooManyOpenZones));
     assert_eq!(open(&mut d, 3), Err(Status::TooManyOpenZones));
     act(&mut d, 0, ZoneAction::Close).unwrap();
-    d.write(0, zslba(3), 1, None).unwrap();
+    d.write(at(0), zslba(3), 1, None).unwrap();
     assert_eq!(d.active_zones(), 4);
     // Four active (0 closed, 1, 2, 3 open): an empty zone cannot become active.
     assert_eq!(
-        d.write(0, zslba(4), 1, None),
+        d.write(at(0), zslba(4), 1, None),
         Err(Status::TooManyActiveZones)
     );
     assert_eq!(open(&mut d, 4), Err(Status::TooManyActiveZones));
     // A closed zone needs only an open resource; zone 3 is implicitly opened and gets closed.
-    d.write(0, zslba(0), 1, None).unwrap();
+    d.write(at(0), zslba(0), 1, None).unwrap();
     assert_eq!(state(&d, 3), ZoneState::Closed);
     assert_eq!(d.counters().implicit_closes, 1);
     d.check_invariants();
@@ -181,11 +207,11 @@ fn open_and_active_limits() {
 #[test]
 fn implicit_close_picks_the_least_recently_used_implicitly_opened_zone() {
     let mut d = device();
-    d.write(0, zslba(0), 1, None).unwrap();
-    d.write(0, zslba(1), 1, None).unwrap();
-    d.write(0, zslba(2), 1, None).unwrap();
-    d.write(0, zslba(0) + 1, 1, None).unwrap(); // zone 0 used again: zone 1 is now the oldest
-    d.write(0, zslba(3), 1, None).unwrap();
+    d.write(at(0), zslba(0), 1, None).unwrap();
+    d.write(at(0), zslba(1), 1, None).unwrap();
+    d.write(at(0), zslba(2), 1, None).unwrap();
+    d.write(at(0), zslba(0) + 1, 1, None).unwrap(); // zone 0 used again: zone 1 is now the oldest
+    d.write(at(0), zslba(3), 1, None).unwrap();
     assert_eq!(state(&d, 1), ZoneState::Closed);
     assert_eq!(state(&d, 0), ZoneState::ImplicitlyOpened);
     d.check_invariants();
@@ -204,7 +230,7 @@ fn management_transitions() {
     open(&mut d, 0).unwrap();
     open(&mut d, 0).unwrap(); // ExplOpen -> ExplOpen
     assert_eq!(state(&d, 0), ZoneState::ExplicitlyOpened);
-    d.write(0, zslba(0), 2, None).unwrap();
+    d.write(at(0), zslba(0), 2, None).unwrap();
     assert_eq!(
         state(&d, 0),
         ZoneState::ExplicitlyOpened,
@@ -215,7 +241,7 @@ fn management_transitions() {
     assert_eq!(state(&d, 0), ZoneState::Closed);
     act(&mut d, 0, Finish).unwrap();
     assert_eq!(state(&d, 0), ZoneState::Full);
-    assert_eq!(d.zone(0).wp, zslba(0) + CAP);
+    assert_eq!(d.zone_descriptor(0).wp, zslba(0) + CAP);
     act(&mut d, 0, Finish).unwrap(); // Full -> Full
     assert_eq!(
         act(&mut d, 0, Open),
@@ -229,7 +255,7 @@ fn management_transitions() {
     assert_eq!(state(&d, 1), ZoneState::Full);
     act(&mut d, 0, Reset).unwrap();
     assert_eq!(state(&d, 0), ZoneState::Empty);
-    assert_eq!(d.zone(0).wp, zslba(0));
+    assert_eq!(d.zone_descriptor(0).wp, zslba(0));
     assert_eq!(
         act(&mut d, 0, Offline),
         Err(Status::InvalidZoneStateTransition)
@@ -241,17 +267,17 @@ fn management_transitions() {
 fn read_only_and_offline_zones() {
     use ZoneAction::*;
     let mut d = device();
-    d.write(0, zslba(5), 2, Some(&[7u8; 2 * LBA as usize]))
+    d.write(at(0), zslba(5), 2, Some(&[7u8; 2 * LBA as usize]))
         .unwrap();
     d.inject_fault(5, ZoneState::ReadOnly);
     assert_eq!(d.open_zones(), 0);
     assert_eq!(
-        d.write(0, zslba(5) + 2, 1, None),
+        d.write(at(0), zslba(5) + 2, 1, None),
         Err(Status::ZoneIsReadOnly)
     );
-    assert_eq!(d.append(0, zslba(5), 1, None), Err(Status::ZoneIsReadOnly));
+    assert_eq!(d.append(at(0), zslba(5), 1, None), Err(Status::ZoneIsReadOnly));
     let mut buf = vec![0u8; LBA as usize];
-    d.read(0, zslba(5), 1, Some(&mut buf)).unwrap();
+    d.read(at(0), zslba(5), 1, Some(&mut buf)).unwrap();
     assert_eq!(
         buf,
         vec![7u8; LBA as usize],
@@ -267,8 +293,8 @@ fn read_only_and_offline_zones() {
     act(&mut d, 5, Offline).unwrap();
     act(&mut d, 5, Offline).unwrap();
     assert_eq!(state(&d, 5), ZoneState::Offline);
-    assert_eq!(d.read(0, zslba(5), 1, None), Err(Status::ZoneIsOffline));
-    assert_eq!(d.write(0, zslba(5), 1, None), Err(Status::ZoneIsOffline));
+    assert_eq!(d.read(at(0), zslba(5), 1, None), Err(Status::ZoneIsOffline));
+    assert_eq!(d.write(at(0), zslba(5), 1, None), Err(Status::ZoneIsOffline));
     d.check_invariants();
 }
 
@@ -276,15 +302,15 @@ fn read_only_and_offline_zones() {
 fn select_all_applies_to_matching_states_only() {
     use ZoneAction::*;
     let mut d = device();
-    d.write(0, zslba(0), 1, None).unwrap();
-    d.write(0, zslba(1), 1, None).unwrap();
+    d.write(at(0), zslba(0), 1, None).unwrap();
+    d.write(at(0), zslba(1), 1, None).unwrap();
     act(&mut d, 2, Finish).unwrap();
-    d.zone_mgmt_send(0, 0, Close, true).unwrap();
+    d.zone_mgmt_send(at(0), 0, Close, true).unwrap();
     assert_eq!(
         (state(&d, 0), state(&d, 1)),
         (ZoneState::Closed, ZoneState::Closed)
     );
-    d.zone_mgmt_send(0, 0, Open, true).unwrap();
+    d.zone_mgmt_send(at(0), 0, Open, true).unwrap();
     assert_eq!(
         (state(&d, 0), state(&d, 1)),
         (ZoneState::ExplicitlyOpened, ZoneState::ExplicitlyOpened)
@@ -294,9 +320,9 @@ fn select_all_applies_to_matching_states_only() {
         ZoneState::Empty,
         "select all open leaves empty zones alone"
     );
-    d.zone_mgmt_send(0, 0, Finish, true).unwrap();
+    d.zone_mgmt_send(at(0), 0, Finish, true).unwrap();
     assert_eq!(state(&d, 0), ZoneState::Full);
-    d.zone_mgmt_send(0, 0, Reset, true).unwrap();
+    d.zone_mgmt_send(at(0), 0, Reset, true).unwrap();
     assert!((0..8).all(|z| state(&d, z) == ZoneState::Empty));
     assert_eq!(d.counters().zone_resets_requested, 3);
     d.check_invariants();
@@ -305,17 +331,17 @@ fn select_all_applies_to_matching_states_only() {
 #[test]
 fn report_zones_filters_and_counts() {
     let mut d = device();
-    d.write(0, zslba(1), 3, None).unwrap();
+    d.write(at(0), zslba(1), 3, None).unwrap();
     act(&mut d, 2, ZoneAction::Finish).unwrap();
-    let all = d.report_zones(0, ReportFilter::All, false, 3).unwrap();
+    let all = d.report_zones(0, 0, ReportFilter::All, false, 3).unwrap();
     assert_eq!(all.zone_count, 8);
     assert_eq!(all.descriptors.len(), 3);
     assert_eq!(all.descriptors[1].wp, zslba(1) + 3);
     assert_eq!(all.descriptors[1].capacity_lbas, CAP);
-    let partial = d.report_zones(0, ReportFilter::All, true, 3).unwrap();
+    let partial = d.report_zones(0, 0, ReportFilter::All, true, 3).unwrap();
     assert_eq!(partial.zone_count, 3);
     let empty = d
-        .report_zones(zslba(1), ReportFilter::State(ZoneState::Empty), false, 100)
+        .report_zones(0, zslba(1), ReportFilter::State(ZoneState::Empty), false, 100)
         .unwrap();
     assert_eq!(empty.zone_count, 5);
     assert!(
@@ -324,10 +350,10 @@ fn report_zones_filters_and_counts() {
             .iter()
             .all(|z| z.state == ZoneState::Empty && z.zslba >= zslba(3))
     );
-    let text = super::super::format_nvme_cli(&all);
+    let text = crate::device::format_nvme_cli(&all);
     assert!(text.starts_with("nr_zones: 8\n"));
     assert!(text.contains("State: IMP_OPENED"));
-    let zbd = super::super::format_libzbd(&all, ZONE, LBA);
+    let zbd = crate::device::format_libzbd(&all, ZONE, LBA);
     assert!(zbd.contains("Zone 00001: swr, ofst 00000000262144, len 00000000262144, cap 00000000196608, wp 00000000274432, oi"));
 }
 
@@ -335,13 +361,13 @@ fn report_zones_filters_and_counts() {
 fn retained_data_reads_back_and_unwritten_reads_zero() {
     let mut d = device();
     let data: Vec<u8> = (0..3 * LBA).map(|i| (i % 251) as u8).collect();
-    d.write(0, zslba(4), 3, Some(&data)).unwrap();
+    d.write(at(0), zslba(4), 3, Some(&data)).unwrap();
     let mut buf = vec![0xffu8; 5 * LBA as usize];
-    d.read(0, zslba(4), 5, Some(&mut buf)).unwrap();
+    d.read(at(0), zslba(4), 5, Some(&mut buf)).unwrap();
     assert_eq!(&buf[..data.len()], &data[..]);
     assert!(buf[data.len()..].iter().all(|&b| b == 0));
     act(&mut d, 4, ZoneAction::Reset).unwrap();
-    d.read(0, zslba(4), 5, Some(&mut buf)).unwrap();
+    d.read(at(0), zslba(4), 5, Some(&mut buf)).unwrap();
     assert!(buf.iter().all(|&b| b == 0), "reset zones read as zeros");
 }
 
@@ -354,11 +380,11 @@ fn transfer(bytes: u64, rate_mb_s: u64) -> u64 {
 #[test]
 fn idle_4k_read_costs_tr_plus_transfer() {
     let mut d = device();
-    d.write(0, zslba(0), CAP, None).unwrap();
+    d.write(at(0), zslba(0), CAP, None).unwrap();
     let t0 = d.idle_at_ns();
-    let c = d.read(t0, zslba(0), 1, None).unwrap();
+    let c = d.read(at(t0), zslba(0), 1, None).unwrap();
     assert_eq!(
-        c.done_ns - t0,
+        c.done_ns() - t0,
         T_R + transfer(LBA, 800) + transfer(LBA, 3200)
     );
 }
@@ -366,8 +392,8 @@ fn idle_4k_read_costs_tr_plus_transfer() {
 #[test]
 fn reads_of_unwritten_lbas_touch_no_nand() {
     let mut d = device();
-    let c = d.read(0, zslba(0), 1, None).unwrap();
-    assert_eq!(c.done_ns, transfer(LBA, 3200));
+    let c = d.read(at(0), zslba(0), 1, None).unwrap();
+    assert_eq!(c.done_ns(), transfer(LBA, 3200));
     assert_eq!(d.nand_counters().page_reads, 0);
 }
 
@@ -376,18 +402,18 @@ fn striped_pages_complete_in_parallel_and_one_die_serialises() {
     // Four 16 KiB pages: on four dies (two per channel) against all on one die.
     let page = 16 * 1024;
     let mut striped = device();
-    striped.write(0, 0, CAP, None).unwrap();
+    striped.write(at(0), 0, CAP, None).unwrap();
     let t0 = striped.idle_at_ns();
-    let parallel = striped.read(t0, 0, 16, None).unwrap().done_ns - t0;
+    let parallel = striped.read(at(t0), 0, 16, None).unwrap().done_ns() - t0;
     // Dies sense together; each channel then moves two pages one after the other, and the last
     // two pages, ready together, share the host link.
     let expect = T_R + 2 * transfer(page, 800) + 2 * transfer(page, 3200);
     assert_eq!(parallel, expect);
 
     let mut single = Device::new(&small_spec(0, 1), Box::new(Synchronous::default()), false);
-    single.write(0, 0, CAP, None).unwrap();
+    single.write(at(0), 0, CAP, None).unwrap();
     let t0 = single.idle_at_ns();
-    let serial = single.read(t0, 0, 16, None).unwrap().done_ns - t0;
+    let serial = single.read(at(t0), 0, 16, None).unwrap().done_ns() - t0;
     assert_eq!(
         serial,
         4 * (T_R + transfer(page, 800)) + transfer(page, 3200)
@@ -400,33 +426,33 @@ fn writes_wait_for_programs_without_a_buffer_and_complete_early_with_one() {
     let page = 16 * 1024;
     let mut d = device();
     // One full page: host transfer, channel transfer, tPROG.
-    let c = d.write(0, 0, 4, None).unwrap();
+    let c = d.write(at(0), 0, 4, None).unwrap();
     assert_eq!(
-        c.done_ns,
+        c.done_ns(),
         transfer(page, 3200) + transfer(page, 800) + T_PROG
     );
     // A partial page waits in the controller: done when its data has arrived.
     let t = d.idle_at_ns();
-    let c = d.write(t, 4, 1, None).unwrap();
-    assert_eq!(c.done_ns - t, transfer(LBA, 3200));
+    let c = d.write(at(t), 4, 1, None).unwrap();
+    assert_eq!(c.done_ns() - t, transfer(LBA, 3200));
 
     let mut buffered = Device::new(&small_spec(2, 4), Box::new(Synchronous::default()), false);
-    let c = buffered.write(0, 0, 8, None).unwrap();
+    let c = buffered.write(at(0), 0, 8, None).unwrap();
     assert_eq!(
-        c.done_ns,
+        c.done_ns(),
         transfer(2 * page, 3200),
         "two units fit the buffer"
     );
     // The buffer holds two units and both are still programming: the next unit waits for one.
-    let c = buffered.write(c.done_ns, 8, 4, None).unwrap();
+    let c = buffered.write(at(c.done_ns()), 8, 4, None).unwrap();
     let first_programmed = transfer(2 * page, 3200) + transfer(page, 800) + T_PROG;
-    assert_eq!(c.done_ns, first_programmed);
+    assert_eq!(c.done_ns(), first_programmed);
 }
 
 #[test]
 fn reset_erases_programmed_blocks_holding_their_dies() {
     let mut d = device();
-    d.write(0, 0, 8, None).unwrap(); // two pages: blocks on dies 0 and 1
+    d.write(at(0), 0, 8, None).unwrap(); // two pages: blocks on dies 0 and 1
     let t0 = d.idle_at_ns();
     let c = act(&mut d, 0, ZoneAction::Reset)
         .map(|_| ())
@@ -437,13 +463,13 @@ fn reset_erases_programmed_blocks_holding_their_dies() {
     assert_eq!(d.counters().zone_resets_executed, 1);
     // A read on die 0 issued during the erase waits for it.
     let mut d = device();
-    d.write(0, zslba(1), CAP, None).unwrap(); // zone 1 also lives on dies 0..3
-    d.write(0, 0, 8, None).unwrap();
+    d.write(at(0), zslba(1), CAP, None).unwrap(); // zone 1 also lives on dies 0..3
+    d.write(at(0), 0, 8, None).unwrap();
     let t0 = d.idle_at_ns();
-    d.zone_mgmt_send(t0, 0, ZoneAction::Reset, false).unwrap();
-    let r = d.read(t0 + 1, zslba(1), 1, None).unwrap();
+    d.zone_mgmt_send(at(t0), 0, ZoneAction::Reset, false).unwrap();
+    let r = d.read(at(t0 + 1), zslba(1), 1, None).unwrap();
     assert_eq!(
-        r.done_ns,
+        r.done_ns(),
         t0 + T_ERASE + T_R + transfer(LBA, 800) + transfer(LBA, 3200)
     );
 }
@@ -457,7 +483,7 @@ fn erase_all_blocks_option_and_empty_resets() {
         }),
         false,
     );
-    d.write(0, 0, 4, None).unwrap();
+    d.write(at(0), 0, 4, None).unwrap();
     act(&mut d, 0, ZoneAction::Reset).unwrap();
     assert_eq!(
         d.nand_counters().block_erases,
@@ -480,7 +506,7 @@ fn erase_all_blocks_option_and_empty_resets() {
 #[test]
 fn finish_pads_the_partial_unit_and_counts_energy() {
     let mut d = device();
-    d.write(0, 0, 2, None).unwrap(); // half a page, staged
+    d.write(at(0), 0, 2, None).unwrap(); // half a page, staged
     assert_eq!(d.nand_counters().page_programs, 0);
     act(&mut d, 0, ZoneAction::Finish).unwrap();
     assert_eq!(d.nand_counters().page_programs, 1);
@@ -495,7 +521,7 @@ fn finish_pads_the_partial_unit_and_counts_energy() {
 mod model {
     //! A deliberately plain model of the ZNS zone rules in ../shared/reference/zns-semantics.md,
     //! written apart from the device.
-    use crate::zns::{Status, ZoneAction, ZoneState};
+    use crate::device::{Status, ZoneAction, ZoneState};
 
     #[derive(Clone)]
     pub struct Zone {
@@ -790,25 +816,25 @@ mod properties {
                 now += 1000;
                 match *c {
                     Cmd::Write { zone, skew, nlb } => {
-                        let slba = if zone < 8 { dev.zone(zone as u32).wp + skew } else { zslba(zone) };
+                        let slba = if zone < 8 { dev.zone_descriptor(zone as u32).wp + skew } else { zslba(zone) };
                         let data = payload(i, nlb);
-                        let got = dev.write(now, slba, nlb, Some(&data)).map(|_| ());
+                        let got = dev.write(at(now), slba, nlb, Some(&data)).map(|_| ());
                         prop_assert_eq!(got, model.write(slba, nlb, &data), "cmd {} {:?}", i, c);
                     }
                     Cmd::Append { zone, misalign, nlb } => {
                         let slba = zslba(zone) + misalign as u64;
                         let data = payload(i, nlb);
-                        let got = dev.append(now, slba, nlb, Some(&data)).map(|(lba, _)| lba);
+                        let got = dev.append(at(now), slba, nlb, Some(&data)).map(|a| a.lba);
                         prop_assert_eq!(got, model.append(slba, nlb, &data), "cmd {} {:?}", i, c);
                     }
                     Cmd::Read { zone, offset, nlb } => {
                         let slba = zslba(zone) + offset;
                         let mut buf = vec![0u8; (nlb * LBA) as usize];
-                        let got = dev.read(now, slba, nlb, Some(&mut buf)).map(|_| buf);
+                        let got = dev.read(at(now), slba, nlb, Some(&mut buf)).map(|_| buf);
                         prop_assert_eq!(got, model.read(slba, nlb), "cmd {} {:?}", i, c);
                     }
                     Cmd::Manage { zone, action, all } => {
-                        let got = dev.zone_mgmt_send(now, zslba(zone), action, all).map(|_| ());
+                        let got = dev.zone_mgmt_send(at(now), zslba(zone), action, all).map(|_| ());
                         let want = if all {
                             model.manage_all(action)
                         } else if zone >= 8 {
@@ -828,7 +854,7 @@ mod properties {
                 prop_assert_eq!(dev.open_zones() as usize, model.open());
                 prop_assert_eq!(dev.active_zones() as usize, model.active());
                 for z in 0..8u64 {
-                    let d = dev.zone(z as u32);
+                    let d = dev.zone_descriptor(z as u32);
                     prop_assert_eq!(d.state, model.zones[z as usize].state, "zone {} after cmd {}", z, i);
                     prop_assert_eq!(d.wp - d.zslba, model.zones[z as usize].wp, "zone {} wp after cmd {}", z, i);
                 }

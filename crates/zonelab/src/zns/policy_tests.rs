@@ -3,35 +3,38 @@
 
 use proptest::prelude::*;
 
-use super::tests::small_spec;
+use super::device_tests::small_spec;
 use super::*;
-use crate::config::{DeviceSpec, FirmwareConfig};
-use crate::firmware::{self, IdleScope};
-use crate::zns::{ZoneAction, ZoneState};
+use crate::zns::device_tests::{Ns, at};
+use crate::firmware::PolicySpec;
+use crate::time::Duration;
+use crate::device::Status;
+use crate::firmware::{IdleScope, RenewableSettings};
+use crate::device::{ZoneAction, ZoneState};
 
 const LBA: u64 = 4096;
 const ZONE: u64 = 64;
 const CAP: u64 = 48;
 
 /// Two dies per zone: every zone has two erase rows of one block per die.
-fn spec() -> DeviceSpec {
+fn spec() -> ZnsSpec {
     small_spec(0, 2)
 }
 
-fn device(config: &FirmwareConfig) -> Device {
+fn device(config: &PolicySpec) -> Device {
     let spec = spec();
-    Device::new(&spec, firmware::build(config, &spec.geometry), true)
+    Device::build(&spec, config, true, Duration::from_ms(500))
 }
 
-fn mapping(t_free: u32, wp: bool) -> FirmwareConfig {
-    FirmwareConfig::Mapping {
+fn mapping(t_free: u32, wp: bool) -> PolicySpec {
+    PolicySpec::Mapping {
         t_free,
         wp_optimisation: wp,
     }
 }
 
-fn preemptive(t_free: u32, wp: bool, idle: IdleScope) -> FirmwareConfig {
-    FirmwareConfig::Preemptive {
+fn preemptive(t_free: u32, wp: bool, idle: IdleScope) -> PolicySpec {
+    PolicySpec::Preemptive {
         t_free,
         t_invalid: 1,
         wp_optimisation: wp,
@@ -39,8 +42,8 @@ fn preemptive(t_free: u32, wp: bool, idle: IdleScope) -> FirmwareConfig {
     }
 }
 
-fn sync() -> FirmwareConfig {
-    FirmwareConfig::Synchronous {
+fn sync() -> PolicySpec {
+    PolicySpec::Synchronous {
         erase_all_blocks: false,
     }
 }
@@ -48,28 +51,28 @@ fn sync() -> FirmwareConfig {
 #[test]
 fn a_reset_under_mapping_is_immediate_and_the_erase_comes_later() {
     let mut d = device(&mapping(1, false));
-    d.write(0, 0, CAP, None).unwrap();
+    d.write(at(0), 0, CAP, None).unwrap();
     let t = d.idle_at_ns();
-    let c = d.zone_mgmt_send(t, 0, ZoneAction::Reset, false).unwrap();
-    assert_eq!(c.done_ns, t, "no erase at reset time");
+    let c = d.zone_mgmt_send(at(t), 0, ZoneAction::Reset, false).unwrap();
+    assert_eq!(c.done_ns(), t, "no erase at reset time");
     assert_eq!(d.nand_counters().block_erases, 0);
-    assert_eq!(d.zone(0).state, ZoneState::Empty);
+    assert_eq!(d.zone_descriptor(0).state, ZoneState::Empty);
     assert_eq!(d.physical_zone(0), None);
     // Zones 1..=6 take free zones; Z_free goes 7 -> 1 (each allocation found Z_free > T_free).
     for z in 1..=6u64 {
-        d.write(t, z * ZONE, CAP, None).unwrap();
+        d.write(at(t), z * ZONE, CAP, None).unwrap();
     }
     assert_eq!(d.nand_counters().block_erases, 0);
     // Z_free = 1 = T_free: the next allocation first erases zone 0's old blocks, blocking.
     let t2 = d.idle_at_ns();
-    let w = d.write(t2, 0, 1, None).unwrap();
+    let w = d.write(at(t2), 0, 1, None).unwrap();
     assert_eq!(
         d.nand_counters().block_erases,
         4,
         "both rows, both dies: every block"
     );
     assert!(
-        w.done_ns >= t2 + 2 * 3_000_000,
+        w.done_ns() >= t2 + 2 * 3_000_000,
         "the write waited for two erases per die"
     );
     assert_eq!(d.counters().zone_resets_executed, 1);
@@ -82,10 +85,10 @@ fn wp_optimisation_erases_exactly_the_programmed_blocks() {
         let mut d = device(&preemptive(6, wp, IdleScope::Device));
         // 36 LBAs = 9 pages of 16 KiB: units 0..9 over 2 dies, 4 units per block:
         // die 0 holds units 0, 2, 4, 6, 8 (blocks 0 and 1), die 1 holds 1, 3, 5, 7 (block 0).
-        d.write(0, 0, 36, None).unwrap();
-        d.zone_mgmt_send(0, 0, ZoneAction::Reset, false).unwrap();
+        d.write(at(0), 0, 36, None).unwrap();
+        d.zone_mgmt_send(at(0), 0, ZoneAction::Reset, false).unwrap();
         let mut t = d.idle_at_ns();
-        while let Some(next) = d.background(t) {
+        while let Some(next) = d.background(at(t)).map(|x| x.ns()) {
             t = next.max(t + 1);
             if d.nand_counters().block_erases >= 4 {
                 break;
@@ -104,13 +107,13 @@ fn wp_optimisation_erases_exactly_the_programmed_blocks() {
 fn a_reused_zone_is_programmed_only_after_its_erase() {
     // T_free = 7: every allocation after the first needs an erase first.
     let mut d = device(&mapping(7, false));
-    d.write(0, 0, CAP, None).unwrap();
+    d.write(at(0), 0, CAP, None).unwrap();
     let t = d.idle_at_ns();
-    d.zone_mgmt_send(t, 0, ZoneAction::Reset, false).unwrap();
-    let w = d.write(t, ZONE, 4, None).unwrap();
+    d.zone_mgmt_send(at(t), 0, ZoneAction::Reset, false).unwrap();
+    let w = d.write(at(t), ZONE, 4, None).unwrap();
     // Erase of zone 0 (2 rows per die, 3 ms each) then one page program on zone 0's old dies.
     assert_eq!(d.nand_counters().block_erases, 4);
-    assert!(w.done_ns >= t + 6_000_000 + 500_000, "{}", w.done_ns - t);
+    assert!(w.done_ns() >= t + 6_000_000 + 500_000, "{}", w.done_ns() - t);
     let wait = d.erase_wait_histogram();
     assert!(wait.max() >= 6_000_000);
 }
@@ -120,32 +123,32 @@ fn a_foreground_request_in_s1_waits_for_one_row_at_most() {
     let mut d = device(&preemptive(0, false, IdleScope::Device));
     // Logical zones 0 and 2 get physical zones 0 and 1... zone 1 goes on dies 2 and 3, so write
     // three zones: physical zone 2 shares dies 0 and 1 with physical zone 0.
-    d.write(0, 0, CAP, None).unwrap();
-    d.write(0, ZONE, CAP, None).unwrap();
-    d.write(0, 2 * ZONE, CAP, None).unwrap();
+    d.write(at(0), 0, CAP, None).unwrap();
+    d.write(at(0), ZONE, CAP, None).unwrap();
+    d.write(at(0), 2 * ZONE, CAP, None).unwrap();
     assert_eq!(d.physical_zone(2), Some(2));
     let t = d.idle_at_ns();
-    d.zone_mgmt_send(t, 0, ZoneAction::Reset, false).unwrap();
+    d.zone_mgmt_send(at(t), 0, ZoneAction::Reset, false).unwrap();
     // Idle: the first row starts now.
-    let end = d.background(t).expect("a row erase starts");
+    let end = d.background(at(t)).map(|x| x.ns()).expect("a row erase starts");
     assert_eq!(end, t + 3_000_000);
     // A read arriving during the erase waits for that row, then goes first.
-    let r = d.read(t + 1_000, 2 * ZONE, 1, None).unwrap();
-    assert_eq!(r.done_ns, t + 3_000_000 + 50_000 + 5_120 + 1_280);
+    let r = d.read(at(t + 1_000), 2 * ZONE, 1, None).unwrap();
+    assert_eq!(r.done_ns(), t + 3_000_000 + 50_000 + 5_120 + 1_280);
     let waited = d.erase_wait_histogram().max();
     assert!(
         (2_999_000..=3_002_000).contains(&waited),
         "{waited}: the rest of the row erase"
     );
     // The erase ended but the read still runs: no second row yet.
-    assert_eq!(d.background(end), None);
+    assert_eq!(d.background(at(end)).map(|x| x.ns()), None);
     assert_eq!(
         d.nand_counters().block_erases,
         2,
         "one row = one block on each of two dies"
     );
-    let again = d.background(r.done_ns).expect("idle again: next row");
-    assert_eq!(again, r.done_ns + 3_000_000);
+    let again = d.background(at(r.done_ns())).map(|x| x.ns()).expect("idle again: next row");
+    assert_eq!(again, r.done_ns() + 3_000_000);
     assert_eq!(d.nand_counters().block_erases, 4);
     assert!(
         d.erase_wait_histogram().max() <= 3_003_000,
@@ -156,21 +159,21 @@ fn a_foreground_request_in_s1_waits_for_one_row_at_most() {
 #[test]
 fn zone_dies_idle_scope_erases_while_other_dies_work() {
     let mut d = device(&preemptive(0, false, IdleScope::ZoneDies));
-    d.write(0, 0, CAP, None).unwrap(); // zone 0: dies 0, 1
-    d.write(0, ZONE, CAP, None).unwrap(); // zone 1: dies 2, 3
+    d.write(at(0), 0, CAP, None).unwrap(); // zone 0: dies 0, 1
+    d.write(at(0), ZONE, CAP, None).unwrap(); // zone 1: dies 2, 3
     let t = d.idle_at_ns();
-    d.zone_mgmt_send(t, 0, ZoneAction::Reset, false).unwrap();
+    d.zone_mgmt_send(at(t), 0, ZoneAction::Reset, false).unwrap();
     // A long read on zone 1's dies keeps the device busy but not zone 0's dies.
-    d.read(t, ZONE, 16, None).unwrap();
-    assert!(d.background(t).is_some(), "zone 0's dies are idle");
+    d.read(at(t), ZONE, 16, None).unwrap();
+    assert!(d.background(at(t)).map(|x| x.ns()).is_some(), "zone 0's dies are idle");
     let mut whole = device(&preemptive(0, false, IdleScope::Device));
-    whole.write(0, 0, CAP, None).unwrap();
-    whole.write(0, ZONE, CAP, None).unwrap();
+    whole.write(at(0), 0, CAP, None).unwrap();
+    whole.write(at(0), ZONE, CAP, None).unwrap();
     whole
-        .zone_mgmt_send(t, 0, ZoneAction::Reset, false)
+        .zone_mgmt_send(at(t), 0, ZoneAction::Reset, false)
         .unwrap();
-    whole.read(t, ZONE, 16, None).unwrap();
-    assert_eq!(whole.background(t), None, "the device is busy");
+    whole.read(at(t), ZONE, 16, None).unwrap();
+    assert_eq!(whole.background(at(t)).map(|x| x.ns()), None, "the device is busy");
 }
 
 #[derive(Clone, Debug)]
@@ -212,13 +215,13 @@ proptest! {
             preemptive(t_free, true, IdleScope::Device),
             preemptive(t_free, false, IdleScope::ZoneDies),
             // ReZNS with a zombie scan every 1 ms (zombies after 2 ms idle) and ReGC past 2 zones.
-            FirmwareConfig::Renewable {
+            PolicySpec::Renewable(RenewableSettings {
                 threshold: t_free as f64 / 8.0,
                 regc_fraction: 0.25,
-                zombie_scan_period: crate::units::Duration(1_000_000),
-                zombie_idle: crate::units::Duration(2_000_000),
+                zombie_scan_period: Duration::from_ns(1_000_000),
+                zombie_idle: Duration::from_ns(2_000_000),
                 erase_all_blocks: t_free % 2 == 0,
-            },
+            }),
         ];
         let mut devices: Vec<Device> = configs.iter().map(device).collect();
         let mut now = 0u64;
@@ -228,25 +231,25 @@ proptest! {
             for d in devices.iter_mut() {
                 let r: Result<Vec<u8>, Status> = match *c {
                     Cmd::Write { zone, nlb } => {
-                        let wp = d.zone(zone as u32).wp;
+                        let wp = d.zone_descriptor(zone as u32).wp;
                         let data: Vec<u8> = (0..nlb * LBA).map(|b| (b as usize + i) as u8).collect();
-                        d.write(now, wp, nlb, Some(&data)).map(|_| vec![])
+                        d.write(at(now), wp, nlb, Some(&data)).map(|_| vec![])
                     }
                     Cmd::Append { zone, nlb } => {
                         let data = vec![i as u8; (nlb * LBA) as usize];
-                        d.append(now, zone * ZONE, nlb, Some(&data)).map(|(lba, _)| lba.to_le_bytes().to_vec())
+                        d.append(at(now), zone * ZONE, nlb, Some(&data)).map(|a| a.lba.to_le_bytes().to_vec())
                     }
                     Cmd::Read { zone, offset, nlb } => {
                         let mut buf = vec![0u8; (nlb * LBA) as usize];
-                        d.read(now, zone * ZONE + offset, nlb, Some(&mut buf)).map(|_| buf)
+                        d.read(at(now), zone * ZONE + offset, nlb, Some(&mut buf)).map(|_| buf)
                     }
                     Cmd::Manage { zone, action } => {
-                        d.zone_mgmt_send(now, zone * ZONE, action, false).map(|_| vec![])
+                        d.zone_mgmt_send(at(now), zone * ZONE, action, false).map(|_| vec![])
                     }
                     Cmd::Idle { ns } => {
                         let end = now + ns;
                         let mut t = now;
-                        while let Some(next) = d.background(t) {
+                        while let Some(next) = d.background(at(t)).map(|x| x.ns()) {
                             if next > end {
                                 break;
                             }
@@ -265,9 +268,9 @@ proptest! {
                 prop_assert_eq!(r, &results[0], "cmd {} {:?}: policy {} differs", i, c, k);
             }
             for z in 0..8u32 {
-                let want = devices[0].zone(z);
+                let want = devices[0].zone_descriptor(z);
                 for d in &devices[1..] {
-                    prop_assert_eq!(d.zone(z), want, "zone {} after cmd {}", z, i);
+                    prop_assert_eq!(d.zone_descriptor(z), want, "zone {} after cmd {}", z, i);
                 }
             }
         }

@@ -1,12 +1,12 @@
 //! ReZNS (000_1e8e6a1fe63635bd.txt) on the device: the Figure 2 walkthrough block by block, the
 //! 25% threshold edge, spare-list order, ReGC and zombie detection.
 
-use super::tests::small_spec;
+use super::device_tests::small_spec;
 use super::*;
-use crate::config::{DeviceSpec, FirmwareConfig};
-use crate::firmware::{self, FirmwareReport, PieceRef, RenewableReport};
-use crate::units::{Duration, NS_PER_S};
-use crate::zns::{ZoneAction, ZoneState};
+use crate::zns::device_tests::at;
+use crate::device::{ZoneAction, ZoneState};
+use crate::firmware::{FirmwareReport, PieceRef, PolicySpec, RenewableReport, RenewableSettings};
+use crate::time::{Duration, Instant, NS_PER_S};
 
 const MIN: u64 = 60 * NS_PER_S;
 const HOUR: u64 = 60 * MIN;
@@ -14,39 +14,40 @@ const HOUR: u64 = 60 * MIN;
 const BLOCK_LBAS: u64 = 8;
 const ZONE_LBAS: u64 = 10 * BLOCK_LBAS;
 
-fn figure2_spec() -> DeviceSpec {
+fn figure2_spec() -> ZnsSpec {
     let mut spec = small_spec(0, 1);
-    let g = &mut spec.geometry;
+    let g = &mut spec.nand.geometry;
     g.channels = 1;
     g.dies_per_channel = 1;
-    g.dies_per_zone = 1;
     g.pages_per_block = 2;
     g.blocks_per_die = 40;
-    g.zone_size_bytes = ZONE_LBAS * 4096;
-    g.zone_capacity_bytes = ZONE_LBAS * 4096;
-    g.zone_count = 4;
-    g.max_open_zones = None;
-    g.max_active_zones = None;
-    g.zone_append_size_limit_bytes = None;
+    let z = &mut spec.zones;
+    z.dies_per_zone = 1;
+    z.zone_size_bytes = ZONE_LBAS * 4096;
+    z.zone_capacity_bytes = ZONE_LBAS * 4096;
+    z.zone_count = 4;
+    z.max_open_zones = None;
+    z.max_active_zones = None;
+    z.zone_append_size_limit_bytes = None;
     spec
 }
 
-fn renewable(threshold: f64, regc_fraction: f64, scan_ns: u64, idle_ns: u64) -> FirmwareConfig {
-    FirmwareConfig::Renewable {
+fn renewable(threshold: f64, regc_fraction: f64, scan_ns: u64, idle_ns: u64) -> PolicySpec {
+    PolicySpec::Renewable(RenewableSettings {
         threshold,
         regc_fraction,
-        zombie_scan_period: Duration(scan_ns),
-        zombie_idle: Duration(idle_ns),
+        zombie_scan_period: Duration::from_ns(scan_ns),
+        zombie_idle: Duration::from_ns(idle_ns),
         erase_all_blocks: true,
-    }
+    })
 }
 
-fn device(spec: &DeviceSpec, config: &FirmwareConfig) -> Device {
-    Device::new(spec, firmware::build(config, &spec.geometry), true)
+fn device(spec: &ZnsSpec, config: &PolicySpec) -> Device {
+    Device::build(spec, config, true, Duration::from_ms(500))
 }
 
 fn report(d: &Device) -> RenewableReport {
-    match d.firmware_report(0) {
+    match d.policy.report(Instant::ZERO) {
         Some(FirmwareReport::Renewable(r)) => r,
         other => panic!("expected a renewable report, got {other:?}"),
     }
@@ -63,19 +64,19 @@ fn pattern(zone: u64, offset: u64) -> u8 {
 }
 
 fn write_blocks(d: &mut Device, t: u64, zone: u64, n: u64) {
-    let wp = d.zone(zone as u32).wp;
+    let wp = d.zone_descriptor(zone as u32).wp;
     let from = (wp - zone * ZONE_LBAS) * 4096;
     let data: Vec<u8> = (from..from + n * BLOCK_LBAS * 4096)
         .map(|o| pattern(zone, o))
         .collect();
-    d.write(t, wp, n * BLOCK_LBAS, Some(&data)).unwrap();
+    d.write(at(t), wp, n * BLOCK_LBAS, Some(&data)).unwrap();
 }
 
 /// Every byte of `zone` reads back as [`pattern`] wrote it.
 fn assert_reads_back(d: &mut Device, zone: u64, t: u64) {
     let lbas = d.zone_data_lbas(zone as u32);
     let mut buf = vec![0u8; (lbas * 4096) as usize];
-    d.read(t, zone * ZONE_LBAS, lbas, Some(&mut buf)).unwrap();
+    d.read(at(t), zone * ZONE_LBAS, lbas, Some(&mut buf)).unwrap();
     let wrong = buf
         .iter()
         .enumerate()
@@ -90,7 +91,7 @@ fn figure_2_walkthrough() {
     // (1) App1, App2 and App3 create zones 0, 1 and 2 (they get physical zones 0, 1 and 2).
     // App1 writes four blocks and quits without a reset.
     for zone in 0..3 {
-        d.zone_mgmt_send(0, zone * ZONE_LBAS, ZoneAction::Open, false)
+        d.zone_mgmt_send(at(0), zone * ZONE_LBAS, ZoneAction::Open, false)
             .unwrap();
         assert_eq!(d.physical_zone(zone as u32), Some(zone as u32));
     }
@@ -98,24 +99,24 @@ fn figure_2_walkthrough() {
     // (2) App3 writes three blocks and resets its zone; (3) 70% of it is unwritten, so it becomes
     // an Rzone on the spare-list instead of being erased.
     write_blocks(&mut d, MIN, 2, 3);
-    d.zone_mgmt_send(2 * MIN, 2 * ZONE_LBAS, ZoneAction::Reset, false)
+    d.zone_mgmt_send(at(2 * MIN), 2 * ZONE_LBAS, ZoneAction::Reset, false)
         .unwrap();
     assert_eq!(d.nand_counters().block_erases, 0, "no erase for an Rzone");
     // (4) Thirty minutes later App2 writes nine blocks.
     write_blocks(&mut d, 30 * MIN, 1, 9);
     // (5) At the hourly scan App1's zone, unwritten for an hour, is a zombie: its six unwritten
     // blocks go on the spare-list. App2's zone, written 30 minutes ago, is not.
-    d.background(HOUR);
+    d.background(at(HOUR)).map(|x| x.ns());
     let r = report(&d);
     assert_eq!(r.zombie_reclaims, 1);
     assert_eq!(
-        d.zone(0).state,
+        d.zone_descriptor(0).state,
         ZoneState::ExplicitlyOpened,
         "the host sees nothing"
     );
     // (6) App2 writes nine more blocks: the last block of its zone...
     write_blocks(&mut d, HOUR + MIN, 1, 1);
-    assert_eq!(d.zone(1).state, ZoneState::Full);
+    assert_eq!(d.zone_descriptor(1).state, ZoneState::Full);
     // ... then a new zone (zone 3). (7) It gets Zone2 (70% left) before Zone0 (60%) and a fresh
     // zone, and writes seven blocks there; (8) the eighth goes to Zone0, which lends the three
     // blocks zone 3 still needs to reach ten.
@@ -137,7 +138,7 @@ fn figure_2_walkthrough() {
     );
     assert_eq!(z3[1].reserved_end_unit, 14, "Zone0 lends blocks 4, 5 and 6");
     // Zone0's last three blocks (30%) stay on the spare-list; zone 3 is a full-size zone.
-    assert_eq!(d.zone(3).wp - d.zone(3).zslba, 8 * BLOCK_LBAS);
+    assert_eq!(d.zone_descriptor(3).wp - d.zone_descriptor(3).zslba, 8 * BLOCK_LBAS);
     let r = report(&d);
     assert_eq!((r.host_resets, r.rzone_resets, r.zones_erased), (1, 1, 0));
     assert_eq!(
@@ -153,7 +154,7 @@ fn figure_2_walkthrough() {
     d.check_invariants();
     // Zone 3 is a normal zone to the host: it fills at ten blocks.
     write_blocks(&mut d, 2 * HOUR, 3, 2);
-    assert_eq!(d.zone(3).state, ZoneState::Full);
+    assert_eq!(d.zone_descriptor(3).state, ZoneState::Full);
     assert_eq!(
         d.zone_pieces(3).iter().map(blocks).collect::<Vec<_>>(),
         [(2, 3, 7), (0, 4, 3)]
@@ -167,8 +168,8 @@ fn threshold_edge_at_25_percent() {
     for (written_units, rzone) in [(15, false), (14, true)] {
         let mut d = device(&spec, &renewable(0.25, 0.5, 0, HOUR));
         let data = vec![1u8; (written_units * 4 * 4096) as usize];
-        d.write(0, 0, written_units * 4, Some(&data)).unwrap();
-        d.zone_mgmt_send(1, 0, ZoneAction::Reset, false).unwrap();
+        d.write(at(0), 0, written_units * 4, Some(&data)).unwrap();
+        d.zone_mgmt_send(at(1), 0, ZoneAction::Reset, false).unwrap();
         let r = report(&d);
         assert_eq!(
             r.rzone_resets, rzone as u64,
@@ -187,14 +188,14 @@ fn spare_list_is_sorted_by_remaining_capacity_and_regc_releases_the_smallest() {
     for (zone, blocks) in [(0u64, 5u64), (1, 2), (2, 4)] {
         write_blocks(&mut d, 0, zone, blocks);
     }
-    d.zone_mgmt_send(1, 0, ZoneAction::Reset, false).unwrap(); // 50% left
-    d.zone_mgmt_send(2, ZONE_LBAS, ZoneAction::Reset, false)
+    d.zone_mgmt_send(at(1), 0, ZoneAction::Reset, false).unwrap(); // 50% left
+    d.zone_mgmt_send(at(2), ZONE_LBAS, ZoneAction::Reset, false)
         .unwrap(); // 80% left
     let r = report(&d);
     assert_eq!((r.rzone_resets, r.regc_releases), (2, 0));
     assert_eq!(r.spare_list, [(1, 16), (0, 10)], "largest remainder first");
     // A third Rzone (60% left) puts three on the list: ReGC releases the 50% one and erases it.
-    d.zone_mgmt_send(3, 2 * ZONE_LBAS, ZoneAction::Reset, false)
+    d.zone_mgmt_send(at(3), 2 * ZONE_LBAS, ZoneAction::Reset, false)
         .unwrap();
     let r = report(&d);
     assert_eq!((r.rzone_resets, r.regc_releases, r.zones_erased), (3, 1, 1));
@@ -211,17 +212,17 @@ fn zombies_are_zones_idle_past_the_threshold_at_a_scan() {
     let spec = figure2_spec();
     let mut d = device(&spec, &renewable(0.25, 0.5, 10 * MIN, 30 * MIN));
     write_blocks(&mut d, 0, 0, 2);
-    write_blocks(&mut d, 25 * MIN, 1, 2);
     // Partial unit staged in zone 2: it is programmed, padded, when the zone is reclaimed.
-    d.write(0, 2 * ZONE_LBAS, 2, Some(&[9u8; 2 * 4096]))
+    d.write(at(0), 2 * ZONE_LBAS, 2, Some(&[9u8; 2 * 4096]))
         .unwrap();
-    assert_eq!(d.background(29 * MIN), Some(30 * MIN), "the next scan");
+    write_blocks(&mut d, 25 * MIN, 1, 2);
+    assert_eq!(d.background(at(29 * MIN)).map(|x| x.ns()), Some(30 * MIN), "the next scan");
     assert_eq!(
         report(&d).zombie_reclaims,
         0,
         "scans at 10 and 20 min found nobody idle 30 min"
     );
-    d.background(30 * MIN);
+    d.background(at(30 * MIN)).map(|x| x.ns());
     let r = report(&d);
     assert_eq!(
         r.zombie_reclaims, 2,
@@ -234,10 +235,10 @@ fn zombies_are_zones_idle_past_the_threshold_at_a_scan() {
         "zones 0 and 1, and zone 2's padded unit"
     );
     // The host writes a zombie again: it gets new space and keeps every byte.
-    d.write(31 * MIN, 2 * ZONE_LBAS + 2, 1, Some(&[7u8; 4096]))
+    d.write(at(31 * MIN), 2 * ZONE_LBAS + 2, 1, Some(&[7u8; 4096]))
         .unwrap();
     let mut buf = vec![0u8; 3 * 4096];
-    d.read(32 * MIN, 2 * ZONE_LBAS, 3, Some(&mut buf)).unwrap();
+    d.read(at(32 * MIN), 2 * ZONE_LBAS, 3, Some(&mut buf)).unwrap();
     assert!(buf[..2 * 4096].iter().all(|&b| b == 9) && buf[2 * 4096..].iter().all(|&b| b == 7));
     assert_eq!(d.zone_pieces(2).len(), 2);
     d.check_invariants();
@@ -249,7 +250,7 @@ fn when_pieces_pin_every_zone_the_least_live_one_is_compacted_in_place() {
     // Every reset keeps its zone (threshold 0) and ReGC never runs.
     let mut d = device(&spec, &renewable(0.0, 1.0, 0, HOUR));
     write_blocks(&mut d, 0, 0, 2);
-    d.zone_mgmt_send(1, 0, ZoneAction::Reset, false).unwrap();
+    d.zone_mgmt_send(at(1), 0, ZoneAction::Reset, false).unwrap();
     // Zones 1, 2 and 3 each take the previous Rzone's 8 blocks and 2 blocks of a fresh zone.
     for zone in 1..4 {
         write_blocks(&mut d, 10 * zone, zone, 10);

@@ -1,0 +1,536 @@
+//! Typed result tables, built in the core from a run's metrics and device, and rendered to the
+//! files every front end writes (`zonelab run`, the fio engine, Python): summary.json, the time
+//! series, latency percentiles and CDFs, the zones, the firmware's queues over time, and the
+//! resolved configuration. Front ends only put the rendered files on disk.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use hdrhistogram::Histogram;
+use serde::{Serialize, Serializer};
+
+use crate::device::{DeviceCounters, DeviceModel, Op, Status};
+use crate::firmware::FirmwareReport;
+use crate::metrics::series::IntervalNote;
+use crate::metrics::{Bandwidth, Layer, Metrics, OpKind, Percentile, cdf};
+use crate::nand::{EnergyNj, NandCounters, WearSummary};
+use crate::time::{Duration, Instant, NS_PER_S};
+use crate::trace::TraceOp;
+use crate::workload::StopReason;
+
+const MIB: f64 = (1u64 << 20) as f64;
+
+impl Serialize for Layer {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl Serialize for OpKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl Serialize for Percentile {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LatencySummary {
+    pub min: u64,
+    pub mean: f64,
+    pub percentiles: BTreeMap<Percentile, u64>,
+}
+
+impl LatencySummary {
+    pub fn of(h: &Histogram<u64>) -> Self {
+        LatencySummary {
+            min: h.min(),
+            mean: h.mean(),
+            percentiles: Percentile::ALL
+                .iter()
+                .map(|&p| (p, h.value_at_percentile(p.value())))
+                .collect(),
+        }
+    }
+
+    pub fn get(&self, p: Percentile) -> u64 {
+        self.percentiles[&p]
+    }
+}
+
+/// One operation kind's totals and latency.
+#[derive(Clone, Debug, Serialize)]
+pub struct OpSummary {
+    pub count: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub mib_per_s: f64,
+    pub latency_ns: LatencySummary,
+}
+
+impl OpSummary {
+    fn of(h: &Histogram<u64>, count: u64, bytes: u64, elapsed: Duration) -> Self {
+        let secs = elapsed.ns().max(1) as f64 / NS_PER_S as f64;
+        OpSummary {
+            count,
+            bytes,
+            iops: count as f64 / secs,
+            mib_per_s: bytes as f64 / MIB / secs,
+            latency_ns: LatencySummary::of(h),
+        }
+    }
+}
+
+/// One row of the (layer, operation, tenant) table.
+#[derive(Clone, Debug, Serialize)]
+pub struct OpRow {
+    pub layer: Layer,
+    pub op: OpKind,
+    pub tenant: String,
+    #[serde(flatten)]
+    pub summary: OpSummary,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceSummary {
+    pub host_read_bytes: u64,
+    pub host_write_bytes: u64,
+    pub nand_page_reads: u64,
+    pub nand_page_programs: u64,
+    pub nand_bytes_programmed: u64,
+    pub block_erases: u64,
+    pub erase_suspends: u64,
+    pub zone_resets_requested: u64,
+    pub zone_resets_executed: u64,
+    pub zone_finishes: u64,
+    pub implicit_closes: u64,
+    /// The most zones open, and active, at once.
+    pub open_zones_max: u32,
+    pub active_zones_max: u32,
+    pub compacted_units: u64,
+    pub trims: u64,
+    pub flushes: u64,
+    /// NAND bytes programmed / host bytes written (padding of finished zones raises it above 1).
+    pub waf: Option<f64>,
+}
+
+impl DeviceSummary {
+    pub fn new(c: &DeviceCounters, nand: &NandCounters, page_bytes: u64) -> Self {
+        let programmed = nand.page_programs * page_bytes;
+        DeviceSummary {
+            host_read_bytes: c.host_read_bytes,
+            host_write_bytes: c.host_write_bytes,
+            nand_page_reads: nand.page_reads,
+            nand_page_programs: nand.page_programs,
+            nand_bytes_programmed: programmed,
+            block_erases: nand.block_erases,
+            erase_suspends: nand.erase_suspends,
+            zone_resets_requested: c.zone_resets_requested,
+            zone_resets_executed: c.zone_resets_executed,
+            zone_finishes: c.zone_finishes,
+            implicit_closes: c.implicit_closes,
+            open_zones_max: c.open_zones_max,
+            active_zones_max: c.active_zones_max,
+            compacted_units: c.compacted_units,
+            trims: c.trims,
+            flushes: c.flushes,
+            waf: (c.host_write_bytes > 0).then(|| programmed as f64 / c.host_write_bytes as f64),
+        }
+    }
+}
+
+/// Energy by kind, in millijoules.
+#[derive(Clone, Debug, Serialize)]
+pub struct EnergySummary {
+    pub read_mj: f64,
+    pub program_mj: f64,
+    pub erase_mj: f64,
+    pub total_mj: f64,
+}
+
+impl From<EnergyNj> for EnergySummary {
+    fn from(e: EnergyNj) -> Self {
+        EnergySummary {
+            read_mj: e.read / 1e6,
+            program_mj: e.program / 1e6,
+            erase_mj: e.erase / 1e6,
+            total_mj: e.total() / 1e6,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct WearReport {
+    pub min_erases: u32,
+    pub mean_erases: f64,
+    pub max_erases: u32,
+    /// erase count -> blocks with that count
+    pub histogram: BTreeMap<u32, u64>,
+}
+
+impl From<WearSummary> for WearReport {
+    fn from(w: WearSummary) -> Self {
+        WearReport {
+            min_erases: w.min,
+            mean_erases: w.mean,
+            max_erases: w.max,
+            histogram: w.histogram,
+        }
+    }
+}
+
+/// What one job (all its clones) did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct JobReport {
+    pub name: String,
+    pub clones: u32,
+    pub reads: u64,
+    pub writes: u64,
+    pub resets: u64,
+    pub finishes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Why its clones stopped, each reason once.
+    pub stopped: Vec<StopReason>,
+}
+
+impl JobReport {
+    /// Counts one completed command of kind `kind` moving `bytes`.
+    pub fn count(&mut self, kind: OpKind, bytes: u64) {
+        match kind {
+            OpKind::Read => {
+                self.reads += 1;
+                self.read_bytes += bytes;
+            }
+            OpKind::Write | OpKind::Append => {
+                self.writes += 1;
+                self.write_bytes += bytes;
+            }
+            OpKind::Reset => self.resets += 1,
+            OpKind::Finish => self.finishes += 1,
+            _ => {}
+        }
+    }
+}
+
+/// A command the device rejected during the run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ErrorReport {
+    /// The job, clone or task that sent it.
+    pub source: String,
+    pub command: &'static str,
+    pub lba: u64,
+    pub status: String,
+    /// The trace line of a replayed command.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_line: Option<u64>,
+}
+
+impl ErrorReport {
+    pub fn new(source: &str, op: Op, lba: u64, status: Status) -> Self {
+        ErrorReport {
+            source: source.into(),
+            command: TraceOp::of(op).name(),
+            lba,
+            status: status.to_string(),
+            trace_line: None,
+        }
+    }
+}
+
+/// The modelled host.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct HostReport {
+    pub cores: u32,
+    /// CPU time host tasks used, all cores together.
+    pub cpu_busy_ns: u64,
+    /// Time CPU work waited for a free core, all work together.
+    pub cpu_wait_ns: u64,
+    pub tasks: u32,
+}
+
+/// Everything a run reports, as written to summary.json. Contains nothing from the wall clock,
+/// so the same experiment and seed give the same bytes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub zonelab_version: String,
+    pub experiment: String,
+    pub seed: u64,
+    pub config_fingerprint: String,
+    pub device: String,
+    pub firmware_policy: String,
+    pub prefill_bytes: u64,
+    /// When the measured phase started on the simulated clock.
+    pub start_ns: u64,
+    pub simulated_time_ns: u64,
+    /// Device commands by kind, all tenants together.
+    pub ops: BTreeMap<String, OpSummary>,
+    /// Every (layer, operation, tenant).
+    pub table: Vec<OpRow>,
+    pub device_counters: DeviceSummary,
+    pub energy: EnergySummary,
+    pub wear: WearReport,
+    pub jobs: Vec<JobReport>,
+    pub errors: Vec<ErrorReport>,
+    /// Per foreground read, write or append: how long erases held it up.
+    pub erase_wait_ns: LatencySummary,
+    pub host: HostReport,
+    /// The time series' interval: as asked, and as used (doubled past the memory bound).
+    pub series_interval: IntervalNote,
+    /// The firmware policy's states, erases and queues.
+    pub firmware: Option<FirmwareReport>,
+}
+
+/// What names a run in its summary.
+pub struct RunIdentity {
+    pub experiment: String,
+    pub seed: u64,
+    pub config_fingerprint: u64,
+    pub prefill_bytes: u64,
+}
+
+/// The summary of a run of `device` measured by `metrics`.
+pub fn summarize(
+    id: &RunIdentity,
+    device: &dyn DeviceModel,
+    metrics: &Metrics,
+    host: HostReport,
+    jobs: Vec<JobReport>,
+    errors: Vec<ErrorReport>,
+) -> Summary {
+    let elapsed = metrics.elapsed();
+    let r = device.report(metrics.last_done());
+    let mut ops = BTreeMap::new();
+    for kind in OpKind::ALL {
+        if let Some(h) = metrics.merged(Layer::Device, kind) {
+            let (count, bytes) = metrics
+                .slots()
+                .iter()
+                .filter(|s| s.layer == Layer::Device && s.op == kind)
+                .fold((0, 0), |a, s| (a.0 + s.count, a.1 + s.bytes));
+            ops.insert(
+                kind.name().to_string(),
+                OpSummary::of(&h, count, bytes, elapsed),
+            );
+        }
+    }
+    let mut table: Vec<OpRow> = metrics
+        .slots()
+        .iter()
+        .filter(|s| s.count > 0)
+        .map(|s| OpRow {
+            layer: s.layer,
+            op: s.op,
+            tenant: metrics.tenant_name(s.tenant).to_string(),
+            summary: OpSummary::of(&s.histogram, s.count, s.bytes, elapsed),
+        })
+        .collect();
+    table.sort_by(|a, b| (a.layer, a.op, &a.tenant).cmp(&(b.layer, b.op, &b.tenant)));
+    let bw = metrics.bandwidth();
+    Summary {
+        zonelab_version: env!("CARGO_PKG_VERSION").to_string(),
+        experiment: id.experiment.clone(),
+        seed: id.seed,
+        config_fingerprint: format!("{:016x}", id.config_fingerprint),
+        device: device.info().name.clone(),
+        firmware_policy: device.policy_name().to_string(),
+        prefill_bytes: id.prefill_bytes,
+        start_ns: metrics.origin().ns(),
+        simulated_time_ns: elapsed.ns(),
+        ops,
+        table,
+        device_counters: DeviceSummary::new(&r.counters, &r.nand, r.page_size_bytes),
+        energy: r.energy.into(),
+        wear: r.wear.into(),
+        jobs,
+        errors,
+        erase_wait_ns: LatencySummary::of(r.erase_wait),
+        host,
+        series_interval: IntervalNote {
+            requested_ns: bw.requested_interval().ns(),
+            used_ns: bw.interval().ns(),
+        },
+        firmware: r.firmware,
+    }
+}
+
+/// CSV with one row per interval: time, MiB/s and IOPS for reads and writes.
+pub fn bandwidth_csv(series: &Bandwidth) -> String {
+    let mut out = String::from("time_s,read_mib_s,write_mib_s,read_iops,write_iops\n");
+    let interval = series.interval().ns();
+    let per_s = NS_PER_S as f64 / interval as f64;
+    for (i, b) in series.buckets().iter().enumerate() {
+        let t = (i as u64 + 1) * interval;
+        let _ = writeln!(
+            out,
+            "{:.3},{:.3},{:.3},{:.1},{:.1}",
+            t as f64 / NS_PER_S as f64,
+            b[0] as f64 / MIB * per_s,
+            b[1] as f64 / MIB * per_s,
+            b[2] as f64 * per_s,
+            b[3] as f64 * per_s
+        );
+    }
+    out
+}
+
+/// `layer,op,tenant,percentile,latency_ns` rows (with the mean) for every slot that ran.
+pub fn percentiles_csv(metrics: &Metrics) -> String {
+    let mut out = String::from("layer,op,tenant,percentile,latency_ns\n");
+    let mut slots: Vec<_> = metrics.slots().iter().filter(|s| s.count > 0).collect();
+    slots.sort_by_key(|s| (s.layer, s.op, s.tenant));
+    for s in slots {
+        let prefix = format!(
+            "{},{},{}",
+            s.layer.name(),
+            s.op.name(),
+            crate::trace::sanitize(metrics.tenant_name(s.tenant))
+        );
+        let _ = writeln!(out, "{prefix},mean,{:.0}", s.histogram.mean());
+        for p in Percentile::ALL {
+            let _ = writeln!(
+                out,
+                "{prefix},{},{}",
+                p.name(),
+                s.histogram.value_at_percentile(p.value())
+            );
+        }
+    }
+    out
+}
+
+/// `percentile,latency_ns` rows of a histogram's CDF.
+pub fn cdf_csv(h: &Histogram<u64>) -> String {
+    let mut out = String::from("percentile,latency_ns\n");
+    for (ns, p) in cdf(h) {
+        let _ = writeln!(out, "{p:.6},{ns}");
+    }
+    out
+}
+
+/// The firmware's queues over time, one row per interval: Z_free, Z_invalid and the state for
+/// the zone-mapping policies, the spare-list length for ReZNS.
+pub fn firmware_csv(report: &FirmwareReport) -> String {
+    let secs = |t: Instant| t.secs_f64();
+    match report {
+        FirmwareReport::ZoneMapping(r) => {
+            let mut out = String::from("time_s,free_zones,invalid_zones,state\n");
+            for s in &r.samples {
+                let _ = writeln!(
+                    out,
+                    "{:.9},{},{},S{}",
+                    secs(s.t),
+                    s.free,
+                    s.invalid,
+                    s.state
+                );
+            }
+            out
+        }
+        FirmwareReport::Renewable(r) => {
+            let mut out = String::from("time_s,spare_zones\n");
+            for s in &r.spare_samples {
+                let _ = writeln!(out, "{:.9},{}", secs(s.t), s.spare_zones);
+            }
+            out
+        }
+    }
+}
+
+/// `zone,zslba,state,wp,capacity_lbas` for every zone of a zoned device.
+pub fn zones_csv(device: &dyn DeviceModel) -> String {
+    let mut out = String::from("zone,zslba,state,wp,capacity_lbas\n");
+    let Some(z) = device.info().zoned.clone() else {
+        return out;
+    };
+    for zone in 0..z.zone_count {
+        let d = device.zone(0, zone);
+        let _ = writeln!(
+            out,
+            "{zone},{},{},{},{}",
+            d.zslba,
+            d.state.nvme_cli_name(),
+            d.wp,
+            d.capacity_lbas
+        );
+    }
+    out
+}
+
+/// Every results file of a run: (file name, contents). `config_toml` is the resolved
+/// configuration to write beside them.
+pub fn render(
+    summary: &Summary,
+    metrics: &Metrics,
+    device: &dyn DeviceModel,
+    config_toml: &str,
+) -> Vec<(String, String)> {
+    let json = serde_json::to_string_pretty(summary).expect("a summary always serializes");
+    let mut files = vec![
+        ("summary.json".to_string(), json + "\n"),
+        ("config.resolved.toml".to_string(), config_toml.to_string()),
+        (
+            "timeseries.csv".to_string(),
+            bandwidth_csv(metrics.bandwidth()),
+        ),
+        (
+            "latency_percentiles.csv".to_string(),
+            percentiles_csv(metrics),
+        ),
+    ];
+    let tenants = metrics.tenants();
+    if tenants.len() > 1 {
+        for (i, name) in tenants.iter().enumerate() {
+            if let Some(s) = metrics.tenant_bandwidth(crate::metrics::TenantId(i as u32)) {
+                files.push((
+                    format!("timeseries_{}.csv", file_safe(name)),
+                    bandwidth_csv(s),
+                ));
+            }
+        }
+    }
+    for layer in Layer::ALL {
+        for kind in OpKind::ALL {
+            if let Some(h) = metrics.merged(layer, kind) {
+                let name = match layer {
+                    Layer::Device => format!("latency_cdf_{}.csv", kind.name()),
+                    _ => format!("latency_cdf_{}_{}.csv", layer.name(), kind.name()),
+                };
+                files.push((name, cdf_csv(&h)));
+            }
+        }
+    }
+    let r = device.report(metrics.last_done());
+    if r.erase_wait.max() > 0 {
+        files.push(("erase_wait_cdf.csv".into(), cdf_csv(r.erase_wait)));
+    }
+    if let Some(f) = &summary.firmware {
+        files.push(("firmware_over_time.csv".into(), firmware_csv(f)));
+    }
+    if device.info().zoned.is_some() {
+        files.push(("zones.csv".into(), zones_csv(device)));
+    }
+    files
+}
+
+/// A name usable in a file name: letters, digits, '-', '_' and '.' kept, the rest '_'.
+pub fn file_safe(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    match s.trim_start_matches('.') {
+        "" => "_".to_string(),
+        t => t.to_string(),
+    }
+}

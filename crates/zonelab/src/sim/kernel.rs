@@ -1,0 +1,321 @@
+//! The simulation kernel's shared state: the clock, the event queue ordered by (time, sequence),
+//! the device behind the seam, the metrics and the trace. The fio fast path and host tasks both
+//! go through [`Kernel::submit`], so every command is measured and traced the same way.
+
+use std::cell::{Cell, RefCell};
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap};
+
+use crate::device::{Command, Completed, DeviceModel, Op, Status};
+use crate::metrics::{Layer, MetricKey, Metrics, OpKind, TenantId};
+use crate::report::ErrorReport;
+use crate::time::{Duration, Instant};
+use crate::trace::{TraceOp, TraceRecord, TraceSink};
+
+use super::cores::Cores;
+
+/// A host task's index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TaskId(pub u32);
+
+/// What happens at an event.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum EventKind {
+    /// A fio runner's command completed.
+    RunnerComplete {
+        runner: u32,
+        kind: OpKind,
+        submitted: Instant,
+        bytes: u64,
+    },
+    /// A fio runner may issue again (think time, rate limit, trace timestamp).
+    RunnerWake(u32),
+    /// The device asked to be advanced now.
+    DeviceWake,
+    /// A host task is to be polled.
+    TaskWake(TaskId),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Event {
+    pub time: Instant,
+    pub sequence: u64,
+    pub kind: EventKind,
+}
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        (self.time, self.sequence) == (other.time, other.sequence)
+    }
+}
+impl Eq for Event {}
+impl PartialOrd for Event {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Event {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.time, self.sequence).cmp(&(other.time, other.sequence))
+    }
+}
+
+/// Who waits for a completion the device reports later.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Waiter {
+    Runner {
+        runner: u32,
+        kind: OpKind,
+        submitted: Instant,
+        bytes: u64,
+    },
+    Task(TaskId),
+}
+
+/// A command sent through the kernel: who sent it and how it is measured.
+#[derive(Clone, Copy, Debug)]
+pub struct Origin {
+    pub tenant: TenantId,
+    /// Trace source index (into [`Kernel::sources`]).
+    pub source: u32,
+}
+
+/// The accepted side of a submission through the kernel.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Submitted {
+    /// Known completion, or None when the device reports it later (under `tag`).
+    pub done: Option<Instant>,
+    pub lba: u64,
+    pub tag: u64,
+}
+
+pub(crate) struct Tracer {
+    pub sink: Box<dyn TraceSink>,
+    /// Records waiting for a completion the device reports later, by tag.
+    pub pending: HashMap<u64, TraceRecord>,
+}
+
+pub struct Kernel {
+    pub(crate) now: Cell<Instant>,
+    sequence: Cell<u64>,
+    pub(crate) queue: RefCell<BinaryHeap<Reverse<Event>>>,
+    pub(crate) device: RefCell<Box<dyn DeviceModel>>,
+    pub(crate) metrics: RefCell<Metrics>,
+    pub(crate) cores: RefCell<Cores>,
+    pub(crate) tracer: RefCell<Option<Tracer>>,
+    pub(crate) sources: RefCell<Vec<String>>,
+    pub(crate) errors: RefCell<Vec<ErrorReport>>,
+    next_tag: Cell<u64>,
+    pub(crate) waiters: RefCell<HashMap<u64, Waiter>>,
+    /// Completions of tagged commands that arrived (for tasks to pick up).
+    pub(crate) arrived: RefCell<HashMap<u64, Instant>>,
+    /// The pending DeviceWake, so there is at most one.
+    device_wake: Cell<Option<Instant>>,
+    /// The task being polled.
+    pub(crate) current: Cell<Option<TaskId>>,
+    /// Share of the host workload done, reported by host workloads (0..1).
+    pub(crate) progress: Cell<f64>,
+    /// Per-(op) metric keys of the device layer, per tenant, cached.
+    device_keys: RefCell<HashMap<(OpKind, TenantId), MetricKey>>,
+    scratch: RefCell<Vec<Completed>>,
+}
+
+impl Kernel {
+    pub(crate) fn new(
+        device: Box<dyn DeviceModel>,
+        metrics: Metrics,
+        cores: Cores,
+        start: Instant,
+    ) -> Self {
+        Kernel {
+            now: Cell::new(start),
+            sequence: Cell::new(0),
+            queue: RefCell::new(BinaryHeap::new()),
+            device: RefCell::new(device),
+            metrics: RefCell::new(metrics),
+            cores: RefCell::new(cores),
+            tracer: RefCell::new(None),
+            sources: RefCell::new(Vec::new()),
+            errors: RefCell::new(Vec::new()),
+            next_tag: Cell::new(1),
+            waiters: RefCell::new(HashMap::new()),
+            arrived: RefCell::new(HashMap::new()),
+            device_wake: Cell::new(None),
+            current: Cell::new(None),
+            progress: Cell::new(0.0),
+            device_keys: RefCell::new(HashMap::new()),
+            scratch: RefCell::new(Vec::new()),
+        }
+    }
+
+    pub fn now(&self) -> Instant {
+        self.now.get()
+    }
+
+    pub(crate) fn push(&self, time: Instant, kind: EventKind) {
+        let s = self.sequence.get() + 1;
+        self.sequence.set(s);
+        self.queue.borrow_mut().push(Reverse(Event {
+            time,
+            sequence: s,
+            kind,
+        }));
+    }
+
+    /// A trace source name's index.
+    pub(crate) fn source(&self, name: &str) -> u32 {
+        let mut s = self.sources.borrow_mut();
+        if let Some(i) = s.iter().position(|n| n == name) {
+            return i as u32;
+        }
+        s.push(name.to_string());
+        s.len() as u32 - 1
+    }
+
+    pub(crate) fn device_key(&self, op: OpKind, tenant: TenantId) -> MetricKey {
+        *self
+            .device_keys
+            .borrow_mut()
+            .entry((op, tenant))
+            .or_insert_with(|| self.metrics.borrow_mut().key(Layer::Device, op, tenant))
+    }
+
+    /// Submits `cmd` at the current time for `origin`. On success the caller schedules its
+    /// completion (known now, or later under the returned tag); a rejection is recorded in the
+    /// run's errors and traced.
+    pub(crate) fn submit(
+        &self,
+        cmd: Command<'_>,
+        origin: Origin,
+        waiter: impl FnOnce() -> Waiter,
+    ) -> Result<Submitted, Status> {
+        let now = self.now.get();
+        let tag = self.next_tag.get();
+        self.next_tag.set(tag + 1);
+        let (op, slba, nlb, nsid) = (cmd.op, cmd.slba, cmd.nlb, cmd.nsid);
+        let mut device = self.device.borrow_mut();
+        let tracing = self.tracer.borrow().is_some();
+        if tracing {
+            // Dies touched by background work since the last command are not this command's.
+            device.take_touched();
+        }
+        let result = device.submit(now, cmd.tagged(tag));
+        if let Some(tracer) = self.tracer.borrow_mut().as_mut() {
+            let zone = device
+                .info()
+                .zoned()
+                .map(|z| (slba / z.zone_size_lbas) as u32)
+                .filter(|_| !matches!(op, Op::ZoneMgmtAll(_) | Op::Flush));
+            let dies = device.take_touched().unwrap_or_default();
+            let mut record = TraceRecord {
+                submit: now,
+                start: now,
+                done: now,
+                op: TraceOp::of(op),
+                nsid,
+                zone,
+                lba: slba,
+                nlb,
+                dies,
+                erase_wait: Duration::ZERO,
+                source: self.sources.borrow()[origin.source as usize].clone(),
+                status: None,
+            };
+            match &result {
+                Ok(a) => {
+                    record.start = a.start;
+                    record.erase_wait = a.erase_wait;
+                    match a.done {
+                        Some(done) => {
+                            record.done = done;
+                            tracer.sink.record(&record);
+                        }
+                        None => {
+                            tracer.pending.insert(tag, record);
+                        }
+                    }
+                }
+                Err(s) => {
+                    record.status = Some(*s);
+                    tracer.sink.record(&record);
+                }
+            }
+        }
+        drop(device);
+        match result {
+            Ok(a) => {
+                if a.done.is_none() {
+                    self.waiters.borrow_mut().insert(tag, waiter());
+                }
+                Ok(Submitted {
+                    done: a.done,
+                    lba: a.lba,
+                    tag,
+                })
+            }
+            Err(status) => {
+                let source = self.sources.borrow()[origin.source as usize].clone();
+                self.errors
+                    .borrow_mut()
+                    .push(ErrorReport::new(&source, op, slba, status));
+                Err(status)
+            }
+        }
+    }
+
+    /// Advances the device to now and routes the completions it reports.
+    pub(crate) fn advance_device(&self) {
+        let now = self.now.get();
+        let mut done = self.scratch.borrow_mut();
+        done.clear();
+        let wake = self.device.borrow_mut().advance(now, &mut done);
+        for c in done.drain(..) {
+            if let Some(tracer) = self.tracer.borrow_mut().as_mut()
+                && let Some(mut r) = tracer.pending.remove(&c.tag)
+            {
+                r.done = c.done;
+                tracer.sink.record(&r);
+            }
+            match self.waiters.borrow_mut().remove(&c.tag) {
+                Some(Waiter::Runner {
+                    runner,
+                    kind,
+                    submitted,
+                    bytes,
+                }) => self.push(
+                    c.done,
+                    EventKind::RunnerComplete {
+                        runner,
+                        kind,
+                        submitted,
+                        bytes,
+                    },
+                ),
+                Some(Waiter::Task(task)) => {
+                    self.arrived.borrow_mut().insert(c.tag, c.done);
+                    self.push(c.done, EventKind::TaskWake(task));
+                }
+                None => {}
+            }
+        }
+        if let Some(t) = wake
+            && self.device_wake.get().is_none_or(|w| w > t || w < now)
+        {
+            self.device_wake.set(Some(t));
+            self.push(t, EventKind::DeviceWake);
+        }
+    }
+
+    /// A DeviceWake event at `now` fired.
+    pub(crate) fn device_woke(&self, now: Instant) {
+        if self.device_wake.get() == Some(now) {
+            self.device_wake.set(None);
+        }
+    }
+
+    /// Simulated CPU time: `duration` on the first modelled host core free, FIFO. Returns when
+    /// the work is done.
+    pub(crate) fn cpu(&self, duration: Duration) -> Instant {
+        self.cores.borrow_mut().run(self.now.get(), duration)
+    }
+}

@@ -1,0 +1,172 @@
+//! The fast path for fio-like jobs and trace replay: each clone is a small state machine that
+//! keeps up to `iodepth` commands in flight, without a task or a future per command. A runner
+//! issues at an event (a completion or a wake-up), so issuing is in simulated-time order.
+
+use super::kernel::{EventKind, Kernel, Origin, Waiter};
+use crate::device::{Command, Op, ZoneAction};
+use crate::metrics::OpKind;
+use crate::report::JobReport;
+use crate::time::{Duration, Instant, NS_PER_S};
+use crate::workload::fio::JobGen;
+use crate::workload::replay::ReplayGen;
+use crate::workload::{Next, Request, StopReason};
+
+pub(crate) enum Source {
+    Fio(JobGen),
+    Replay(ReplayGen),
+}
+
+/// One clone of one job, with its queue-depth and stop bookkeeping.
+pub(crate) struct Runner {
+    /// Index of the job (or replay) it belongs to, in the run's job reports.
+    pub job: usize,
+    pub origin: Origin,
+    pub source: Source,
+    pub inflight: u32,
+    pub iodepth: u32,
+    pub issued_lbas: u64,
+    pub issued_ios: u64,
+    pub target_lbas: Option<u64>,
+    pub deadline: Option<Instant>,
+    pub started: Instant,
+    pub next_issue: Instant,
+    pub thinktime: Duration,
+    pub rate_bytes_per_s: Option<u64>,
+    pub rate_iops: Option<u64>,
+    pub wake_pending: bool,
+    /// A reset is in flight: like fio, issue nothing until it completes.
+    pub resetting: bool,
+    pub stopped: Option<StopReason>,
+    pub report: JobReport,
+}
+
+pub(crate) fn kind_of(op: Op) -> OpKind {
+    super::host::op_kind(op)
+}
+
+impl Runner {
+    pub fn done(&self) -> bool {
+        self.stopped.is_some() && self.inflight == 0
+    }
+
+    /// The first time it may issue, given think time, rate limits and trace timestamps.
+    fn earliest_issue(&mut self, lba_bytes: u64) -> Instant {
+        let mut t = self.next_issue;
+        if let Some(rate) = self.rate_bytes_per_s {
+            let bytes = self.issued_lbas as u128 * lba_bytes as u128;
+            t = t.max(self.started + Duration::from_ns((bytes * NS_PER_S as u128 / rate as u128) as u64));
+        }
+        if let Some(iops) = self.rate_iops {
+            let ns = self.issued_ios as u128 * NS_PER_S as u128 / iops as u128;
+            t = t.max(self.started + Duration::from_ns(ns as u64));
+        }
+        if let Source::Replay(g) = &mut self.source
+            && let Some(due) = g.next_due()
+        {
+            t = t.max(self.started + due);
+        }
+        t
+    }
+
+    /// A command of this runner completed at `now`.
+    pub fn completed(&mut self, kind: OpKind, bytes: u64, now: Instant) {
+        self.inflight -= 1;
+        self.report.count(kind, bytes);
+        if kind == OpKind::Reset {
+            self.resetting = false;
+        }
+        if !self.thinktime.is_zero() {
+            self.next_issue = now + self.thinktime;
+        }
+    }
+}
+
+/// Issues commands for runner `r` until its queue is full or something makes it wait.
+pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
+    let now = k.now();
+    loop {
+        if run.stopped.is_some() || run.resetting || run.inflight >= run.iodepth {
+            return;
+        }
+        if run.deadline.is_some_and(|d| now >= d) {
+            run.stopped = Some(StopReason::Runtime);
+            return;
+        }
+        if run.target_lbas.is_some_and(|t| run.issued_lbas >= t) {
+            run.stopped = Some(StopReason::IoSize);
+            return;
+        }
+        let earliest = run.earliest_issue(lba_bytes);
+        if earliest > now {
+            if !run.wake_pending && earliest != Instant::NEVER {
+                run.wake_pending = true;
+                k.push(earliest, EventKind::RunnerWake(r));
+            }
+            return;
+        }
+        let next = match &mut run.source {
+            Source::Fio(g) => g.next(&**k.device.borrow(), run.inflight),
+            Source::Replay(g) => g.next_request(),
+        };
+        let request = match next {
+            Next::Drain => return,
+            Next::Done(why) => {
+                run.stopped = Some(why);
+                return;
+            }
+            Next::Issue(request) => request,
+        };
+        let Request { op, slba, nlb } = request;
+        let kind = kind_of(op);
+        let bytes = if matches!(op, Op::Read | Op::Write | Op::Append) {
+            nlb * lba_bytes
+        } else {
+            0
+        };
+        let waiter = || Waiter::Runner {
+            runner: r,
+            kind,
+            submitted: now,
+            bytes,
+        };
+        match k.submit(Command::new(op, slba, nlb), run.origin, waiter) {
+            Ok(s) => {
+                if let Source::Fio(g) = &mut run.source {
+                    g.issued(&**k.device.borrow(), request);
+                }
+                run.inflight += 1;
+                run.issued_lbas += bytes / lba_bytes;
+                if bytes > 0 {
+                    run.issued_ios += 1;
+                }
+                if op == Op::ZoneMgmt(ZoneAction::Reset) {
+                    run.resetting = true;
+                }
+                if !run.thinktime.is_zero() {
+                    // fio's thinktime_blocks=1: one I/O, its completion, the think, the next.
+                    run.next_issue = Instant::NEVER;
+                }
+                if let Some(done) = s.done {
+                    k.push(
+                        done,
+                        EventKind::RunnerComplete {
+                            runner: r,
+                            kind,
+                            submitted: now,
+                            bytes,
+                        },
+                    );
+                }
+            }
+            Err(status) => {
+                if let Source::Replay(g) = &run.source
+                    && let Some(e) = k.errors.borrow_mut().last_mut()
+                {
+                    e.trace_line = Some(g.line);
+                }
+                run.stopped = Some(StopReason::Device(status));
+                return;
+            }
+        }
+    }
+}
