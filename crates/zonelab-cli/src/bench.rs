@@ -7,6 +7,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use zonelab::config::ExperimentConfig;
+use zonelab::sim::Inputs;
 
 struct Case {
     name: &'static str,
@@ -80,10 +81,10 @@ pub fn run_case(name: &str, quick: bool) -> Result<()> {
     };
     let text = case.template.replace("{io}", io);
     let exp = ExperimentConfig::parse(&text, &[])?.validate(name)?;
-    // Time the measured phase only, not the prefill.
-    let prepared = zonelab::sim::prepare(&exp);
+    // Time the measured phase only, not building the device.
+    let device = zonelab::sim::build_device(&exp);
     let wall = Instant::now();
-    let out = zonelab::sim::run_prepared(&exp, prepared, 0, &mut |_| {});
+    let out = zonelab::sim::run_on(&exp, device, Inputs::default(), 0, &mut |_| {})?;
     let wall_s = wall.elapsed().as_secs_f64();
     let requests: u64 = out.summary.ops.values().map(|o| o.count).sum();
     let result = CaseResult {

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use zonelab::config::{ExperimentConfig, presets};
-use zonelab::zns::{
+use zonelab::device::{
     ReportFilter, ZoneDescriptor, ZoneReport, ZoneState, format_libzbd, format_nvme_cli,
 };
 use zonelab_cli::{load, output};
@@ -203,22 +203,20 @@ fn fresh_report(
     filter: ReportFilter,
     max: usize,
 ) -> Result<(ZoneReport, u64, u64)> {
-    let mut device = zonelab::sim::build_device(exp);
-    zonelab::sim::prefill(&mut device, exp.prefill_fraction);
+    let device = zonelab::sim::build_device(exp);
     let report = device
-        .report_zones(0, filter, false, max)
+        .report_zones(0, 0, filter, false, max)
         .map_err(anyhow::Error::from)?;
-    Ok((
-        report,
-        device.zone_size_lbas(),
-        device.geometry().lba_size_bytes,
-    ))
+    let info = device.info();
+    let zoned = info.zoned().context("the device is not zoned")?;
+    Ok((report, zoned.zone_size_lbas, info.lba_size_bytes))
 }
 
 /// Rebuilds a report from the zones.csv and resolved config a run left behind.
 fn results_report(dir: &Path, filter: ReportFilter, max: usize) -> Result<(ZoneReport, u64, u64)> {
     let (_, exp) = load(&dir.join("config.resolved.toml"), &[])?;
-    let geo = &exp.device.geometry;
+    let info = exp.device.info();
+    let zoned = info.zoned().context("the device is not zoned")?;
     let csv = dir.join("zones.csv");
     let text =
         std::fs::read_to_string(&csv).with_context(|| format!("cannot read {}", csv.display()))?;
@@ -254,7 +252,7 @@ fn results_report(dir: &Path, filter: ReportFilter, max: usize) -> Result<(ZoneR
             zone_count: matching,
             descriptors,
         },
-        geo.zone_size_lbas(),
-        geo.lba_size_bytes,
+        zoned.zone_size_lbas,
+        info.lba_size_bytes,
     ))
 }

@@ -2,18 +2,20 @@
 //! the summary table.
 
 use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use zonelab::Experiment;
 use zonelab::config::ExperimentConfig;
 use zonelab::firmware::FirmwareReport;
-use zonelab::metrics::{Metrics, OpKind, Summary};
-use zonelab::sim::RunOutput;
-use zonelab::zns::Device;
+use zonelab::metrics::Percentile;
+use zonelab::report::{Summary, render};
+use zonelab::sim::{DeviceSpec, Inputs, RunOutput};
+use zonelab::trace::{TraceRecord, TraceSink};
 
 pub fn run(
     path: &Path,
@@ -32,6 +34,8 @@ pub fn run(
         );
         print!("{}", describe(&exp, &cfg));
     }
+    let dir = output.unwrap_or_else(|| PathBuf::from("results").join(&exp.name));
+    let inputs = inputs(path, &exp, &dir)?;
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
@@ -41,15 +45,15 @@ pub fn run(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {percent}% {msg}")
             .expect("valid template"),
     );
-    let wall = Instant::now();
-    let out = zonelab::run(&exp, print, &mut |p| {
+    let wall = std::time::Instant::now();
+    let out = zonelab::run(&exp, inputs, print, &mut |p| {
         bar.set_position((p.fraction * 1000.0) as u64);
-        bar.set_message(format!("simulated {:.3} s", p.simulated_ns as f64 / 1e9));
-    });
+        bar.set_message(format!("simulated {:.3} s", p.simulated.secs_f64()));
+    })
+    .with_context(|| format!("in {}", path.display()))?;
     bar.finish_and_clear();
     let wall_s = wall.elapsed().as_secs_f64();
 
-    let dir = output.unwrap_or_else(|| PathBuf::from("results").join(&exp.name));
     write_results(&dir, &cfg, &out)?;
     if !quiet {
         print!("{}", table(&out.summary));
@@ -65,94 +69,152 @@ pub fn run(
         return Ok(ExitCode::SUCCESS);
     }
     for e in &out.summary.errors {
+        let line = e
+            .trace_line
+            .map(|l| format!(" (trace line {l})"))
+            .unwrap_or_default();
         eprintln!(
-            "error: job {}: {} at LBA {:#x} failed: {}",
-            e.job, e.command, e.lba, e.status
+            "error: {}: {} at LBA {:#x} failed{line}: {}",
+            e.source, e.command, e.lba, e.status
         );
     }
     Ok(ExitCode::from(1))
 }
 
-/// Writes a run's results directory.
-pub fn write_results(dir: &Path, cfg: &ExperimentConfig, out: &RunOutput) -> Result<()> {
-    write_parts(dir, cfg, &out.summary, &out.metrics, &out.device)
+/// The traces the experiment's `[[replay]]`s name (relative to the experiment file), and the
+/// trace file the run writes into `dir` when `[trace]` is on.
+pub fn inputs(path: &Path, exp: &Experiment, dir: &Path) -> Result<Inputs> {
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut traces: Vec<Box<dyn BufRead>> = Vec::new();
+    for r in &exp.replays {
+        let p = base.join(&r.trace);
+        let f = File::open(&p)
+            .with_context(|| format!("replay `{}`: cannot open {}", r.name, p.display()))?;
+        traces.push(Box::new(BufReader::new(f)));
+    }
+    let trace_sink: Option<Box<dyn TraceSink>> = if exp.trace {
+        prepare_dir(dir)?;
+        Some(Box::new(CsvFile::create(&dir.join("trace.csv"), exp)?))
+    } else {
+        None
+    };
+    Ok(Inputs { traces, trace_sink })
 }
 
-/// Writes the results of `device` measured by `metrics`, as `zonelab run` does.
-pub fn write_parts(
-    dir: &Path,
-    cfg: &ExperimentConfig,
-    summary: &Summary,
-    metrics: &Metrics,
-    device: &Device,
-) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let write = |name: &str, text: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))
-    };
-    write(
-        "summary.json",
-        &(serde_json::to_string_pretty(&summary)? + "\n"),
-    )?;
-    write("config.resolved.toml", &cfg.to_toml())?;
-    write("timeseries.csv", &metrics.series.to_csv())?;
-    write("latency_percentiles.csv", &metrics.percentiles_csv())?;
-    for kind in OpKind::ALL {
-        if metrics.ops(kind) > 0 {
-            write(
-                &format!("latency_cdf_{}.csv", kind.name()),
-                &zonelab::metrics::cdf_csv(metrics.histogram(kind)),
-            )?;
+/// The per-command trace, streamed to a CSV file.
+pub struct CsvFile {
+    out: BufWriter<File>,
+    channels: u32,
+    line: String,
+    error: Option<std::io::Error>,
+}
+
+impl CsvFile {
+    pub fn create(path: &Path, exp: &Experiment) -> Result<Self> {
+        let f = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        let mut out = BufWriter::with_capacity(1 << 20, f);
+        writeln!(out, "{}", zonelab::trace::CSV_HEADER)?;
+        let DeviceSpec::Zns(spec) = &exp.device;
+        Ok(CsvFile {
+            out,
+            channels: spec.nand.geometry.channels,
+            line: String::new(),
+            error: None,
+        })
+    }
+}
+
+impl TraceSink for CsvFile {
+    fn record(&mut self, r: &TraceRecord) {
+        if self.error.is_some() {
+            return;
+        }
+        self.line.clear();
+        zonelab::trace::csv_line(r, self.channels, &mut self.line);
+        self.line.push('\n');
+        if let Err(e) = self.out.write_all(self.line.as_bytes()) {
+            self.error = Some(e);
         }
     }
-    if device.erase_wait_histogram().max() > 0 {
-        write(
-            "erase_wait_cdf.csv",
-            &zonelab::metrics::cdf_csv(device.erase_wait_histogram()),
-        )?;
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.out.flush(),
+        }
     }
-    if let Some(f) = &summary.firmware {
-        write("firmware_over_time.csv", &zonelab::metrics::firmware_csv(f))?;
+}
+
+/// Makes `dir` hold only what this run writes: files an earlier run left there go.
+pub fn prepare_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ours = name == "summary.json"
+            || name == "config.resolved.toml"
+            || name == "trace.csv"
+            || name == "zones.csv"
+            || name == "erase_wait_cdf.csv"
+            || name == "firmware_over_time.csv"
+            || name == "latency_percentiles.csv"
+            || (name.starts_with("timeseries") && name.ends_with(".csv"))
+            || (name.starts_with("latency_cdf_") && name.ends_with(".csv"));
+        if ours && entry.file_type()?.is_file() {
+            std::fs::remove_file(entry.path())?;
+        }
     }
-    let mut zones = String::from("zone,zslba,state,wp,capacity_lbas\n");
-    for z in 0..device.zone_count() {
-        let d = device.zone(z);
-        let _ = writeln!(
-            zones,
-            "{z},{},{},{},{}",
-            d.zslba,
-            d.state.nvme_cli_name(),
-            d.wp,
-            d.capacity_lbas
-        );
+    Ok(())
+}
+
+/// Writes a run's results directory.
+pub fn write_results(dir: &Path, cfg: &ExperimentConfig, out: &RunOutput) -> Result<()> {
+    write_files(
+        dir,
+        &render(&out.summary, &out.metrics, &*out.device, &cfg.to_toml()),
+    )
+}
+
+/// Writes rendered results files into `dir` (which keeps a trace written there by this run).
+pub fn write_files(dir: &Path, files: &[(String, String)]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let keep_trace = dir.join("trace.csv");
+    let trace = std::fs::read(&keep_trace).ok();
+    prepare_dir(dir)?;
+    if let Some(t) = trace {
+        std::fs::write(&keep_trace, t)?;
     }
-    write("zones.csv", &zones)
+    for (name, text) in files {
+        let p = dir.join(name);
+        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    Ok(())
 }
 
 /// What the experiment resolved to, in a few lines.
 pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
-    let g = &exp.device.geometry;
-    let t = &exp.device.timing;
+    let DeviceSpec::Zns(spec) = &exp.device;
+    let (g, z, t) = (&spec.nand.geometry, &spec.zones, &spec.nand.timing);
     let limit = |l: Option<u32>| l.map_or("no limit".to_string(), |v| v.to_string());
     let mut s = format!(
         "device {}: {} zones of {} MiB (capacity {} MiB) over {} of {} dies, {} KiB pages; open {}, active {}\n",
-        exp.device.name,
-        g.zone_count,
-        g.zone_size_bytes >> 20,
-        g.zone_capacity_bytes as f64 / (1 << 20) as f64,
-        g.dies_per_zone,
+        spec.name,
+        z.zone_count,
+        z.zone_size_bytes >> 20,
+        z.zone_capacity_bytes as f64 / (1 << 20) as f64,
+        z.dies_per_zone,
         g.dies(),
         g.page_size_bytes >> 10,
-        limit(g.max_open_zones),
-        limit(g.max_active_zones),
+        limit(z.max_open_zones),
+        limit(z.max_active_zones),
     );
     let _ = writeln!(
         s,
         "timing: tR {} us, tPROG {} us, erase {} ms, channel {} MB/s, host {} MB/s; firmware {}",
-        t.read_latency_ns as f64 / 1e3,
-        t.program_latency_ns as f64 / 1e3,
-        t.erase_latency_ns as f64 / 1e6,
+        t.read_latency.ns() as f64 / 1e3,
+        t.program_latency.ns() as f64 / 1e3,
+        t.erase_latency.ns() as f64 / 1e6,
         t.channel_rate_mb_s,
         t.host_rate_mb_s,
         toml::to_string(&cfg.firmware)
@@ -160,11 +222,13 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
             .replace('\n', " ")
             .trim()
     );
-    if exp.prefill_fraction > 0.0 {
+    if !exp.prefill.zones.is_empty() {
+        let total = z.zone_count as u64 * spec.zone_capacity_lbas();
         let _ = writeln!(
             s,
-            "prefill: {:.0}% of capacity",
-            exp.prefill_fraction * 100.0
+            "prefill: {:.1}% of capacity in {} zones",
+            exp.prefill.lbas() as f64 * 100.0 / total as f64,
+            exp.prefill.zones.len()
         );
     }
     for j in &exp.jobs {
@@ -173,7 +237,7 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
             "job {}: {:?} bs {} KiB, iodepth {}, numjobs {}, zones {}..{}",
             j.name,
             j.rw,
-            j.block_lbas * g.lba_size_bytes / 1024,
+            j.block_lbas * z.lba_size_bytes / 1024,
             j.iodepth,
             j.numjobs,
             j.first_zone,
@@ -203,7 +267,7 @@ pub fn table(s: &Summary) -> String {
         "p100 us"
     );
     for (name, o) in &s.ops {
-        let p = &o.latency_ns.percentiles;
+        let p = |q| o.latency_ns.get(q);
         let _ = writeln!(
             t,
             "{:<7} {:>10} {:>10.0} {:>9.1} {:>9.1} {:>9} {:>9} {:>9} {:>9} {:>10}",
@@ -212,11 +276,11 @@ pub fn table(s: &Summary) -> String {
             o.iops,
             o.mib_per_s,
             o.latency_ns.mean / 1e3,
-            us(p["p50"]),
-            us(p["p99"]),
-            us(p["p99.9"]),
-            us(p["p99.99"]),
-            us(p["p100"])
+            us(p(Percentile::P50)),
+            us(p(Percentile::P99)),
+            us(p(Percentile::P999)),
+            us(p(Percentile::P9999)),
+            us(p(Percentile::P100))
         );
     }
     let d = &s.device_counters;
@@ -248,13 +312,13 @@ pub fn table(s: &Summary) -> String {
         s.wear.max_erases
     );
     let w = &s.erase_wait_ns;
-    if w.percentiles["p100"] > 0 {
+    if w.get(Percentile::P100) > 0 {
         let _ = writeln!(
             t,
             "erase wait per I/O: mean {:.1} us, p99 {} us, p100 {} us",
             w.mean / 1e3,
-            us(w.percentiles["p99"]),
-            us(w.percentiles["p100"])
+            us(w.get(Percentile::P99)),
+            us(w.get(Percentile::P100))
         );
     }
     match &s.firmware {
@@ -292,7 +356,15 @@ pub fn table(s: &Summary) -> String {
         let _ = writeln!(
             t,
             "job {}: {} reads, {} writes, {} resets; stopped: {}",
-            j.name, j.reads, j.writes, j.resets, j.stopped
+            j.name,
+            j.reads,
+            j.writes,
+            j.resets,
+            j.stopped
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     t

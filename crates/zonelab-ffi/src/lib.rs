@@ -15,25 +15,32 @@ use std::ffi::{CStr, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use zonelab::config::ExperimentConfig;
-use zonelab::metrics::{ErrorReport, Metrics, OpKind};
-use zonelab::sim::{RunIdentity, build_device, summarize};
-use zonelab::units::NS_PER_MS;
-use zonelab::zns::{Device, ReportFilter, Status, ZoneAction};
+use zonelab::device::{
+    Command, Completed, Data, DeviceModel, Op, ReportFilter, Status, ZoneAction, catch_up,
+};
+use zonelab::metrics::series::DEFAULT_MAX_BUCKETS;
+use zonelab::metrics::{MetricKey, Metrics, OpKind};
+use zonelab::report::{ErrorReport, HostReport, RunIdentity, render, summarize};
+use zonelab::sim::build_device;
+use zonelab::time::{Duration, Instant};
 
 /// One simulated device and everything recorded about it.
 pub struct Engine {
     name: String,
     cfg: ExperimentConfig,
     seed: u64,
-    device: Device,
+    device: Box<dyn DeviceModel>,
+    /// When the device next wants to be advanced (background work).
+    wake: Option<Instant>,
+    completions: Vec<Completed>,
     metrics: Metrics,
-    clock_ns: u64,
+    keys: [MetricKey; 3],
+    clock: Instant,
     realtime: bool,
-    opened: Instant,
+    opened: std::time::Instant,
     results: Option<PathBuf>,
     errors: Vec<ErrorReport>,
     users: u32,
@@ -102,16 +109,25 @@ impl Engine {
         }
         let cfg = ExperimentConfig::parse(&text, &overrides)?;
         let exp = cfg.validate_device(name)?;
-        let device = build_device(&exp);
+        let mut device = build_device(&exp);
+        let start = device.idle_at();
+        device.reset_counters();
+        let mut metrics = Metrics::new(start, exp.interval, DEFAULT_MAX_BUCKETS);
+        let tenant = metrics.tenant("fio");
+        let keys = [OpKind::Read, OpKind::Write, OpKind::Reset]
+            .map(|k| metrics.key(zonelab::metrics::Layer::Device, k, tenant));
         Ok(Engine {
             name: name.to_string(),
             seed: exp.seed,
-            metrics: Metrics::new(0, 500 * NS_PER_MS),
+            wake: Some(start),
+            completions: Vec::new(),
+            metrics,
+            keys,
             device,
             cfg,
-            clock_ns: 0,
+            clock: start,
             realtime: o.realtime,
-            opened: Instant::now(),
+            opened: std::time::Instant::now(),
             results: o.results.clone(),
             errors: Vec::new(),
             users: 0,
@@ -123,20 +139,34 @@ impl Engine {
         if self.realtime {
             self.opened.elapsed().as_nanos() as u64
         } else {
-            self.clock_ns
+            self.clock.ns()
         }
     }
 
+    /// Lets the device's background work (idle-time erases, daemons) run up to `now`, through
+    /// every time it asked to be woken, as `zonelab run` does.
+    fn advance_to(&mut self, now: Instant) {
+        catch_up(
+            &mut *self.device,
+            &mut self.wake,
+            now,
+            &mut self.completions,
+        );
+        self.completions.clear();
+    }
+
     pub fn info(&self) -> ZlInfo {
-        let g = self.device.geometry();
+        let info = self.device.info();
+        let z = info.zoned().expect("ZoneLab devices for fio are zoned");
+        let lba = info.lba_size_bytes;
         ZlInfo {
-            capacity_bytes: self.device.namespace_lbas() * g.lba_size_bytes,
-            zone_size_bytes: g.zone_size_bytes,
-            zone_capacity_bytes: g.zone_capacity_bytes,
-            nr_zones: g.zone_count as u64,
-            lba_bytes: g.lba_size_bytes,
-            max_open_zones: g.max_open_zones.unwrap_or(0),
-            max_active_zones: g.max_active_zones.unwrap_or(0),
+            capacity_bytes: info.namespace_bytes(),
+            zone_size_bytes: z.zone_size_lbas * lba,
+            zone_capacity_bytes: z.zone_capacity_lbas * lba,
+            nr_zones: z.zone_count as u64,
+            lba_bytes: lba,
+            max_open_zones: z.max_open_zones.unwrap_or(0),
+            max_active_zones: z.max_active_zones.unwrap_or(0),
         }
     }
 
@@ -148,50 +178,62 @@ impl Engine {
         len: u64,
         buf: Option<&mut [u8]>,
     ) -> Result<u64, SubmitError> {
-        let lba = self.device.geometry().lba_size_bytes;
+        let lba = self.device.info().lba_size_bytes;
         if !offset.is_multiple_of(lba) || !len.is_multiple_of(lba) {
             return Err(SubmitError::Invalid);
         }
         let (slba, nlb) = (offset / lba, len / lba);
-        let now = self.now_ns();
-        let retain = self.device.retains_data();
-        let (kind, result) = match op {
-            ZL_READ => (
-                OpKind::Read,
-                self.device.read(now, slba, nlb, buf.filter(|_| retain)),
-            ),
-            ZL_WRITE => (
-                OpKind::Write,
-                self.device
-                    .write(now, slba, nlb, buf.filter(|_| retain).map(|b| &*b)),
-            ),
-            ZL_RESET => (
-                OpKind::Reset,
-                self.device
-                    .zone_mgmt_send(now, slba, ZoneAction::Reset, false),
-            ),
+        let now = Instant::from_ns(self.now_ns());
+        self.advance_to(now);
+        let data = match buf {
+            Some(b) if op == ZL_READ => Data::In(b),
+            Some(b) if op == ZL_WRITE => Data::Out(b),
+            _ => Data::None,
+        };
+        let (kind, cmd) = match op {
+            ZL_READ => (0, Command::new(Op::Read, slba, nlb)),
+            ZL_WRITE => (1, Command::new(Op::Write, slba, nlb)),
+            ZL_RESET => (2, Command::zone(ZoneAction::Reset, slba)),
             _ => return Err(SubmitError::Invalid),
         };
-        match result {
-            Ok(c) => {
-                let bytes = if kind == OpKind::Reset { 0 } else { len };
-                self.metrics.record(kind, now, c.done_ns, bytes);
-                Ok(c.done_ns)
+        let cmd = cmd.with_data(data);
+        let command = cmd.op;
+        match self.device.submit(now, cmd) {
+            Ok(a) => {
+                let done = a.done.unwrap_or_else(|| self.completion_of(now));
+                let bytes = if kind == 2 { 0 } else { len };
+                self.metrics.record(self.keys[kind], now, done, bytes);
+                Ok(done.ns())
             }
             Err(status) => {
                 self.errors
-                    .push(ErrorReport::new("fio", kind.name(), slba, status));
+                    .push(ErrorReport::new("fio", command, slba, status));
                 Err(SubmitError::Nvme(status))
             }
         }
     }
 
+    /// A device that reports completions later: advance it through its wake times until the
+    /// command's completion is known (fio reaps it at that time).
+    fn completion_of(&mut self, now: Instant) -> Instant {
+        let mut t = now;
+        loop {
+            let mut done = Vec::new();
+            let wake = self.device.advance(t, &mut done);
+            if let Some(c) = done.first() {
+                return c.done;
+            }
+            t = wake.unwrap_or(t + Duration::from_us(1));
+        }
+    }
+
     pub fn report_zones(&self, offset: u64, out: &mut [ZlZone]) -> Result<usize, SubmitError> {
-        let lba = self.device.geometry().lba_size_bytes;
-        let zone = self.device.zone_size_lbas();
+        let info = self.device.info();
+        let lba = info.lba_size_bytes;
+        let zone = info.zoned().map_or(0, |z| z.zone_size_lbas);
         let report = self
             .device
-            .report_zones(offset / lba, ReportFilter::All, true, out.len())
+            .report_zones(0, offset / lba, ReportFilter::All, true, out.len())
             .map_err(SubmitError::Nvme)?;
         for (slot, d) in out.iter_mut().zip(&report.descriptors) {
             *slot = ZlZone {
@@ -215,16 +257,24 @@ impl Engine {
             seed: self.seed,
             config_fingerprint: self.cfg.fingerprint(),
             prefill_bytes: 0,
-            start_ns: 0,
         };
         let summary = summarize(
             &id,
-            &self.device,
+            &*self.device,
             &self.metrics,
+            HostReport::default(),
             Vec::new(),
             self.errors.clone(),
         );
-        zonelab_cli::output::write_parts(dir, &self.cfg, &summary, &self.metrics, &self.device)
+        let files = render(&summary, &self.metrics, &*self.device, &self.cfg.to_toml());
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("zonelab_results: cannot create {}", dir.display()))?;
+        for (name, text) in files {
+            let p = dir.join(&name);
+            std::fs::write(&p, text)
+                .with_context(|| format!("zonelab_results: cannot write {}", p.display()))?;
+        }
+        Ok(())
     }
 }
 
@@ -432,7 +482,11 @@ pub unsafe extern "C" fn zl_now(h: *mut Handle) -> u64 {
 /// `h` came from `zl_open`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zl_advance(h: *mut Handle, t_ns: u64) {
-    with(h, (), |e| e.clock_ns = e.clock_ns.max(t_ns))
+    with(h, (), |e| {
+        e.clock = e.clock.max(Instant::from_ns(t_ns));
+        let now = e.clock;
+        e.advance_to(now);
+    })
 }
 
 /// Fills up to `n` zones from the one holding byte `offset`; returns how many, or < 0.

@@ -69,7 +69,7 @@ fn jobs_share_a_device_by_name_and_the_last_one_writes_results() {
     assert_eq!(v["errors"].as_array().unwrap().len(), 1);
     // The device lives as long as the process: a later job (a verify pass) finds the data.
     let c = open("shared-test", &opts(None)).unwrap();
-    assert_eq!(c.lock().unwrap().device.zone_data_lbas(0), 2);
+    assert_eq!(c.lock().unwrap().device.written_lbas(0, 0), 2);
     leave(&c).unwrap();
 }
 
@@ -114,7 +114,7 @@ fn virtual_time_advances_only_when_told() {
     let e = open("clock-test", &opts(None)).unwrap();
     let done = e.lock().unwrap().submit(ZL_WRITE, 0, 32768, None).unwrap();
     assert_eq!(e.lock().unwrap().now_ns(), 0);
-    e.lock().unwrap().clock_ns = done;
+    e.lock().unwrap().clock = zonelab::time::Instant::from_ns(done);
     let second = e.lock().unwrap().submit(ZL_READ, 0, 4096, None).unwrap();
     assert!(second > done);
     leave(&e).unwrap();

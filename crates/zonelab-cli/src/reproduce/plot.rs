@@ -6,11 +6,14 @@ use std::path::Path;
 use anyhow::{Result, anyhow};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
-use zonelab::metrics::{Metrics, OpKind};
+use zonelab::metrics::{Layer, Metrics, OpKind};
 
-/// (latency in ms, percentile) points of one kind's CDF.
+/// (latency in ms, percentile) points of one device command kind's CDF, all tenants together.
 pub fn cdf_points(metrics: &Metrics, kind: OpKind) -> Vec<(f64, f64)> {
-    zonelab::metrics::cdf(metrics.histogram(kind))
+    let h = metrics
+        .merged(Layer::Device, kind)
+        .unwrap_or_else(zonelab::metrics::latency_histogram);
+    zonelab::metrics::cdf(&h)
         .into_iter()
         .map(|(ns, p)| (ns as f64 / 1e6, p))
         .collect()

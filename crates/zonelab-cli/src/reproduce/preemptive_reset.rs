@@ -10,7 +10,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use zonelab::config::ExperimentConfig;
 use zonelab::firmware::{FirmwareReport, PoolReport};
-use zonelab::metrics::{OpKind, Summary};
+use zonelab::metrics::{Layer, OpKind, Percentile};
+use zonelab::report::Summary;
+use zonelab::sim::{DeviceSpec, Inputs};
 
 use super::plot::{cdf_figure, cdf_points};
 use zonelab_cli::output::write_results;
@@ -84,11 +86,11 @@ impl Row {
         self.summary.device_counters.block_erases + owed * self.blocks_per_zone
     }
 
-    fn ms(&self, kind: &str, p: &str) -> f64 {
+    fn ms(&self, kind: &str, p: Percentile) -> f64 {
         self.summary
             .ops
             .get(kind)
-            .map_or(f64::NAN, |o| o.latency_ns.percentiles[p] as f64 / 1e6)
+            .map_or(f64::NAN, |o| o.latency_ns.get(p) as f64 / 1e6)
     }
 }
 
@@ -124,14 +126,15 @@ pub fn run(out: &Path) -> Result<()> {
                         .with_context(|| format!("experiments/preemptive-reset/{variant}.toml"))?;
                 let exp = cfg.validate(&name)?;
                 eprintln!("running {name}");
-                let result = zonelab::run(&exp, cfg.fingerprint(), &mut |_| {});
+                let result = zonelab::run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {})?;
                 write_results(&out.join("runs").join(&name), &cfg, &result)?;
                 for kind in [OpKind::Write, OpKind::Read] {
-                    if result.metrics.ops(kind) > 0 {
+                    if result.metrics.merged(Layer::Device, kind).is_some() {
                         curves.push((kind, policy.to_string(), cdf_points(&result.metrics, kind)));
                     }
                 }
-                let blocks_per_zone = exp.device.geometry.blocks_per_zone() as u64;
+                let DeviceSpec::Zns(spec) = &exp.device;
+                let blocks_per_zone = spec.blocks_per_zone() as u64;
                 rows.push(Row {
                     variant,
                     zone_mib,
@@ -186,11 +189,11 @@ fn table(rows: &[Row]) -> String {
                 r.variant,
                 r.zone_mib,
                 r.policy,
-                r.ms(kind, "p50"),
-                r.ms(kind, "p99"),
-                r.ms(kind, "p99.9"),
-                r.ms(kind, "p99.99"),
-                r.ms(kind, "p100"),
+                r.ms(kind, Percentile::P50),
+                r.ms(kind, Percentile::P99),
+                r.ms(kind, Percentile::P999),
+                r.ms(kind, Percentile::P9999),
+                r.ms(kind, Percentile::P100),
                 r.summary.device_counters.block_erases,
                 f.map_or("-".into(), |f| f.partial_zone_erases.to_string()),
                 f.map_or("-".into(), |f| f.full_zone_erases.to_string()),
@@ -235,12 +238,12 @@ fn summary(rows: &[Row], table: &str) -> String {
             "| {} MiB | P50 / P99 | about {:.0} ms (both) | {:.2} / {:.2} ms | {:.2} / {:.2} ms | {:.2} / {:.2} ms |",
             p.zone_mib,
             p.up_to_p99_ms,
-            m.ms("write", "p50"),
-            m.ms("write", "p99"),
-            e.ms("write", "p50"),
-            e.ms("write", "p99"),
-            y.ms("write", "p50"),
-            y.ms("write", "p99"),
+            m.ms("write", Percentile::P50),
+            m.ms("write", Percentile::P99),
+            e.ms("write", Percentile::P50),
+            e.ms("write", Percentile::P99),
+            y.ms("write", Percentile::P50),
+            y.ms("write", Percentile::P99),
         );
         let _ = writeln!(
             s,
@@ -248,10 +251,10 @@ fn summary(rows: &[Row], table: &str) -> String {
             p.zone_mib,
             p.mapping_p100_ms,
             p.preemptive_p100_ms,
-            m.ms("write", "p100"),
-            e.ms("write", "p100"),
-            y.ms("write", "p100"),
-            y.ms("reset", "p100"),
+            m.ms("write", Percentile::P100),
+            e.ms("write", Percentile::P100),
+            y.ms("write", Percentile::P100),
+            y.ms("reset", Percentile::P100),
         );
     }
 
@@ -260,7 +263,8 @@ fn summary(rows: &[Row], table: &str) -> String {
     let e512 = find(rows, "sequential", 512, "preemptive");
     let e1g = find(rows, "sequential", 1024, "preemptive");
     let same_p50 = |a: &Row, b: &Row| {
-        (a.ms("write", "p50") - b.ms("write", "p50")).abs() <= 0.01 * a.ms("write", "p50")
+        (a.ms("write", Percentile::P50) - b.ms("write", Percentile::P50)).abs()
+            <= 0.01 * a.ms("write", Percentile::P50)
     };
     let _ = write!(
         s,
@@ -272,19 +276,23 @@ fn summary(rows: &[Row], table: &str) -> String {
          - Mapping and preemptive erase the same blocks (the workload writes whole zones, so the\n  write-pointer optimisation saves nothing, as the paper notes): {} ({} and {} blocks at 512 MiB,\n  counting those of zones still invalid at the end: mapping defers its last erase until a free\n  zone is needed, which never comes).\n",
         yes(same_p50(m512, e512)),
         yes(same_p50(m1g, e1g)),
-        m512.ms("write", "p100"),
-        m1g.ms("write", "p100"),
-        yes(m1g.ms("write", "p100") > m512.ms("write", "p100")),
-        e512.ms("write", "p100"),
-        m512.ms("write", "p100"),
-        e1g.ms("write", "p100"),
-        m1g.ms("write", "p100"),
-        yes(e512.ms("write", "p100") < m512.ms("write", "p100")
-            && e1g.ms("write", "p100") < m1g.ms("write", "p100")),
-        e512.ms("write", "p100"),
-        e1g.ms("write", "p100"),
-        yes((e1g.ms("write", "p100") - e512.ms("write", "p100")).abs()
-            <= 0.1 * e512.ms("write", "p100")),
+        m512.ms("write", Percentile::P100),
+        m1g.ms("write", Percentile::P100),
+        yes(m1g.ms("write", Percentile::P100) > m512.ms("write", Percentile::P100)),
+        e512.ms("write", Percentile::P100),
+        m512.ms("write", Percentile::P100),
+        e1g.ms("write", Percentile::P100),
+        m1g.ms("write", Percentile::P100),
+        yes(
+            e512.ms("write", Percentile::P100) < m512.ms("write", Percentile::P100)
+                && e1g.ms("write", Percentile::P100) < m1g.ms("write", Percentile::P100)
+        ),
+        e512.ms("write", Percentile::P100),
+        e1g.ms("write", Percentile::P100),
+        yes(
+            (e1g.ms("write", Percentile::P100) - e512.ms("write", Percentile::P100)).abs()
+                <= 0.1 * e512.ms("write", Percentile::P100)
+        ),
         yes(m512.blocks_erased_or_owed() == e512.blocks_erased_or_owed()),
         m512.blocks_erased_or_owed(),
         e512.blocks_erased_or_owed(),
@@ -336,27 +344,27 @@ fn summary(rows: &[Row], table: &str) -> String {
          ## All runs\n\n{table}\n\
          Figures: figures/<variant>-<zone>-<op>.svg (left: CDF from P50; right: tail from P99).\n\
          Per-run results (summary.json, latency and erase-wait CDFs, zones over time): runs/<variant>-<zone>-<policy>/.\n",
-        m512.ms("write", "p50"),
+        m512.ms("write", Percentile::P50),
         delayed as f64 / writes as f64 * 100.0,
-        e512.ms("write", "p99"),
-        m512.ms("write", "p100"),
-        m1g.ms("write", "p100"),
-        512.0 / 2.0 * e512.ms("write", "p50") / 1e3,
+        e512.ms("write", Percentile::P99),
+        m512.ms("write", Percentile::P100),
+        m1g.ms("write", Percentile::P100),
+        512.0 / 2.0 * e512.ms("write", Percentile::P50) / 1e3,
         e512.pool().map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
         e1g.pool().map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
-        e512.ms("write", "p100"),
-        find(rows, "sequential", 512, "synchronous").ms("reset", "p100"),
-        find(rows, "mixed", 512, "synchronous").ms("read", "p50"),
-        find(rows, "mixed", 512, "synchronous").ms("read", "p99"),
-        find(rows, "mixed", 512, "synchronous").ms("read", "p100"),
-        find(rows, "mixed", 512, "mapping").ms("read", "p100"),
+        e512.ms("write", Percentile::P100),
+        find(rows, "sequential", 512, "synchronous").ms("reset", Percentile::P100),
+        find(rows, "mixed", 512, "synchronous").ms("read", Percentile::P50),
+        find(rows, "mixed", 512, "synchronous").ms("read", Percentile::P99),
+        find(rows, "mixed", 512, "synchronous").ms("read", Percentile::P100),
+        find(rows, "mixed", 512, "mapping").ms("read", Percentile::P100),
         find(rows, "mixed", 512, "preemptive")
             .pool()
             .map_or(0, |f| f.partial_zone_erases),
         find(rows, "mixed", 512, "preemptive")
             .pool()
             .map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
-        find(rows, "mixed", 512, "preemptive").ms("read", "p100"),
+        find(rows, "mixed", 512, "preemptive").ms("read", Percentile::P100),
     );
     s
 }

@@ -8,7 +8,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use zonelab::config::ExperimentConfig;
 use zonelab::firmware::{FirmwareReport, RenewableReport};
-use zonelab::metrics::Summary;
+use zonelab::report::Summary;
+use zonelab::sim::Inputs;
 
 use super::plot::bar_chart;
 use zonelab_cli::output::write_results;
@@ -47,7 +48,7 @@ fn run_one(out: &Path, name: &str, text: &str, overrides: Vec<String>) -> Result
         .with_context(|| format!("experiments/rezns ({name})"))?;
     let exp = cfg.validate(name)?;
     eprintln!("running {name}");
-    let result = zonelab::run(&exp, cfg.fingerprint(), &mut |_| {});
+    let result = zonelab::run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {})?;
     write_results(&out.join("runs").join(name), &cfg, &result)?;
     Ok(result.summary)
 }

@@ -87,7 +87,6 @@ impl Default for FirmwareConfig {
     }
 }
 
-
 impl FirmwareConfig {
     /// Checks the policy's settings for a device of `zone_count` zones.
     pub fn validate(&self, zone_count: u32) -> Result<PolicySpec, ConfigError> {

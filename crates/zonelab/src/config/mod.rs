@@ -421,13 +421,8 @@ impl PrefillConfig {
                 format!("{} must be between 0 and 1", self.fraction),
             ));
         }
-        let (first, count, _) = workload::zone_region(
-            "prefill.",
-            self.offset,
-            self.size,
-            info.lba_size_bytes,
-            z,
-        )?;
+        let (first, count, _) =
+            workload::zone_region("prefill.", self.offset, self.size, info.lba_size_bytes, z)?;
         let fill = match self.fill.unwrap_or(FillConfig::Level(1.0)) {
             FillConfig::Level(l) => (l, l),
             FillConfig::Range([a, b]) => (a, b),

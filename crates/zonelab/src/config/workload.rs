@@ -82,9 +82,10 @@ fn zero_extent() -> Extent {
 impl JobConfig {
     pub fn validate(&self, index: usize, info: &DeviceInfo) -> Result<JobSpec, ConfigError> {
         let f = |name: &str| format!("job[{index}].{name}");
-        let z = info.zoned.as_ref().ok_or_else(|| {
-            ConfigError::field(f("rw"), "zoned jobs need a zoned device")
-        })?;
+        let z = info
+            .zoned
+            .as_ref()
+            .ok_or_else(|| ConfigError::field(f("rw"), "zoned jobs need a zoned device"))?;
         let lba = info.lba_size_bytes;
         let zone_capacity_bytes = z.zone_capacity_lbas * lba;
         let bs = self.bs.0;

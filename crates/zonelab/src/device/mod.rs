@@ -15,8 +15,7 @@ use hdrhistogram::Histogram;
 
 pub use status::Status;
 pub use zone::{
-    ReportFilter, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, format_libzbd,
-    format_nvme_cli,
+    ReportFilter, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, format_libzbd, format_nvme_cli,
 };
 
 use crate::firmware::FirmwareReport;
@@ -201,7 +200,7 @@ pub struct DeviceReport<'a> {
 }
 
 /// The device seam.
-pub trait DeviceModel {
+pub trait DeviceModel: Send {
     fn info(&self) -> &DeviceInfo;
 
     /// The firmware policy (or FTL) the model runs, for reports.

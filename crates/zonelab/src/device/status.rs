@@ -64,4 +64,3 @@ impl fmt::Display for Status {
 }
 
 impl std::error::Error for Status {}
-

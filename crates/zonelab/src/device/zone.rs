@@ -159,4 +159,3 @@ pub fn format_libzbd(report: &ZoneReport, zone_size_lbas: u64, lba_bytes: u64) -
     }
     out
 }
-

@@ -177,7 +177,11 @@ fn s2_at_t_free_then_back_to_s1_or_s0() {
 #[test]
 fn s2_always_yields_a_free_zone() {
     // T_free = 0, every zone used once: each allocation must erase an invalid zone first.
-    let mut p = Preemptive::new(ZonePool::new(3, 0, false, 2, 1, Duration::from_ms(500)), 1, IdleScope::Device);
+    let mut p = Preemptive::new(
+        ZonePool::new(3, 0, false, 2, 1, Duration::from_ms(500)),
+        1,
+        IdleScope::Device,
+    );
     for z in 0..3 {
         assert_eq!(p.allocate(at(0), 8).zone, z);
     }

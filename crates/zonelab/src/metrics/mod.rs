@@ -394,10 +394,7 @@ mod tests {
         m.record(r, t(0), t(1600), 50);
         m.record(reset, t(0), t(9000), 0);
         m.record(put, t(0), t(1700), 10);
-        assert_eq!(
-            m.bandwidth().buckets(),
-            &[[0, 100, 0, 1], [50, 100, 1, 1]]
-        );
+        assert_eq!(m.bandwidth().buckets(), &[[0, 100, 0, 1], [50, 100, 1, 1]]);
         assert_eq!(m.tenant_bandwidth(a).unwrap().buckets().len(), 2);
     }
 }

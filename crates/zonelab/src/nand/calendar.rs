@@ -23,7 +23,10 @@ impl Calendar {
     /// long, forgetting intervals that end at or before `horizon`. Returns the start.
     #[inline]
     pub fn reserve(&mut self, ready: Instant, len: Duration, horizon: Instant) -> Instant {
-        debug_assert!(ready >= horizon, "ready {ready:?} before the horizon {horizon:?}");
+        debug_assert!(
+            ready >= horizon,
+            "ready {ready:?} before the horizon {horizon:?}"
+        );
         while self.busy.front().is_some_and(|iv| iv.1 <= horizon.ns()) {
             self.busy.pop_front();
         }
@@ -123,7 +126,11 @@ mod tests {
         assert_eq!(c.reserve(t(100), d(10), t(0)), t(100));
         // Booked for later first, then an earlier transfer still fits before it.
         assert_eq!(c.reserve(t(0), d(10), t(0)), t(0));
-        assert_eq!(c.reserve(t(50), d(60), t(0)), t(110), "the gap 50..100 is too short");
+        assert_eq!(
+            c.reserve(t(50), d(60), t(0)),
+            t(110),
+            "the gap 50..100 is too short"
+        );
         assert_eq!(c.reserve(t(10), d(40), t(0)), t(10), "exactly fills 10..50");
         assert_eq!(c.len(), 2, "0..50 merged, 100..170 merged: {c:?}");
         assert_eq!(c.reserve(t(0), d(50), t(0)), t(50), "exactly fills 50..100");

@@ -269,10 +269,7 @@ impl Nand {
                 (die_state.suspended_until, Duration::ZERO)
             } else {
                 self.counters.erase_suspends += 1;
-                (
-                    r + suspend.suspend.ns(),
-                    suspend.suspend + suspend.resume,
-                )
+                (r + suspend.suspend.ns(), suspend.suspend + suspend.resume)
             };
             let sensed = Instant::from_ns(begin) + tr;
             let end = self.channels[ch].reserve(sensed, xfer, self.horizon) + xfer;

@@ -175,8 +175,7 @@ impl Host {
             }
             if !armed {
                 armed = true;
-                self.kernel
-                    .push(until, EventKind::TaskWake(self.current()));
+                self.kernel.push(until, EventKind::TaskWake(self.current()));
             }
             Poll::Pending
         })
@@ -207,9 +206,7 @@ impl Host {
             0
         };
         let me = self.current();
-        let s = self
-            .kernel
-            .submit(cmd, self.origin, || Waiter::Task(me))?;
+        let s = self.kernel.submit(cmd, self.origin, || Waiter::Task(me))?;
         let done = match s.done {
             Some(t) => {
                 self.sleep_until(t).await;

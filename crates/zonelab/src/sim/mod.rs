@@ -26,9 +26,9 @@ use crate::report::{HostReport, JobReport, RunIdentity, Summary, summarize};
 use crate::time::{Duration, Instant};
 use crate::trace::TraceSink;
 use crate::trace::read::{TraceError, TraceReader};
+use crate::workload::JobSpec;
 use crate::workload::replay::{ReplayGen, ReplaySpec};
 use crate::workload::threads::ThreadsSpec;
-use crate::workload::JobSpec;
 use crate::zns::{Device, PrefillPlan, ZnsSpec};
 use cores::Cores;
 use host::{Host, Tasks, poll_task};
@@ -157,9 +157,7 @@ impl Simulation<'_> {
             if run.stopped.is_some() {
                 return 1.0;
             }
-            let by_io = run
-                .target_lbas
-                .map(|t| run.issued_lbas as f64 / t as f64);
+            let by_io = run.target_lbas.map(|t| run.issued_lbas as f64 / t as f64);
             let by_time = run.deadline.map(|d| {
                 now.since(run.started).ns() as f64 / d.since(run.started).ns().max(1) as f64
             });

@@ -54,7 +54,9 @@ impl Runner {
         let mut t = self.next_issue;
         if let Some(rate) = self.rate_bytes_per_s {
             let bytes = self.issued_lbas as u128 * lba_bytes as u128;
-            t = t.max(self.started + Duration::from_ns((bytes * NS_PER_S as u128 / rate as u128) as u64));
+            t = t.max(
+                self.started + Duration::from_ns((bytes * NS_PER_S as u128 / rate as u128) as u64),
+            );
         }
         if let Some(iops) = self.rate_iops {
             let ns = self.issued_ios as u128 * NS_PER_S as u128 / iops as u128;

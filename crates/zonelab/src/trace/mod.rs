@@ -150,7 +150,8 @@ pub trait TraceSink {
 }
 
 /// The CSV header of ZoneLab's trace.
-pub const CSV_HEADER: &str = "submit_ns,start_ns,done_ns,op,nsid,zone,lba,nlb,dies,channels,erase_wait_ns,source,status";
+pub const CSV_HEADER: &str =
+    "submit_ns,start_ns,done_ns,op,nsid,zone,lba,nlb,dies,channels,erase_wait_ns,source,status";
 
 /// One record as a CSV line (no newline). Dies and channels are ranges such as "0-3;8";
 /// `channels` is derived from `dies` with `channels_of`.

@@ -29,7 +29,13 @@ fn csv_records_read_back_as_the_same_commands() {
         text: String::new(),
     };
     sink.record(&rec(1000, TraceOp::Write, 0, 4, None));
-    sink.record(&rec(1500, TraceOp::Write, 9, 1, Some(Status::ZoneInvalidWrite)));
+    sink.record(&rec(
+        1500,
+        TraceOp::Write,
+        9,
+        1,
+        Some(Status::ZoneInvalidWrite),
+    ));
     sink.record(&rec(2000, TraceOp::Reset, 0, 0, None));
     let lines: Vec<&str> = sink.text.lines().collect();
     assert_eq!(lines[0], CSV_HEADER);
@@ -63,11 +69,17 @@ fn iolog_v2_waits_and_v3_timestamps() {
 
 #[test]
 fn msr_lines_become_commands_and_bad_lines_are_named() {
-    let msr = "128166372003061629,hm,0,Write,8192,4096,100\n128166372003071629,hm,0,Read,0,8192,50\n";
+    let msr =
+        "128166372003061629,hm,0,Write,8192,4096,100\n128166372003071629,hm,0,Read,0,8192,50\n";
     let got: Vec<_> = reader(msr, 4096).unwrap().map(|r| r.unwrap()).collect();
     assert_eq!((got[0].op, got[0].slba, got[0].nlb), (TraceOp::Write, 2, 1));
-    assert_eq!(got[1].at, Some(Duration::from_ms(1)), "10,000 ticks of 100 ns");
-    let bad = "128166372003061629,hm,0,Write,8192,4096,100\n128166372003071629,hm,0,Write,100,4096,1\n";
+    assert_eq!(
+        got[1].at,
+        Some(Duration::from_ms(1)),
+        "10,000 ticks of 100 ns"
+    );
+    let bad =
+        "128166372003061629,hm,0,Write,8192,4096,100\n128166372003071629,hm,0,Write,100,4096,1\n";
     let errors: Vec<_> = reader(bad, 4096).unwrap().filter_map(Result::err).collect();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].line, 2);

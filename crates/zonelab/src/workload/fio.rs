@@ -145,7 +145,10 @@ impl JobGen {
         }
         let zone = self.pending_reset.take().expect("a reset is pending");
         self.region_data_lbas -= device.written_lbas(0, zone);
-        Next::Issue(Request::zone(ZoneAction::Reset, zone as u64 * self.zone_lbas))
+        Next::Issue(Request::zone(
+            ZoneAction::Reset,
+            zone as u64 * self.zone_lbas,
+        ))
     }
 
     fn choose(&mut self, device: &dyn DeviceModel) -> Next {

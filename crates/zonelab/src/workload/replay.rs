@@ -85,9 +85,9 @@ impl ReplayGen {
             }
             Some(Ok(r)) => {
                 self.due = match self.mode {
-                    ReplayMode::Timed { speed } => r
-                        .at
-                        .map(|at| Duration::from_ns((at.ns() as f64 / speed) as u64)),
+                    ReplayMode::Timed { speed } => {
+                        r.at.map(|at| Duration::from_ns((at.ns() as f64 / speed) as u64))
+                    }
                     ReplayMode::NoStall => None,
                 };
                 self.expand(r);

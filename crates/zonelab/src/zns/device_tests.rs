@@ -2,10 +2,10 @@
 //! property tests against a small independent reference model of the zone rules.
 
 use super::*;
+use crate::device::{Accepted, DeviceModel, ReportFilter, Status, ZoneAction, ZoneState};
 use crate::firmware::Synchronous;
 use crate::nand::{Energy, NandGeometry, NandSpec, NandTiming};
 use crate::time::{Duration, Instant};
-use crate::device::{Accepted, DeviceModel, ReportFilter, Status, ZoneAction, ZoneState};
 
 const LBA: u64 = 4096;
 const T_R: u64 = 50_000;
@@ -112,7 +112,10 @@ fn writes_follow_the_write_pointer() {
     d.write(at(0), zslba(0), 4, None).unwrap();
     assert_eq!(state(&d, 0), ZoneState::ImplicitlyOpened);
     assert_eq!(d.zone_descriptor(0).wp, 4);
-    assert_eq!(d.write(at(0), zslba(0), 1, None), Err(Status::ZoneInvalidWrite));
+    assert_eq!(
+        d.write(at(0), zslba(0), 1, None),
+        Err(Status::ZoneInvalidWrite)
+    );
     assert_eq!(
         d.write(at(0), zslba(0) + 4, CAP, None),
         Err(Status::ZoneBoundaryError)
@@ -121,28 +124,46 @@ fn writes_follow_the_write_pointer() {
     assert_eq!(state(&d, 0), ZoneState::Full);
     assert_eq!(d.open_zones(), 0);
     assert_eq!(d.active_zones(), 0);
-    assert_eq!(d.write(at(0), zslba(0) + CAP, 1, None), Err(Status::ZoneIsFull));
+    assert_eq!(
+        d.write(at(0), zslba(0) + CAP, 1, None),
+        Err(Status::ZoneIsFull)
+    );
     d.check_invariants();
 }
 
 #[test]
 fn generic_errors() {
     let mut d = device();
-    assert_eq!(d.write(at(0), zslba(8), 1, None), Err(Status::LbaOutOfRange));
-    assert_eq!(d.read(at(0), zslba(8) - 1, 2, None), Err(Status::LbaOutOfRange));
+    assert_eq!(
+        d.write(at(0), zslba(8), 1, None),
+        Err(Status::LbaOutOfRange)
+    );
+    assert_eq!(
+        d.read(at(0), zslba(8) - 1, 2, None),
+        Err(Status::LbaOutOfRange)
+    );
     assert_eq!(d.read(at(0), u64::MAX, 2, None), Err(Status::LbaOutOfRange));
-    assert_eq!(d.write(at(0), 0, u64::MAX, None), Err(Status::LbaOutOfRange));
+    assert_eq!(
+        d.write(at(0), 0, u64::MAX, None),
+        Err(Status::LbaOutOfRange)
+    );
     assert_eq!(
         d.write(at(0), 0, u64::MAX / 2, Some(&[0u8; 4096])),
         Err(Status::InvalidField)
     );
-    assert_eq!(d.append(at(0), 0, u64::MAX, None), Err(Status::LbaOutOfRange));
+    assert_eq!(
+        d.append(at(0), 0, u64::MAX, None),
+        Err(Status::LbaOutOfRange)
+    );
     assert_eq!(d.write(at(0), 0, 0, None), Err(Status::InvalidField));
     assert_eq!(
         d.write(at(0), 0, 1, Some(&[0u8; 10])),
         Err(Status::InvalidField)
     );
-    assert_eq!(d.read(at(0), ZONE - 1, 2, None), Err(Status::ZoneBoundaryError));
+    assert_eq!(
+        d.read(at(0), ZONE - 1, 2, None),
+        Err(Status::ZoneBoundaryError)
+    );
     assert_eq!(d.append(at(0), 1, 1, None), Err(Status::InvalidField));
     assert_eq!(
         d.append(at(0), 0, 17, None),
@@ -167,7 +188,10 @@ fn generic_errors() {
 fn append_returns_the_lba_it_wrote() {
     let mut d = device();
     assert_eq!(d.append(at(0), zslba(2), 3, None).unwrap().lba, zslba(2));
-    assert_eq!(d.append(at(0), zslba(2), 2, None).unwrap().lba, zslba(2) + 3);
+    assert_eq!(
+        d.append(at(0), zslba(2), 2, None).unwrap().lba,
+        zslba(2) + 3
+    );
     d.append(at(0), zslba(2), 16, None).unwrap();
     d.append(at(0), zslba(2), 16, None).unwrap();
     assert_eq!(
@@ -175,7 +199,10 @@ fn append_returns_the_lba_it_wrote() {
         Err(Status::ZoneBoundaryError),
         "37 + 12 > 48"
     );
-    assert_eq!(d.append(at(0), zslba(2), 11, None).unwrap().lba, zslba(2) + 37);
+    assert_eq!(
+        d.append(at(0), zslba(2), 11, None).unwrap().lba,
+        zslba(2) + 37
+    );
     assert_eq!(d.append(at(0), zslba(2), 1, None), Err(Status::ZoneIsFull));
 }
 
@@ -186,7 +213,10 @@ fn open_and_active_limits() {
         open(&mut d, z).unwrap();
     }
     // Every open zone is explicitly opened: nothing to close implicitly.
-    assert_eq!(d.write(at(0), zslba(3), 1, None), Err(Status::TooManyOpenZones));
+    assert_eq!(
+        d.write(at(0), zslba(3), 1, None),
+        Err(Status::TooManyOpenZones)
+    );
     assert_eq!(open(&mut d, 3), Err(Status::TooManyOpenZones));
     act(&mut d, 0, ZoneAction::Close).unwrap();
     d.write(at(0), zslba(3), 1, None).unwrap();
@@ -275,7 +305,10 @@ fn read_only_and_offline_zones() {
         d.write(at(0), zslba(5) + 2, 1, None),
         Err(Status::ZoneIsReadOnly)
     );
-    assert_eq!(d.append(at(0), zslba(5), 1, None), Err(Status::ZoneIsReadOnly));
+    assert_eq!(
+        d.append(at(0), zslba(5), 1, None),
+        Err(Status::ZoneIsReadOnly)
+    );
     let mut buf = vec![0u8; LBA as usize];
     d.read(at(0), zslba(5), 1, Some(&mut buf)).unwrap();
     assert_eq!(
@@ -294,7 +327,10 @@ fn read_only_and_offline_zones() {
     act(&mut d, 5, Offline).unwrap();
     assert_eq!(state(&d, 5), ZoneState::Offline);
     assert_eq!(d.read(at(0), zslba(5), 1, None), Err(Status::ZoneIsOffline));
-    assert_eq!(d.write(at(0), zslba(5), 1, None), Err(Status::ZoneIsOffline));
+    assert_eq!(
+        d.write(at(0), zslba(5), 1, None),
+        Err(Status::ZoneIsOffline)
+    );
     d.check_invariants();
 }
 
@@ -341,7 +377,13 @@ fn report_zones_filters_and_counts() {
     let partial = d.report_zones(0, 0, ReportFilter::All, true, 3).unwrap();
     assert_eq!(partial.zone_count, 3);
     let empty = d
-        .report_zones(0, zslba(1), ReportFilter::State(ZoneState::Empty), false, 100)
+        .report_zones(
+            0,
+            zslba(1),
+            ReportFilter::State(ZoneState::Empty),
+            false,
+            100,
+        )
         .unwrap();
     assert_eq!(empty.zone_count, 5);
     assert!(
@@ -466,7 +508,8 @@ fn reset_erases_programmed_blocks_holding_their_dies() {
     d.write(at(0), zslba(1), CAP, None).unwrap(); // zone 1 also lives on dies 0..3
     d.write(at(0), 0, 8, None).unwrap();
     let t0 = d.idle_at_ns();
-    d.zone_mgmt_send(at(t0), 0, ZoneAction::Reset, false).unwrap();
+    d.zone_mgmt_send(at(t0), 0, ZoneAction::Reset, false)
+        .unwrap();
     let r = d.read(at(t0 + 1), zslba(1), 1, None).unwrap();
     assert_eq!(
         r.done_ns(),

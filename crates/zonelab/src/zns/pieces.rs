@@ -90,7 +90,12 @@ pub(super) struct Stream<'a> {
 /// Appends `bytes` that arrived at `arrived` to the write stream of `piece`, programming every
 /// unit they complete. Returns when the host may consider them written: once buffered (with a
 /// write buffer) or once their full units are programmed (without).
-pub(super) fn program_piece(s: Stream<'_>, piece: &mut Piece, bytes: u64, arrived: Instant) -> Instant {
+pub(super) fn program_piece(
+    s: Stream<'_>,
+    piece: &mut Piece,
+    bytes: u64,
+    arrived: Instant,
+) -> Instant {
     let unit = s.layout.unit_bytes;
     let b = s.ring.len() as u64;
     let first = piece.programmed_units;

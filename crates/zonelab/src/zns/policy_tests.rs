@@ -5,12 +5,12 @@ use proptest::prelude::*;
 
 use super::device_tests::small_spec;
 use super::*;
-use crate::zns::device_tests::{Ns, at};
-use crate::firmware::PolicySpec;
-use crate::time::Duration;
 use crate::device::Status;
-use crate::firmware::{IdleScope, RenewableSettings};
 use crate::device::{ZoneAction, ZoneState};
+use crate::firmware::PolicySpec;
+use crate::firmware::{IdleScope, RenewableSettings};
+use crate::time::Duration;
+use crate::zns::device_tests::{Ns, at};
 
 const LBA: u64 = 4096;
 const ZONE: u64 = 64;
@@ -53,7 +53,9 @@ fn a_reset_under_mapping_is_immediate_and_the_erase_comes_later() {
     let mut d = device(&mapping(1, false));
     d.write(at(0), 0, CAP, None).unwrap();
     let t = d.idle_at_ns();
-    let c = d.zone_mgmt_send(at(t), 0, ZoneAction::Reset, false).unwrap();
+    let c = d
+        .zone_mgmt_send(at(t), 0, ZoneAction::Reset, false)
+        .unwrap();
     assert_eq!(c.done_ns(), t, "no erase at reset time");
     assert_eq!(d.nand_counters().block_erases, 0);
     assert_eq!(d.zone_descriptor(0).state, ZoneState::Empty);
@@ -86,7 +88,8 @@ fn wp_optimisation_erases_exactly_the_programmed_blocks() {
         // 36 LBAs = 9 pages of 16 KiB: units 0..9 over 2 dies, 4 units per block:
         // die 0 holds units 0, 2, 4, 6, 8 (blocks 0 and 1), die 1 holds 1, 3, 5, 7 (block 0).
         d.write(at(0), 0, 36, None).unwrap();
-        d.zone_mgmt_send(at(0), 0, ZoneAction::Reset, false).unwrap();
+        d.zone_mgmt_send(at(0), 0, ZoneAction::Reset, false)
+            .unwrap();
         let mut t = d.idle_at_ns();
         while let Some(next) = d.background(at(t)).map(|x| x.ns()) {
             t = next.max(t + 1);
@@ -109,11 +112,16 @@ fn a_reused_zone_is_programmed_only_after_its_erase() {
     let mut d = device(&mapping(7, false));
     d.write(at(0), 0, CAP, None).unwrap();
     let t = d.idle_at_ns();
-    d.zone_mgmt_send(at(t), 0, ZoneAction::Reset, false).unwrap();
+    d.zone_mgmt_send(at(t), 0, ZoneAction::Reset, false)
+        .unwrap();
     let w = d.write(at(t), ZONE, 4, None).unwrap();
     // Erase of zone 0 (2 rows per die, 3 ms each) then one page program on zone 0's old dies.
     assert_eq!(d.nand_counters().block_erases, 4);
-    assert!(w.done_ns() >= t + 6_000_000 + 500_000, "{}", w.done_ns() - t);
+    assert!(
+        w.done_ns() >= t + 6_000_000 + 500_000,
+        "{}",
+        w.done_ns() - t
+    );
     let wait = d.erase_wait_histogram();
     assert!(wait.max() >= 6_000_000);
 }
@@ -128,9 +136,13 @@ fn a_foreground_request_in_s1_waits_for_one_row_at_most() {
     d.write(at(0), 2 * ZONE, CAP, None).unwrap();
     assert_eq!(d.physical_zone(2), Some(2));
     let t = d.idle_at_ns();
-    d.zone_mgmt_send(at(t), 0, ZoneAction::Reset, false).unwrap();
+    d.zone_mgmt_send(at(t), 0, ZoneAction::Reset, false)
+        .unwrap();
     // Idle: the first row starts now.
-    let end = d.background(at(t)).map(|x| x.ns()).expect("a row erase starts");
+    let end = d
+        .background(at(t))
+        .map(|x| x.ns())
+        .expect("a row erase starts");
     assert_eq!(end, t + 3_000_000);
     // A read arriving during the erase waits for that row, then goes first.
     let r = d.read(at(t + 1_000), 2 * ZONE, 1, None).unwrap();
@@ -147,7 +159,10 @@ fn a_foreground_request_in_s1_waits_for_one_row_at_most() {
         2,
         "one row = one block on each of two dies"
     );
-    let again = d.background(at(r.done_ns())).map(|x| x.ns()).expect("idle again: next row");
+    let again = d
+        .background(at(r.done_ns()))
+        .map(|x| x.ns())
+        .expect("idle again: next row");
     assert_eq!(again, r.done_ns() + 3_000_000);
     assert_eq!(d.nand_counters().block_erases, 4);
     assert!(
@@ -162,10 +177,14 @@ fn zone_dies_idle_scope_erases_while_other_dies_work() {
     d.write(at(0), 0, CAP, None).unwrap(); // zone 0: dies 0, 1
     d.write(at(0), ZONE, CAP, None).unwrap(); // zone 1: dies 2, 3
     let t = d.idle_at_ns();
-    d.zone_mgmt_send(at(t), 0, ZoneAction::Reset, false).unwrap();
+    d.zone_mgmt_send(at(t), 0, ZoneAction::Reset, false)
+        .unwrap();
     // A long read on zone 1's dies keeps the device busy but not zone 0's dies.
     d.read(at(t), ZONE, 16, None).unwrap();
-    assert!(d.background(at(t)).map(|x| x.ns()).is_some(), "zone 0's dies are idle");
+    assert!(
+        d.background(at(t)).map(|x| x.ns()).is_some(),
+        "zone 0's dies are idle"
+    );
     let mut whole = device(&preemptive(0, false, IdleScope::Device));
     whole.write(at(0), 0, CAP, None).unwrap();
     whole.write(at(0), ZONE, CAP, None).unwrap();
@@ -173,7 +192,11 @@ fn zone_dies_idle_scope_erases_while_other_dies_work() {
         .zone_mgmt_send(at(t), 0, ZoneAction::Reset, false)
         .unwrap();
     whole.read(at(t), ZONE, 16, None).unwrap();
-    assert_eq!(whole.background(at(t)).map(|x| x.ns()), None, "the device is busy");
+    assert_eq!(
+        whole.background(at(t)).map(|x| x.ns()),
+        None,
+        "the device is busy"
+    );
 }
 
 #[derive(Clone, Debug)]

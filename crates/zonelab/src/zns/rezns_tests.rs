@@ -3,10 +3,10 @@
 
 use super::device_tests::small_spec;
 use super::*;
-use crate::zns::device_tests::at;
 use crate::device::{ZoneAction, ZoneState};
 use crate::firmware::{FirmwareReport, PieceRef, PolicySpec, RenewableReport, RenewableSettings};
 use crate::time::{Duration, Instant, NS_PER_S};
+use crate::zns::device_tests::at;
 
 const MIN: u64 = 60 * NS_PER_S;
 const HOUR: u64 = 60 * MIN;
@@ -76,7 +76,8 @@ fn write_blocks(d: &mut Device, t: u64, zone: u64, n: u64) {
 fn assert_reads_back(d: &mut Device, zone: u64, t: u64) {
     let lbas = d.zone_data_lbas(zone as u32);
     let mut buf = vec![0u8; (lbas * 4096) as usize];
-    d.read(at(t), zone * ZONE_LBAS, lbas, Some(&mut buf)).unwrap();
+    d.read(at(t), zone * ZONE_LBAS, lbas, Some(&mut buf))
+        .unwrap();
     let wrong = buf
         .iter()
         .enumerate()
@@ -138,7 +139,10 @@ fn figure_2_walkthrough() {
     );
     assert_eq!(z3[1].reserved_end_unit, 14, "Zone0 lends blocks 4, 5 and 6");
     // Zone0's last three blocks (30%) stay on the spare-list; zone 3 is a full-size zone.
-    assert_eq!(d.zone_descriptor(3).wp - d.zone_descriptor(3).zslba, 8 * BLOCK_LBAS);
+    assert_eq!(
+        d.zone_descriptor(3).wp - d.zone_descriptor(3).zslba,
+        8 * BLOCK_LBAS
+    );
     let r = report(&d);
     assert_eq!((r.host_resets, r.rzone_resets, r.zones_erased), (1, 1, 0));
     assert_eq!(
@@ -169,7 +173,8 @@ fn threshold_edge_at_25_percent() {
         let mut d = device(&spec, &renewable(0.25, 0.5, 0, HOUR));
         let data = vec![1u8; (written_units * 4 * 4096) as usize];
         d.write(at(0), 0, written_units * 4, Some(&data)).unwrap();
-        d.zone_mgmt_send(at(1), 0, ZoneAction::Reset, false).unwrap();
+        d.zone_mgmt_send(at(1), 0, ZoneAction::Reset, false)
+            .unwrap();
         let r = report(&d);
         assert_eq!(
             r.rzone_resets, rzone as u64,
@@ -188,7 +193,8 @@ fn spare_list_is_sorted_by_remaining_capacity_and_regc_releases_the_smallest() {
     for (zone, blocks) in [(0u64, 5u64), (1, 2), (2, 4)] {
         write_blocks(&mut d, 0, zone, blocks);
     }
-    d.zone_mgmt_send(at(1), 0, ZoneAction::Reset, false).unwrap(); // 50% left
+    d.zone_mgmt_send(at(1), 0, ZoneAction::Reset, false)
+        .unwrap(); // 50% left
     d.zone_mgmt_send(at(2), ZONE_LBAS, ZoneAction::Reset, false)
         .unwrap(); // 80% left
     let r = report(&d);
@@ -216,7 +222,11 @@ fn zombies_are_zones_idle_past_the_threshold_at_a_scan() {
     d.write(at(0), 2 * ZONE_LBAS, 2, Some(&[9u8; 2 * 4096]))
         .unwrap();
     write_blocks(&mut d, 25 * MIN, 1, 2);
-    assert_eq!(d.background(at(29 * MIN)).map(|x| x.ns()), Some(30 * MIN), "the next scan");
+    assert_eq!(
+        d.background(at(29 * MIN)).map(|x| x.ns()),
+        Some(30 * MIN),
+        "the next scan"
+    );
     assert_eq!(
         report(&d).zombie_reclaims,
         0,
@@ -238,7 +248,8 @@ fn zombies_are_zones_idle_past_the_threshold_at_a_scan() {
     d.write(at(31 * MIN), 2 * ZONE_LBAS + 2, 1, Some(&[7u8; 4096]))
         .unwrap();
     let mut buf = vec![0u8; 3 * 4096];
-    d.read(at(32 * MIN), 2 * ZONE_LBAS, 3, Some(&mut buf)).unwrap();
+    d.read(at(32 * MIN), 2 * ZONE_LBAS, 3, Some(&mut buf))
+        .unwrap();
     assert!(buf[..2 * 4096].iter().all(|&b| b == 9) && buf[2 * 4096..].iter().all(|&b| b == 7));
     assert_eq!(d.zone_pieces(2).len(), 2);
     d.check_invariants();
@@ -250,7 +261,8 @@ fn when_pieces_pin_every_zone_the_least_live_one_is_compacted_in_place() {
     // Every reset keeps its zone (threshold 0) and ReGC never runs.
     let mut d = device(&spec, &renewable(0.0, 1.0, 0, HOUR));
     write_blocks(&mut d, 0, 0, 2);
-    d.zone_mgmt_send(at(1), 0, ZoneAction::Reset, false).unwrap();
+    d.zone_mgmt_send(at(1), 0, ZoneAction::Reset, false)
+        .unwrap();
     // Zones 1, 2 and 3 each take the previous Rzone's 8 blocks and 2 blocks of a fresh zone.
     for zone in 1..4 {
         write_blocks(&mut d, 10 * zone, zone, 10);

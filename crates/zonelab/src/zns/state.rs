@@ -90,8 +90,7 @@ impl Device {
             return Ok(());
         }
         let z = &self.spec.zones;
-        if state == ZoneState::Empty && z.max_active_zones.is_some_and(|m| self.active_zones >= m)
-        {
+        if state == ZoneState::Empty && z.max_active_zones.is_some_and(|m| self.active_zones >= m) {
             return Err(Status::TooManyActiveZones);
         }
         if z.max_open_zones.is_some_and(|m| self.open_zones >= m) {
