@@ -209,8 +209,7 @@ pub struct Metrics {
     tenants: Vec<String>,
     slots: Vec<Slot>,
     index: HashMap<(Layer, OpKind, TenantId), MetricKey>,
-    /// Device-layer bandwidth over time, all tenants together, and per tenant.
-    total: Bandwidth,
+    /// Device-layer bandwidth over time per tenant (all tenants: [`Metrics::bandwidth`]).
     per_tenant: Vec<Option<Bandwidth>>,
 }
 
@@ -225,7 +224,6 @@ impl Metrics {
             tenants: Vec::new(),
             slots: Vec::new(),
             index: HashMap::new(),
-            total: BucketSeries::new(origin, interval, max_buckets),
             per_tenant: Vec::new(),
         }
     }
@@ -282,7 +280,6 @@ impl Metrics {
             let mut v = [0; 4];
             v[k] = bytes;
             v[k + 2] = 1;
-            self.total.add(done, v);
             let t = slot.tenant.0 as usize;
             self.per_tenant[t]
                 .get_or_insert_with(|| {
@@ -330,8 +327,14 @@ impl Metrics {
         self.last_done
     }
 
-    pub fn bandwidth(&self) -> &Bandwidth {
-        &self.total
+    /// Device-layer bandwidth of all tenants together, at the coarsest interval any tenant's
+    /// series reached.
+    pub fn bandwidth(&self) -> Bandwidth {
+        let mut total = BucketSeries::new(self.origin, self.interval, self.max_buckets);
+        for s in self.per_tenant.iter().flatten() {
+            total.merge(s);
+        }
+        total
     }
 
     pub fn tenant_bandwidth(&self, t: TenantId) -> Option<&Bandwidth> {

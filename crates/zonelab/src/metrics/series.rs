@@ -66,6 +66,23 @@ impl<const N: usize> BucketSeries<N> {
         self.buckets = merged;
     }
 
+    /// Adds `other` (same origin) in: both end at the coarser of the two intervals.
+    pub fn merge(&mut self, other: &BucketSeries<N>) {
+        while self.interval < other.interval {
+            self.coarsen();
+        }
+        let factor = (self.interval.ns() / other.interval.ns()) as usize;
+        for (i, b) in other.buckets.iter().enumerate() {
+            let j = i / factor;
+            if j >= self.buckets.len() {
+                self.buckets.resize(j + 1, [0; N]);
+            }
+            for k in 0..N {
+                self.buckets[j][k] += b[k];
+            }
+        }
+    }
+
     pub fn interval(&self) -> Duration {
         self.interval
     }

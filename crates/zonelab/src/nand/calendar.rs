@@ -8,14 +8,13 @@
 //! Placing a transfer is a binary search plus a walk over the gaps too short for it; in the
 //! common case (the resource is busy in one stretch up to some time) it extends the last interval.
 
-use std::collections::VecDeque;
-
 use crate::time::{Duration, Instant};
 
 #[derive(Clone, Debug, Default)]
 pub struct Calendar {
-    /// (start, end) in ns, sorted, disjoint, never touching.
-    busy: VecDeque<(u64, u64)>,
+    /// (start, end) in ns, sorted, disjoint, never touching; those before `head` are gone.
+    busy: Vec<(u64, u64)>,
+    head: usize,
 }
 
 impl Calendar {
@@ -23,42 +22,37 @@ impl Calendar {
     /// long, forgetting intervals that end at or before `horizon`. Returns the start.
     #[inline]
     pub fn reserve(&mut self, ready: Instant, len: Duration, horizon: Instant) -> Instant {
-        debug_assert!(
-            ready >= horizon,
-            "ready {ready:?} before the horizon {horizon:?}"
-        );
-        while self.busy.front().is_some_and(|iv| iv.1 <= horizon.ns()) {
-            self.busy.pop_front();
-        }
+        debug_assert!(ready >= horizon, "ready {ready:?} before the horizon {horizon:?}");
         let (ready, len) = (ready.ns(), len.ns());
         if len == 0 {
             return Instant::from_ns(ready);
         }
-        // Fast path: free from `ready` on, or busy in one stretch that ends after it.
-        match self.busy.back_mut() {
-            None => {
-                self.busy.push_back((ready, ready + len));
-                return Instant::from_ns(ready);
-            }
-            Some(last) if last.1 <= ready => {
-                if last.1 == ready {
-                    last.1 += len;
-                } else {
-                    self.busy.push_back((ready, ready + len));
-                }
-                return Instant::from_ns(ready);
-            }
-            Some(last) if last.0 <= ready => {
-                // Every earlier interval ends before this one starts, so before `ready`.
-                let start = last.1;
-                last.1 += len;
-                return Instant::from_ns(start);
-            }
-            _ => {}
+        self.forget(horizon.ns());
+        let n = self.busy.len();
+        // Fast paths: free from `ready` on, or busy in one stretch from before `ready`.
+        if self.head == n {
+            self.busy.push((ready, ready + len));
+            return Instant::from_ns(ready);
         }
-        let mut i = self.busy.partition_point(|iv| iv.1 <= ready);
+        let last = &mut self.busy[n - 1];
+        if last.1 <= ready {
+            if last.1 == ready {
+                last.1 += len;
+            } else {
+                self.busy.push((ready, ready + len));
+            }
+            return Instant::from_ns(ready);
+        }
+        if last.0 <= ready {
+            // Every earlier interval ends before this one starts, so before `ready`.
+            let start = last.1;
+            last.1 += len;
+            return Instant::from_ns(start);
+        }
+        // The first interval ending after `ready`.
+        let mut i = self.head + self.busy[self.head..].partition_point(|iv| iv.1 <= ready);
         let mut t = ready;
-        while i < self.busy.len() {
+        while i < n {
             let (start, end) = self.busy[i];
             if start >= t + len {
                 break;
@@ -70,9 +64,24 @@ impl Calendar {
         Instant::from_ns(t)
     }
 
+    /// Drops intervals that ended by `horizon`.
+    #[inline]
+    fn forget(&mut self, horizon: u64) {
+        while self.head < self.busy.len() && self.busy[self.head].1 <= horizon {
+            self.head += 1;
+        }
+        if self.head == self.busy.len() {
+            self.busy.clear();
+            self.head = 0;
+        } else if self.head >= 64 && self.head * 2 >= self.busy.len() {
+            self.busy.drain(..self.head);
+            self.head = 0;
+        }
+    }
+
     /// Inserts [start, end) before index `i`, merging with neighbours it touches.
     fn insert(&mut self, i: usize, start: u64, end: u64) {
-        let joins_prev = i > 0 && self.busy[i - 1].1 == start;
+        let joins_prev = i > self.head && self.busy[i - 1].1 == start;
         let joins_next = i < self.busy.len() && self.busy[i].0 == end;
         match (joins_prev, joins_next) {
             (true, true) => {
@@ -87,24 +96,28 @@ impl Calendar {
 
     /// When the last booked interval ends.
     pub fn end(&self) -> Instant {
-        Instant::from_ns(self.busy.back().map_or(0, |iv| iv.1))
+        Instant::from_ns(self.live().last().map_or(0, |iv| iv.1))
+    }
+
+    fn live(&self) -> &[(u64, u64)] {
+        &self.busy[self.head..]
     }
 
     /// Intervals held (for tests and memory checks).
     pub fn len(&self) -> usize {
-        self.busy.len()
+        self.busy.len() - self.head
     }
 
     pub fn is_empty(&self) -> bool {
-        self.busy.is_empty()
+        self.len() == 0
     }
 
     /// Checks the calendar's invariant: sorted, disjoint, not touching, non-empty intervals.
     pub fn check(&self) {
-        for w in self.busy.iter().zip(self.busy.iter().skip(1)) {
-            assert!(w.0.1 < w.1.0, "calendar intervals overlap or touch: {w:?}");
+        for w in self.live().windows(2) {
+            assert!(w[0].1 < w[1].0, "calendar intervals overlap or touch: {w:?}");
         }
-        assert!(self.busy.iter().all(|iv| iv.0 < iv.1), "empty interval");
+        assert!(self.live().iter().all(|iv| iv.0 < iv.1), "empty interval");
     }
 }
 

@@ -1,9 +1,12 @@
 //! NAND flash: per-die timelines, the channel and host-link calendars, and the operation counters
 //! that energy and wear are computed from.
 //!
-//! A die serves its own operations in order. A page read holds its die for tR and then until its
-//! data has crossed the channel; a program moves a program unit over the channel and then holds
-//! the die for tPROG; an erase holds the die for tBERS. Channels and each direction of the host
+//! A die serves its own operations in order. A page read holds the die for tR; its data then
+//! waits in the die's registers until the channel takes it, pages of one die leaving in the
+//! order they were sensed, while the die senses the next page (ONFI cache read, with the planes
+//! folded into the die holding the waiting pages; NVMeVirt and FEMU also free the die after tR).
+//! A program moves a program unit over the channel and then holds the die for tPROG; an erase
+//! holds the die for tBERS. Both wait until the die's registers are empty. Channels and each direction of the host
 //! link are shared: each keeps a [`Calendar`] of busy intervals and a transfer takes the earliest
 //! gap at or after its data is ready. Completion times follow at submission, O(log n) per page
 //! in the intervals still ahead, which is what lets the simulator run far faster than real time.
@@ -143,8 +146,10 @@ impl DieSet {
 /// One die's timeline.
 #[derive(Clone, Copy, Debug, Default)]
 struct Die {
-    /// When everything booked on the die ends.
+    /// When the die can start its next operation.
     free: u64,
+    /// When the last page read from the die has left over the channel.
+    cache_free: u64,
     /// The last booked operation is an erase run (erases back to back) that started here.
     erase_run_start: Option<u64>,
     /// End of the last read served inside the erase run (erase suspend).
@@ -272,21 +277,25 @@ impl Nand {
                 (r + suspend.suspend.ns(), suspend.suspend + suspend.resume)
             };
             let sensed = Instant::from_ns(begin) + tr;
-            let end = self.channels[ch].reserve(sensed, xfer, self.horizon) + xfer;
-            let hold = end - Instant::from_ns(begin);
+            let ready_out = sensed.max(Instant::from_ns(die_state.cache_free));
+            let end = self.channels[ch].reserve(ready_out, xfer, self.horizon) + xfer;
             let die_state = &mut self.dies[d];
-            die_state.free += (hold + extra).ns();
+            die_state.free += (tr + extra).ns();
             die_state.erase_end = die_state.free;
-            die_state.suspended_until = end.ns();
+            die_state.suspended_until = sensed.ns();
+            die_state.cache_free = end.ns();
             self.erase_wait = self.erase_wait.max(Duration::from_ns(begin - ready.ns()));
             return end;
         }
         let begin = ready.ns().max(die_state.free);
         self.note_erase_wait(d, ready.ns(), begin);
         let sensed = Instant::from_ns(begin) + tr;
-        let end = self.channels[ch].reserve(sensed, xfer, self.horizon) + xfer;
+        // Pages of one die leave in the order they were sensed.
+        let out = sensed.max(Instant::from_ns(die_state.cache_free));
+        let end = self.channels[ch].reserve(out, xfer, self.horizon) + xfer;
         let die_state = &mut self.dies[d];
-        die_state.free = end.ns();
+        die_state.free = sensed.ns();
+        die_state.cache_free = end.ns();
         die_state.erase_run_start = None;
         end
     }
@@ -298,7 +307,7 @@ impl Nand {
         self.counters.page_programs += self.geometry.pages_per_program as u64;
         let d = addr.die as usize;
         let ch = self.geometry.channel_of(addr.die) as usize;
-        let at_die = ready.ns().max(self.dies[d].free);
+        let at_die = ready.ns().max(self.dies[d].free).max(self.dies[d].cache_free);
         self.note_erase_wait(d, ready.ns(), at_die);
         let xfer = Duration::transfer(
             self.geometry.program_unit_bytes(),
@@ -308,6 +317,7 @@ impl Nand {
         let done = loaded + self.timing.program_latency;
         let die_state = &mut self.dies[d];
         die_state.free = done.ns();
+        die_state.cache_free = done.ns();
         die_state.erase_run_start = None;
         done
     }
@@ -317,7 +327,7 @@ impl Nand {
         self.touch(addr.die);
         let tbers = self.timing.erase_latency.ns();
         let die_state = &mut self.dies[addr.die as usize];
-        let start = ready.ns().max(die_state.free);
+        let start = ready.ns().max(die_state.free).max(die_state.cache_free);
         if die_state.erase_run_start.is_none() || start != die_state.free {
             die_state.erase_run_start = Some(start);
             die_state.suspended_until = 0;
@@ -332,7 +342,7 @@ impl Nand {
 
     /// When every die, channel and link is idle.
     pub fn idle_at(&self) -> Instant {
-        let dies = self.dies.iter().map(|d| d.free).max().unwrap_or(0);
+        let dies = self.dies.iter().map(|d| d.free.max(d.cache_free)).max().unwrap_or(0);
         let channels = self.channels.iter().map(Calendar::end).max();
         Instant::from_ns(dies)
             .max(channels.unwrap_or(Instant::ZERO))
@@ -342,7 +352,8 @@ impl Nand {
 
     /// When die `die` has served everything booked on it.
     pub fn die_free(&self, die: u32) -> Instant {
-        Instant::from_ns(self.dies[die as usize].free)
+        let d = &self.dies[die as usize];
+        Instant::from_ns(d.free.max(d.cache_free))
     }
 
     pub fn reset_counters(&mut self) {

@@ -475,7 +475,7 @@ pub fn render(
         ("config.resolved.toml".to_string(), config_toml.to_string()),
         (
             "timeseries.csv".to_string(),
-            bandwidth_csv(metrics.bandwidth()),
+            bandwidth_csv(&metrics.bandwidth()),
         ),
         (
             "latency_percentiles.csv".to_string(),

@@ -115,8 +115,8 @@ pub struct Kernel {
     pub(crate) current: Cell<Option<TaskId>>,
     /// Share of the host workload done, reported by host workloads (0..1).
     pub(crate) progress: Cell<f64>,
-    /// Per-(op) metric keys of the device layer, per tenant, cached.
-    device_keys: RefCell<HashMap<(OpKind, TenantId), MetricKey>>,
+    /// Device-layer metric keys, cached per (tenant, op): `tenant * OpKind::ALL.len() + op`.
+    device_keys: RefCell<Vec<Option<MetricKey>>>,
     scratch: RefCell<Vec<Completed>>,
 }
 
@@ -143,7 +143,7 @@ impl Kernel {
             device_wake: Cell::new(None),
             current: Cell::new(None),
             progress: Cell::new(0.0),
-            device_keys: RefCell::new(HashMap::new()),
+            device_keys: RefCell::new(Vec::new()),
             scratch: RefCell::new(Vec::new()),
         }
     }
@@ -172,12 +172,14 @@ impl Kernel {
         s.len() as u32 - 1
     }
 
+    #[inline]
     pub(crate) fn device_key(&self, op: OpKind, tenant: TenantId) -> MetricKey {
-        *self
-            .device_keys
-            .borrow_mut()
-            .entry((op, tenant))
-            .or_insert_with(|| self.metrics.borrow_mut().key(Layer::Device, op, tenant))
+        let i = tenant.0 as usize * OpKind::ALL.len() + op as usize;
+        let mut keys = self.device_keys.borrow_mut();
+        if i >= keys.len() {
+            keys.resize(i + 1, None);
+        }
+        *keys[i].get_or_insert_with(|| self.metrics.borrow_mut().key(Layer::Device, op, tenant))
     }
 
     /// Submits `cmd` at the current time for `origin`. On success the caller schedules its

@@ -451,4 +451,6 @@ pub fn run_on(
 }
 
 #[cfg(test)]
+mod physics_tests;
+#[cfg(test)]
 mod tests;
