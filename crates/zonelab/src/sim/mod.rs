@@ -166,7 +166,8 @@ impl Simulation<'_> {
                 (a, b) => a.or(b).unwrap_or(0.0),
             }
         });
-        let host = (!self.experiment.threads.is_empty()).then(|| self.kernel.progress.get());
+        let host = (self.tasks.live() > 0 || !self.experiment.threads.is_empty())
+            .then(|| self.kernel.progress.get());
         let parts: Vec<f64> = per_runner.chain(host).collect();
         (parts.iter().sum::<f64>() / parts.len().max(1) as f64).min(1.0)
     }
@@ -263,10 +264,30 @@ pub fn run(
 /// Runs an experiment's workload on a device [`build_device`] set up.
 pub fn run_on(
     experiment: &Experiment,
+    device: Box<dyn DeviceModel>,
+    inputs: Inputs,
+    config_fingerprint: u64,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<RunOutput, RunError> {
+    run_with(
+        experiment,
+        device,
+        inputs,
+        config_fingerprint,
+        progress,
+        &|_| {},
+    )
+}
+
+/// As [`run_on`], with `setup` spawning more host tasks before the run starts (host layers
+/// and tests bring their own).
+pub fn run_with(
+    experiment: &Experiment,
     mut device: Box<dyn DeviceModel>,
     mut inputs: Inputs,
     config_fingerprint: u64,
     progress: &mut dyn FnMut(Progress),
+    setup: &dyn Fn(&Host),
 ) -> Result<RunOutput, RunError> {
     let prefill_bytes = experiment.prefill.lbas() * device.info().lba_size_bytes;
     let start = device.idle_at();
@@ -380,6 +401,7 @@ pub fn run_on(
         let host = Host::new(kernel.clone(), tasks.clone(), &spec.name, &spec.name);
         crate::workload::threads::spawn(spec, &host);
     }
+    setup(&Host::new(kernel.clone(), tasks.clone(), "host", "host"));
 
     let mut sim = Simulation {
         experiment,
@@ -451,6 +473,10 @@ pub fn run_on(
 }
 
 #[cfg(test)]
+mod host_tests;
+#[cfg(test)]
 mod physics_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trace_tests;
