@@ -235,3 +235,27 @@ fn enghelp_lists_the_zonelab_options() {
         assert!(out.contains(option), "{option} missing from: {out}");
     }
 }
+
+#[test]
+#[ignore = "needs fio and the engine; scripts/test.sh runs it"]
+fn preemptive_erases_in_idle_time_under_fio() {
+    // Synchronous 2 MiB writes over four 512 MiB zones of the Cosmos+ prototype, wrapping four
+    // times: every wrap resets a zone, and the device is idle between writes, so the preemptive
+    // policy erases invalid zones row by row in that idle time, as under `zonelab run`.
+    let dir = temp_dir("preemptive");
+    let o = fio(
+        &dir,
+        "zonemode=zbd\nzonelab_preset=cosmos-zns\nzonelab_set=device.zones.zone_count=16\nzonelab_policy=preemptive\n",
+        "[w]\nrw=write\nbs=2m\niodepth=1\nsize=2g\nio_size=8g\n",
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let s = summary(&dir);
+    let fw = &s["firmware"];
+    assert_eq!(fw["kind"], "zone_mapping", "{s}");
+    assert!(
+        fw["partial_zone_erases"].as_u64().unwrap() > 0,
+        "partial erases under fio: {fw}"
+    );
+    assert_eq!(fw["full_zone_erases"], 0, "{fw}");
+}
