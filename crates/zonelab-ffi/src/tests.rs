@@ -188,6 +188,9 @@ fn preemptive_partial_erases_happen_under_the_engine_as_under_zonelab_run() {
     let exp = cfg.validate("run").unwrap();
     let out = zonelab::run(&exp, zonelab::Inputs::default(), 0, &mut |_| {}).unwrap();
     let under_run = partial(out.summary.firmware);
-    assert!(under_engine.0 > 0, "partial erases under the engine: {under_engine:?}");
+    assert!(
+        under_engine.0 > 0,
+        "partial erases under the engine: {under_engine:?}"
+    );
     assert_eq!(under_engine, under_run, "engine vs zonelab run");
 }

@@ -77,8 +77,8 @@ impl<const N: usize> BucketSeries<N> {
             if j >= self.buckets.len() {
                 self.buckets.resize(j + 1, [0; N]);
             }
-            for k in 0..N {
-                self.buckets[j][k] += b[k];
+            for (sum, v) in self.buckets[j].iter_mut().zip(b) {
+                *sum += v;
             }
         }
     }

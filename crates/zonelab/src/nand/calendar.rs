@@ -22,7 +22,10 @@ impl Calendar {
     /// long, forgetting intervals that end at or before `horizon`. Returns the start.
     #[inline]
     pub fn reserve(&mut self, ready: Instant, len: Duration, horizon: Instant) -> Instant {
-        debug_assert!(ready >= horizon, "ready {ready:?} before the horizon {horizon:?}");
+        debug_assert!(
+            ready >= horizon,
+            "ready {ready:?} before the horizon {horizon:?}"
+        );
         let (ready, len) = (ready.ns(), len.ns());
         if len == 0 {
             return Instant::from_ns(ready);
@@ -115,7 +118,10 @@ impl Calendar {
     /// Checks the calendar's invariant: sorted, disjoint, not touching, non-empty intervals.
     pub fn check(&self) {
         for w in self.live().windows(2) {
-            assert!(w[0].1 < w[1].0, "calendar intervals overlap or touch: {w:?}");
+            assert!(
+                w[0].1 < w[1].0,
+                "calendar intervals overlap or touch: {w:?}"
+            );
         }
         assert!(self.live().iter().all(|iv| iv.0 < iv.1), "empty interval");
     }

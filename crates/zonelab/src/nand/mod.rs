@@ -307,7 +307,10 @@ impl Nand {
         self.counters.page_programs += self.geometry.pages_per_program as u64;
         let d = addr.die as usize;
         let ch = self.geometry.channel_of(addr.die) as usize;
-        let at_die = ready.ns().max(self.dies[d].free).max(self.dies[d].cache_free);
+        let at_die = ready
+            .ns()
+            .max(self.dies[d].free)
+            .max(self.dies[d].cache_free);
         self.note_erase_wait(d, ready.ns(), at_die);
         let xfer = Duration::transfer(
             self.geometry.program_unit_bytes(),
@@ -342,7 +345,12 @@ impl Nand {
 
     /// When every die, channel and link is idle.
     pub fn idle_at(&self) -> Instant {
-        let dies = self.dies.iter().map(|d| d.free.max(d.cache_free)).max().unwrap_or(0);
+        let dies = self
+            .dies
+            .iter()
+            .map(|d| d.free.max(d.cache_free))
+            .max()
+            .unwrap_or(0);
         let channels = self.channels.iter().map(Calendar::end).max();
         Instant::from_ns(dies)
             .max(channels.unwrap_or(Instant::ZERO))

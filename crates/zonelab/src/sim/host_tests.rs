@@ -112,10 +112,16 @@ fn a_task_reads_like_the_thread_it_models() {
     .unwrap();
     let log = log.borrow();
     // One 16 KiB page: host transfer 5.12 us + channel 20.48 us + tPROG 500 us.
-    assert_eq!(log[0], ("write done", Duration::from_ns(5_120 + 20_480 + 500_000)));
+    assert_eq!(
+        log[0],
+        ("write done", Duration::from_ns(5_120 + 20_480 + 500_000))
+    );
     assert_eq!(
         log[1],
-        ("end", Duration::from_ns(5_120 + 20_480 + 500_000 + 1_000_000 + 7_000))
+        (
+            "end",
+            Duration::from_ns(5_120 + 20_480 + 500_000 + 1_000_000 + 7_000)
+        )
     );
 }
 

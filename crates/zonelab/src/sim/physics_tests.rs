@@ -67,10 +67,16 @@ fn dies_behind_one_channel_share_it() {
     for qd in [1u32, 2, 4, 8, 16] {
         let die = read_bandwidth(1, 1, qd, 64_000);
         if qd == 1 {
-            assert!((die - qd1_die).abs() <= 0.01 * qd1_die, "one die at QD1: {die}");
+            assert!(
+                (die - qd1_die).abs() <= 0.01 * qd1_die,
+                "one die at QD1: {die}"
+            );
         } else {
             let pipelined = 4096.0 / T_R;
-            assert!((die - pipelined).abs() <= 0.01 * pipelined, "one die at QD{qd}: {die}");
+            assert!(
+                (die - pipelined).abs() <= 0.01 * pipelined,
+                "one die at QD{qd}: {die}"
+            );
         }
     }
     for n in [2u32, 4, 8, 16] {
@@ -112,7 +118,10 @@ fn channels_scale_until_the_host_link_caps() {
             bw / 1e6,
             expect / 1e6
         );
-        assert!(bw >= last * 0.999, "bandwidth fell past the cap: {last} -> {bw}");
+        assert!(
+            bw >= last * 0.999,
+            "bandwidth fell past the cap: {last} -> {bw}"
+        );
         last = bw;
     }
 }

@@ -105,8 +105,11 @@ fn every_command_is_traced_with_its_dies_and_times() {
     assert_eq!(lines.len() as u64 - 1, ops, "one record per command");
     for l in &lines[1..] {
         let f: Vec<&str> = l.split(',').collect();
-        let (submit, start, done): (u64, u64, u64) =
-            (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].parse().unwrap());
+        let (submit, start, done): (u64, u64, u64) = (
+            f[0].parse().unwrap(),
+            f[1].parse().unwrap(),
+            f[2].parse().unwrap(),
+        );
         assert!(submit <= start && start <= done, "{l}");
         if f[3] == "write" || f[3] == "read" {
             // One page: one die of the zone's four, on channel die % 2.
@@ -135,10 +138,7 @@ fn a_zonelab_trace_replays_to_the_same_commands() {
 #[test]
 fn timed_replay_issues_at_the_timestamps() {
     let iolog = "fio version 3 iolog\n0 /dev/x write 0 16384\n1000 /dev/x write 16384 16384\n5000 /dev/x read 0 4096\n";
-    let (out, csv) = traced(
-        "[[replay]]\ntrace = \"x.iolog\"\n",
-        Some(iolog),
-    );
+    let (out, csv) = traced("[[replay]]\ntrace = \"x.iolog\"\n", Some(iolog));
     out.unwrap();
     let submits: Vec<u64> = csv
         .lines()
@@ -155,7 +155,11 @@ fn a_trace_that_breaks_zone_rules_stops_with_the_status_and_line() {
     let s = out.unwrap().summary;
     assert_eq!(s.errors.len(), 1);
     assert_eq!(s.errors[0].trace_line, Some(2));
-    assert!(s.errors[0].status.starts_with("Zone Invalid Write"), "{:?}", s.errors);
+    assert!(
+        s.errors[0].status.starts_with("Zone Invalid Write"),
+        "{:?}",
+        s.errors
+    );
 }
 
 #[test]
@@ -201,12 +205,19 @@ fn direct_prefill_equals_written_prefill() {
         }
         assert!(!exp.prefill.zones.is_empty());
         for z in 0..direct.zone_count() {
-            assert_eq!(direct.zone_descriptor(z), written.zone_descriptor(z), "{policy} zone {z}");
-            assert_eq!(direct.zone_pieces(z), written.zone_pieces(z), "{policy} zone {z}");
+            assert_eq!(
+                direct.zone_descriptor(z),
+                written.zone_descriptor(z),
+                "{policy} zone {z}"
+            );
+            assert_eq!(
+                direct.zone_pieces(z),
+                written.zone_pieces(z),
+                "{policy} zone {z}"
+            );
         }
         assert!(
-            (0..direct.zone_count())
-                .any(|z| direct.zone_descriptor(z).state == ZoneState::Closed),
+            (0..direct.zone_count()).any(|z| direct.zone_descriptor(z).state == ZoneState::Closed),
             "some zones are partly written"
         );
         assert_eq!(direct.nand_counters(), written.nand_counters());

@@ -458,10 +458,7 @@ fn striped_pages_complete_in_parallel_and_one_die_serialises() {
     let serial = single.read(at(t0), 0, 16, None).unwrap().done_ns() - t0;
     // One die senses one page at a time; each page crosses the channel while the next is
     // sensed (cache read), so only the last transfer adds to the four tR.
-    assert_eq!(
-        serial,
-        4 * T_R + transfer(page, 800) + transfer(page, 3200)
-    );
+    assert_eq!(serial, 4 * T_R + transfer(page, 800) + transfer(page, 3200));
     assert!(serial > 2 * parallel);
 }
 

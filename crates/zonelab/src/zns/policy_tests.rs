@@ -299,3 +299,45 @@ proptest! {
         }
     }
 }
+
+/// Erase suspend (off by default): a read that meets a background erase on its die suspends it
+/// instead of waiting for it, and the erase ends later by the read's time plus the suspend and
+/// resume costs.
+#[test]
+fn a_read_suspends_a_background_erase() {
+    use crate::nand::EraseSuspend;
+    for suspend in [false, true] {
+        let mut spec = spec();
+        spec.nand.timing.erase_suspend = suspend.then_some(EraseSuspend {
+            suspend: Duration::from_us(20),
+            resume: Duration::from_us(30),
+        });
+        let mut d = Device::build(
+            &spec,
+            &preemptive(0, true, IdleScope::Device),
+            false,
+            Duration::from_ms(500),
+        );
+        // Logical zones 0, 1, 2 take physical zones 0, 1, 2 in turn: 0 and 2 share dies 0 and 1.
+        for z in 0..3 {
+            d.write(at(0), z * ZONE, CAP, None).unwrap();
+        }
+        assert_eq!(d.physical_zone(2), Some(2));
+        let t = d.idle_at_ns();
+        d.zone_mgmt_send(at(t), 0, ZoneAction::Reset, false)
+            .unwrap();
+        let erase_end = d.background(at(t)).expect("a partial erase starts").ns();
+        assert_eq!(erase_end, t + 3_000_000);
+        // Read zone 2 1 ms into the erase of zone 0's blocks.
+        let r = d.read(at(t + 1_000_000), 2 * ZONE, 1, None).unwrap();
+        let waited = r.erase_wait.ns();
+        if suspend {
+            assert_eq!(waited, 20_000, "only the suspend cost");
+            assert!(r.done_ns() < t + 1_200_000);
+            assert_eq!(d.nand_counters().erase_suspends, 1);
+        } else {
+            assert_eq!(waited, 2_000_000, "the rest of the erase");
+            assert!(r.done_ns() > t + 3_000_000);
+        }
+    }
+}
