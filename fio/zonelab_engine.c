@@ -39,6 +39,8 @@ extern void zl_advance(struct zl_handle *h, uint64_t t_ns);
 extern int zl_report_zones(struct zl_handle *h, uint64_t offset, struct zl_zone *zones,
 			   uint32_t n);
 extern int zl_close(struct zl_handle *h, char *err, size_t err_len);
+extern void zl_delivered(struct zl_handle *h, uint64_t done_ns);
+extern uint64_t zl_lateness(struct zl_handle *h, char *buf, size_t len);
 
 #define ZL_READ 0
 #define ZL_WRITE 1
@@ -218,6 +220,9 @@ static void zl_cleanup(struct thread_data *td)
 
 	if (!j)
 		return;
+	if (j->realtime && zl_lateness(j->h, err, sizeof(err)))
+		log_info("zonelab: %s\n", err);
+	err[0] = 0;
 	if (zl_close(j->h, err, sizeof(err)))
 		log_err("zonelab: writing results: %s\n", err);
 	free(j->pending);
@@ -383,10 +388,13 @@ static int zl_getevents(struct thread_data *td, unsigned int min, unsigned int m
 		zl_advance(j->h, until);
 	}
 	for (i = 0; i < j->npending; i++) {
-		if (k < max && j->pending[i].done_ns <= until)
+		if (k < max && j->pending[i].done_ns <= until) {
+			if (j->realtime)
+				zl_delivered(j->h, j->pending[i].done_ns);
 			j->events[k++] = j->pending[i].io_u;
-		else
+		} else {
 			j->pending[i - k] = j->pending[i];
+		}
 	}
 	j->npending -= k;
 	j->nevents = k;

@@ -23,7 +23,7 @@ use zonelab::device::{
 };
 use zonelab::metrics::series::DEFAULT_MAX_BUCKETS;
 use zonelab::metrics::{MetricKey, Metrics, OpKind};
-use zonelab::report::{ErrorReport, HostReport, RunIdentity, render, summarize};
+use zonelab::report::{ErrorReport, HostReport, RealtimeReport, RunIdentity, render, summarize};
 use zonelab::sim::build_device;
 use zonelab::time::{Duration, Instant};
 
@@ -44,7 +44,14 @@ pub struct Engine {
     results: Option<PathBuf>,
     errors: Vec<ErrorReport>,
     users: u32,
+    /// Realtime mode: how long after its modelled time each completion reached fio.
+    lateness: hdrhistogram::Histogram<u64>,
+    late: u64,
 }
+
+/// Realtime completions later than this count as late (chosen: above the wake-up granularity of
+/// `nanosleep` plus the engine's spin on an idle machine).
+pub const LATE_THRESHOLD_NS: u64 = 20_000;
 
 type Shared = Arc<Mutex<Engine>>;
 
@@ -131,7 +138,24 @@ impl Engine {
             results: o.results.clone(),
             errors: Vec::new(),
             users: 0,
+            lateness: zonelab::metrics::latency_histogram(),
+            late: 0,
         })
+    }
+
+    /// A completion modelled at `done` reached fio at wall time `now` (realtime mode).
+    pub fn delivered(&mut self, done: u64, now: u64) {
+        let late = now.saturating_sub(done);
+        self.lateness.saturating_record(late.max(1));
+        if late > LATE_THRESHOLD_NS {
+            self.late += 1;
+        }
+    }
+
+    /// Realtime mode: the lateness summary, if fio reaped anything.
+    pub fn realtime_report(&self) -> Option<RealtimeReport> {
+        (self.realtime && !self.lateness.is_empty())
+            .then(|| RealtimeReport::of(&self.lateness, self.late, LATE_THRESHOLD_NS))
     }
 
     /// The current time: the device clock, or wall time since the device was opened.
@@ -258,7 +282,7 @@ impl Engine {
             config_fingerprint: self.cfg.fingerprint(),
             prefill_bytes: 0,
         };
-        let summary = summarize(
+        let mut summary = summarize(
             &id,
             &*self.device,
             &self.metrics,
@@ -266,6 +290,7 @@ impl Engine {
             Vec::new(),
             self.errors.clone(),
         );
+        summary.realtime = self.realtime_report();
         let files = render(&summary, &self.metrics, &*self.device, &self.cfg.to_toml());
         std::fs::create_dir_all(dir)
             .with_context(|| format!("zonelab_results: cannot create {}", dir.display()))?;
@@ -486,6 +511,34 @@ pub unsafe extern "C" fn zl_advance(h: *mut Handle, t_ns: u64) {
         e.clock = e.clock.max(Instant::from_ns(t_ns));
         let now = e.clock;
         e.advance_to(now);
+    })
+}
+
+/// Realtime mode: a completion modelled at `done_ns` reached fio now.
+///
+/// # Safety
+/// `h` came from `zl_open`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zl_delivered(h: *mut Handle, done_ns: u64) {
+    with(h, (), |e| {
+        let now = e.now_ns();
+        e.delivered(done_ns, now)
+    })
+}
+
+/// Realtime mode: writes a line about late completions into `buf` and returns how many were
+/// late (0: nothing to say).
+///
+/// # Safety
+/// `h` came from `zl_open`; `buf` points to `len` writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zl_lateness(h: *mut Handle, buf: *mut c_char, len: usize) -> u64 {
+    with(h, 0, |e| match e.realtime_report() {
+        Some(r) if r.late > 0 => {
+            write_err(buf, len, &r.describe());
+            r.late
+        }
+        _ => 0,
     })
 }
 

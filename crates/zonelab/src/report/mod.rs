@@ -283,6 +283,48 @@ pub struct Summary {
     pub series_interval: IntervalNote,
     /// The firmware policy's states, erases and queues.
     pub firmware: Option<FirmwareReport>,
+    /// Real-time front ends (the fio engine in realtime mode, the block device): how late
+    /// completions reached the host after the model's completion time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub realtime: Option<RealtimeReport>,
+}
+
+/// How far behind the model a real-time front end delivered completions. A completion counts as
+/// late when it reached the host more than `late_threshold_ns` after its modelled time (the wall
+/// clock's wake-up granularity is below that threshold on an idle machine).
+#[derive(Clone, Debug, Serialize)]
+pub struct RealtimeReport {
+    pub completions: u64,
+    pub late: u64,
+    pub late_threshold_ns: u64,
+    pub lateness_mean_ns: f64,
+    pub lateness_p99_ns: u64,
+    pub lateness_max_ns: u64,
+}
+
+impl RealtimeReport {
+    pub fn of(lateness: &Histogram<u64>, late: u64, late_threshold_ns: u64) -> Self {
+        RealtimeReport {
+            completions: lateness.len(),
+            late,
+            late_threshold_ns,
+            lateness_mean_ns: lateness.mean(),
+            lateness_p99_ns: lateness.value_at_percentile(99.0),
+            lateness_max_ns: lateness.max(),
+        }
+    }
+
+    /// One line for a front end's log.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} of {} completions reached the host more than {} us after the model's time (p99 {:.1} us, max {:.1} us late): the machine was too busy for real time",
+            self.late,
+            self.completions,
+            self.late_threshold_ns / 1000,
+            self.lateness_p99_ns as f64 / 1e3,
+            self.lateness_max_ns as f64 / 1e3
+        )
+    }
 }
 
 /// What names a run in its summary.
@@ -355,6 +397,7 @@ pub fn summarize(
             used_ns: bw.interval().ns(),
         },
         firmware: r.firmware,
+        realtime: None,
     }
 }
 
