@@ -16,6 +16,7 @@ use zonelab::metrics::Percentile;
 use zonelab::report::{Summary, render};
 use zonelab::sim::{DeviceSpec, Inputs, RunOutput};
 use zonelab::trace::{TraceRecord, TraceSink};
+use zonelab::workload::HostWorkload;
 
 pub fn run(
     path: &Path,
@@ -243,6 +244,29 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
             j.first_zone,
             j.first_zone + j.zone_count
         );
+    }
+    for r in &exp.replays {
+        let _ = writeln!(
+            s,
+            "replay {}: {} ({:?}), iodepth {}",
+            r.name, r.trace, r.mode, r.iodepth
+        );
+    }
+    for w in &exp.host {
+        match w {
+            HostWorkload::Threads(t) => {
+                let _ = writeln!(
+                    s,
+                    "threads {}: {} threads x {} appends of {} KiB, fsync {}, on {} host cores",
+                    t.name,
+                    t.threads,
+                    t.ops_per_thread,
+                    t.block_lbas * z.lba_size_bytes / 1024,
+                    t.fsync,
+                    exp.cores
+                );
+            }
+        }
     }
     s
 }

@@ -17,6 +17,7 @@ use crate::metrics::series::DEFAULT_MAX_BUCKETS;
 use crate::sim::{DeviceSpec, Experiment};
 use crate::time::Duration;
 use crate::units::Extent;
+use crate::workload::HostWorkload;
 use crate::zns::{PrefillPattern, PrefillPlan};
 
 /// A configuration problem, with the dotted path of the offending field.
@@ -326,13 +327,11 @@ impl ExperimentConfig {
             .enumerate()
             .map(|(i, r)| r.validate(i))
             .collect::<Result<Vec<_>, _>>()?;
-        let threads = self
-            .threads
-            .iter()
-            .enumerate()
-            .map(|(i, t)| t.validate(i, &info))
-            .collect::<Result<Vec<_>, _>>()?;
-        if need_workload && jobs.is_empty() && replays.is_empty() && threads.is_empty() {
+        let mut host = Vec::new();
+        for (i, t) in self.threads.iter().enumerate() {
+            host.push(HostWorkload::Threads(t.validate(i, &info)?));
+        }
+        if need_workload && jobs.is_empty() && replays.is_empty() && host.is_empty() {
             return Err(ConfigError::field(
                 "job",
                 "the experiment has no workload: add a [[job]], [[replay]] or [[threads]]",
@@ -381,8 +380,8 @@ impl ExperimentConfig {
             Some(p) => p.plan(&info, &faulty, self.seed)?,
         };
         let active_after_prefill = prefill.partial_zones(zoned.zone_capacity_lbas);
-        workload::check_writer_overlap(&jobs, &threads)?;
-        workload::resolve_open_budget(&mut jobs, &threads, &zoned, active_after_prefill)?;
+        workload::check_writer_overlap(&jobs, &host)?;
+        workload::resolve_open_budget(&mut jobs, &host, &zoned, active_after_prefill)?;
         Ok(Experiment {
             name: self
                 .name
@@ -399,7 +398,7 @@ impl ExperimentConfig {
             offline_zones: self.faults.offline_zones.clone(),
             jobs,
             replays,
-            threads,
+            host,
             cores: self.host.cores,
             trace: self.trace.enabled,
         })

@@ -10,7 +10,7 @@ use crate::trace::read::TraceFormat;
 use crate::units::{Bytes, Extent};
 use crate::workload::replay::{ReplayMode, ReplaySpec};
 use crate::workload::threads::ThreadsSpec;
-use crate::workload::{JobSpec, Rw, ZoneFillAction};
+use crate::workload::{HostWorkload, JobSpec, Rw, ZoneFillAction};
 
 /// One `[[job]]` as written. Names follow fio's options.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -281,19 +281,17 @@ pub(super) fn zone_region(
 /// would collide.
 pub(super) fn check_writer_overlap(
     jobs: &[JobSpec],
-    threads: &[ThreadsSpec],
+    host: &[HostWorkload],
 ) -> Result<(), ConfigError> {
     let writers: Vec<(String, u32, u32)> = jobs
         .iter()
         .enumerate()
         .filter(|(_, j)| j.rw.writes())
         .map(|(i, j)| (format!("job[{i}]"), j.first_zone, j.zone_count))
-        .chain(
-            threads
-                .iter()
-                .enumerate()
-                .map(|(i, t)| (format!("threads[{i}]"), t.first_zone, t.zone_count)),
-        )
+        .chain(host.iter().filter_map(|w| {
+            let z = w.zones()?;
+            Some((w.name().to_string(), z.first_zone, z.zone_count))
+        }))
         .collect();
     for (i, (na, a0, an)) in writers.iter().enumerate() {
         for (nb, b0, bn) in &writers[i + 1..] {
@@ -316,7 +314,7 @@ pub(super) fn check_writer_overlap(
 /// checks that all writers together fit.
 pub(super) fn resolve_open_budget(
     jobs: &mut [JobSpec],
-    threads: &[ThreadsSpec],
+    host: &[HostWorkload],
     z: &ZonedInfo,
     prefill_active: u32,
 ) -> Result<(), ConfigError> {
@@ -325,8 +323,11 @@ pub(super) fn resolve_open_budget(
         .filter(|j| j.rw.writes())
         .map(|j| j.numjobs as u64)
         .sum();
-    // Host threads keep one zone open per [[threads]] at a time, two while moving on.
-    let thread_zones: u64 = threads.len() as u64 * 2;
+    let thread_zones: u64 = host
+        .iter()
+        .filter_map(|w| w.zones())
+        .map(|z| z.open_zones as u64)
+        .sum();
     let open = z.max_open_zones;
     let active = z.max_active_zones.map(|a| a.saturating_sub(prefill_active));
     let device_limit = match (open, active) {

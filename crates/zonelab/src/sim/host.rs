@@ -41,6 +41,11 @@ pub(crate) struct Tasks {
 }
 
 impl Tasks {
+    /// Tasks spawned so far.
+    pub(crate) fn spawned(&self) -> u32 {
+        self.slots.borrow().len() as u32
+    }
+
     pub(crate) fn live(&self) -> u32 {
         self.live.get()
     }

@@ -28,7 +28,7 @@ use crate::trace::TraceSink;
 use crate::trace::read::{TraceError, TraceReader};
 use crate::workload::JobSpec;
 use crate::workload::replay::{ReplayGen, ReplaySpec};
-use crate::workload::threads::ThreadsSpec;
+use crate::workload::HostWorkload;
 use crate::zns::{Device, PrefillPlan, ZnsSpec};
 use cores::Cores;
 use host::{Host, Tasks, poll_task};
@@ -69,7 +69,8 @@ pub struct Experiment {
     pub offline_zones: Vec<u32>,
     pub jobs: Vec<JobSpec>,
     pub replays: Vec<ReplaySpec>,
-    pub threads: Vec<ThreadsSpec>,
+    /// Workloads that run as host tasks.
+    pub host: Vec<HostWorkload>,
     /// Modelled host cores.
     pub cores: u32,
     /// Write the per-command trace.
@@ -166,7 +167,7 @@ impl Simulation<'_> {
                 (a, b) => a.or(b).unwrap_or(0.0),
             }
         });
-        let host = (self.tasks.live() > 0 || !self.experiment.threads.is_empty())
+        let host = (self.tasks.live() > 0 || !self.experiment.host.is_empty())
             .then(|| self.kernel.progress.get());
         let parts: Vec<f64> = per_runner.chain(host).collect();
         (parts.iter().sum::<f64>() / parts.len().max(1) as f64).min(1.0)
@@ -397,9 +398,8 @@ pub fn run_with(
             report: JobReport::default(),
         });
     }
-    for spec in &experiment.threads {
-        let host = Host::new(kernel.clone(), tasks.clone(), &spec.name, &spec.name);
-        crate::workload::threads::spawn(spec, &host);
+    for w in &experiment.host {
+        w.spawn(&Host::new(kernel.clone(), tasks.clone(), w.name(), w.name()));
     }
     setup(&Host::new(kernel.clone(), tasks.clone(), "host", "host"));
 
@@ -441,7 +441,7 @@ pub fn run_with(
         cores: cores.count(),
         cpu_busy_ns: cores.busy().ns(),
         cpu_wait_ns: cores.waited().ns(),
-        tasks: experiment.threads.iter().map(|t| t.threads).sum(),
+        tasks: tasks.spawned(),
     };
     let errors = std::mem::take(&mut *kernel.errors.borrow_mut());
     // Daemon tasks still hold handles to the kernel: drop them.

@@ -10,7 +10,51 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::device::{Op, Status, ZoneAction};
+use crate::sim::host::Host;
 use crate::time::Duration;
+use threads::ThreadsSpec;
+
+/// A host-side workload: it runs as tasks on the kernel (host threads, file workloads, key-value
+/// stores), unlike fio-like jobs, which run on the fast path.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostWorkload {
+    Threads(ThreadsSpec),
+}
+
+/// Zones a host workload writes: the region and how many it keeps open at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZoneUse {
+    pub first_zone: u32,
+    pub zone_count: u32,
+    pub open_zones: u32,
+}
+
+impl HostWorkload {
+    pub fn name(&self) -> &str {
+        match self {
+            HostWorkload::Threads(t) => &t.name,
+        }
+    }
+
+    /// Starts its tasks.
+    pub fn spawn(&self, host: &Host) {
+        match self {
+            HostWorkload::Threads(t) => threads::spawn(t, host),
+        }
+    }
+
+    /// The zones it writes, for the checks that writers do not overlap and fit the open limit.
+    pub fn zones(&self) -> Option<ZoneUse> {
+        match self {
+            // One zone open at a time, two while moving on.
+            HostWorkload::Threads(t) => Some(ZoneUse {
+                first_zone: t.first_zone,
+                zone_count: t.zone_count,
+                open_zones: 2,
+            }),
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
