@@ -188,14 +188,14 @@ pub struct DeviceCounters {
 }
 
 /// Everything a device reports about itself.
-pub struct DeviceReport<'a> {
+pub struct DeviceReport {
     pub counters: DeviceCounters,
     pub nand: NandCounters,
     pub page_size_bytes: u64,
     pub energy: EnergyNj,
     pub wear: WearSummary,
     /// Per foreground read, write or append: how long erases held it up.
-    pub erase_wait: &'a Histogram<u64>,
+    pub erase_wait: Histogram<u64>,
     pub firmware: Option<FirmwareReport>,
 }
 
@@ -238,7 +238,7 @@ pub trait DeviceModel: Send {
     /// When everything submitted so far is done and the device is idle.
     fn idle_at(&self) -> Instant;
 
-    fn report(&self, now: Instant) -> DeviceReport<'_>;
+    fn report(&self, now: Instant) -> DeviceReport;
 
     /// Starts a new measurement phase: counters go back to zero (wear stays).
     fn reset_counters(&mut self);

@@ -26,9 +26,9 @@ use crate::report::{HostReport, JobReport, RunIdentity, Summary, summarize};
 use crate::time::{Duration, Instant};
 use crate::trace::TraceSink;
 use crate::trace::read::{TraceError, TraceReader};
+use crate::workload::HostWorkload;
 use crate::workload::JobSpec;
 use crate::workload::replay::{ReplayGen, ReplaySpec};
-use crate::workload::HostWorkload;
 use crate::zns::{Device, PrefillPlan, ZnsSpec};
 use cores::Cores;
 use host::{Host, Tasks, poll_task};
@@ -399,7 +399,12 @@ pub fn run_with(
         });
     }
     for w in &experiment.host {
-        w.spawn(&Host::new(kernel.clone(), tasks.clone(), w.name(), w.name()));
+        w.spawn(&Host::new(
+            kernel.clone(),
+            tasks.clone(),
+            w.name(),
+            w.name(),
+        ));
     }
     setup(&Host::new(kernel.clone(), tasks.clone(), "host", "host"));
 

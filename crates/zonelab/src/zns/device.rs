@@ -12,6 +12,7 @@ use crate::device::{
     ReportFilter, Status, ZoneDescriptor, ZoneReport, ZoneState,
 };
 use crate::firmware::{self, PieceRef, PolicySpec, ResetPolicy};
+use crate::metrics::Recorder;
 use crate::nand::{DieSet, EnergyNj, Layout, Nand, NandCounters, WearSummary};
 use crate::time::{Duration, Instant};
 
@@ -56,7 +57,7 @@ pub struct Device {
     /// The latest submission time: time never goes backwards.
     last_now: Instant,
     /// Per foreground command, how long erases held it up (ns).
-    erase_wait: Histogram<u64>,
+    erase_wait: Recorder,
 }
 
 impl Device {
@@ -103,8 +104,7 @@ impl Device {
             background_until: Instant::ZERO,
             programs_done: Instant::ZERO,
             last_now: Instant::ZERO,
-            erase_wait: Histogram::new_with_bounds(1, 3_600 * 1_000_000_000, 3)
-                .expect("valid histogram bounds"),
+            erase_wait: Recorder::default(),
             spec: spec.clone(),
         }
     }
@@ -223,7 +223,7 @@ impl Device {
     ) -> Accepted {
         self.busy_until = self.busy_until.max(done);
         let wait = (start - now).max(self.nand.take_erase_wait());
-        self.erase_wait.saturating_record(wait.ns());
+        self.erase_wait.record(wait.ns());
         Accepted {
             done: Some(done),
             lba,
@@ -233,8 +233,8 @@ impl Device {
     }
 
     /// How long foreground commands waited on erases (one sample per read, write or append).
-    pub fn erase_wait_histogram(&self) -> &Histogram<u64> {
-        &self.erase_wait
+    pub fn erase_wait_histogram(&self) -> Histogram<u64> {
+        self.erase_wait.histogram()
     }
 
     /// Puts a zone in Read Only or Offline, as a media fault would; its resources are released.
@@ -403,14 +403,14 @@ impl DeviceModel for Device {
             .max(self.blocked_until)
     }
 
-    fn report(&self, now: Instant) -> DeviceReport<'_> {
+    fn report(&self, now: Instant) -> DeviceReport {
         DeviceReport {
             counters: self.counters,
             nand: self.nand.counters,
             page_size_bytes: self.spec.nand.geometry.page_size_bytes,
             energy: self.energy(),
             wear: self.wear(),
-            erase_wait: &self.erase_wait,
+            erase_wait: self.erase_wait.histogram(),
             firmware: self.policy.report(now),
         }
     }
@@ -419,7 +419,7 @@ impl DeviceModel for Device {
         self.counters = DeviceCounters::default();
         self.nand.reset_counters();
         self.nand.take_erase_wait();
-        self.erase_wait.reset();
+        self.erase_wait = Recorder::default();
     }
 
     fn set_tracing(&mut self, on: bool) {
