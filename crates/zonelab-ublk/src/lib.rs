@@ -9,3 +9,4 @@
 pub mod adapter;
 pub mod clock;
 pub mod proto;
+pub mod server;
