@@ -87,7 +87,18 @@ pub fn serve(
     let ctrl = Arc::new(ctrl);
     let on_signal = ctrl.clone();
     ctrlc::set_handler(move || {
-        let _ = on_signal.kill_dev();
+        // libublk sends control commands through a per-thread ring; this is the handler's own
+        // thread, so it needs one first.
+        let ring = libublk::ctrl::ublk_init_ctrl_task_ring(|ring| {
+            if ring.is_none() {
+                *ring = Some(io_uring::IoUring::<io_uring::squeue::Entry128>::builder().build(4)?);
+            }
+            Ok(())
+        });
+        match ring.and_then(|_| on_signal.kill_dev()) {
+            Ok(_) => {}
+            Err(e) => eprintln!("error: cannot stop the ublk device: {e}"),
+        }
     })
     .context("cannot install the SIGINT/SIGTERM handler")?;
 
