@@ -86,7 +86,7 @@ copy_prog() {
     [ -e "$tree$lib" ] || cp -L "$lib" "$tree$lib"
   done
 }
-for prog in bash grep sed fio blkzone mkfs.f2fs fsck.f2fs db_bench; do
+for prog in bash grep sed timeout fio blkzone mkfs.f2fs fsck.f2fs db_bench; do
   copy_prog "$(command -v "$prog")"
 done
 copy_prog "$root/target/release/zonelab"
@@ -117,7 +117,7 @@ add_mod() {
 for m in configfs null_blk ublk_drv crc32_generic f2fs; do add_mod "$m"; done
 printf '%s\n' "${order[@]}" >"$tree/lib/modules/order"
 
-cp "$root/experiments/ublk/vm.toml" "$tree/exp/vm.toml"
+cp "$root"/experiments/ublk/*.toml "$tree/exp/"
 cp "$root"/vm/guest/* "$tree/guest/"
 cp "$root/vm/guest/init" "$tree/init"
 chmod +x "$tree/init" "$tree"/guest/*

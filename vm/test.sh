@@ -21,7 +21,7 @@ set +e
 timeout "${VM_TIMEOUT:-330}" qemu-system-x86_64 \
   -accel tcg -cpu max -smp 2 -m 4096 \
   -kernel "$kernel" -initrd "$initrd" \
-  -append "console=ttyS0 panic=-1 quiet loglevel=4 zltests=$tests" \
+  -append "console=ttyS0 panic=-1 quiet loglevel=4 zltests=$tests zbdtests=${ZBD_TESTS:-} zbdtimeout=${ZBD_TIMEOUT:-200}" \
   -display none -monitor none -no-reboot \
   -serial "file:$out/console.log" -serial "file:$out/results.log"
 qrc=$?

@@ -59,22 +59,53 @@ fio_run() { # LOG fio-args...
 
 say "guest up: $(uname -r), $(nproc) CPUs, $(free -m | awk '/Mem:/ {print $2}') MiB"
 # ---------------------------------------------------------------------------------------------
-zonelab ublk /exp/vm.toml --id 0 -o /results/zonelab >/tmp/zonelab.log 2>&1 &
-ZPID=$!
-for _ in $(seq 300); do
-  [ -f /run/zonelab-ublk/ublkb0.pid ] && [ -b "$DEV" ] && break
-  sleep 0.1
-done
-check server.start "zonelab ublk serves $DEV" -- \
-  test -b "$DEV" -a "$(cat /sys/block/$B/queue/zoned 2>/dev/null)" = host-managed
+# start_server ID EXPERIMENT: serves /exp/EXPERIMENT.toml as /dev/ublkbID, results in
+# /results/ID; waits until the zoned block device is there.
+declare -A ZPIDS
+start_server() {
+  local id=$1 exp=$2
+  zonelab ublk "/exp/$exp.toml" --id "$id" -o "/results/$id" >"/tmp/zonelab$id.log" 2>&1 &
+  ZPIDS[$id]=$!
+  for _ in $(seq 300); do
+    [ -f "/run/zonelab-ublk/ublkb$id.pid" ] && [ -b "/dev/ublkb$id" ] && break
+    sleep 0.1
+  done
+  LOG=/tmp/zonelab$id.log check "server$id.start" "$exp as /dev/ublkb$id" -- \
+    test -b "/dev/ublkb$id" -a "$(cat /sys/block/ublkb$id/queue/zoned 2>/dev/null)" = host-managed
+  say "$(sed -n 2p /tmp/zonelab$id.log)"
+}
+
+# stop_server ID: takes the kernel's zone report, stops the server (it writes its results), and
+# checks ZoneLab's zones.csv says the same as the kernel did.
+stop_server() {
+  local id=$1 pid=${ZPIDS[$1]} dev=/dev/ublkb$1 rc
+  DEV=$dev zones >/tmp/zfinal$id
+  grep VmHWM "/proc/$pid/status" | tr -s ' ' >/tmp/hwm$id
+  timeout 60 zonelab ublk --stop --id "$id" >/tmp/stop$id.log 2>&1 || {
+    say "stop failed: $(cat /tmp/stop$id.log)"
+    for t in /proc/$pid/task/*; do echo "$t $(cat $t/comm) $(cat $t/wchan)"; cat $t/stack; done
+    dmesg | tail -n 20
+  }
+  wait "$pid"
+  rc=$?
+  LOG=/tmp/zonelab$id.log check "server$id.stop" "exit $rc; $(tail -n 3 /tmp/zonelab$id.log | tr '\n' ' ')" -- \
+    test $rc = 0
+  awk -F, 'NR > 1 {
+    c = $3 == "EMPTY" ? 1 : $3 == "IMP_OPENED" ? 2 : $3 == "EXP_OPENED" ? 3 : $3 == "CLOSED" ? 4 : $3 == "READONLY" ? 13 : $3 == "FULL" ? 14 : 15;
+    print $2 * 8, ($4 - $2) * 8, $5 * 8, c }' "/results/$id/zones.csv" >/tmp/zcsv$id
+  check "server$id.zones_match" "blkzone report equals ZoneLab's zones.csv ($(wc -l </tmp/zcsv$id) zones)" -- \
+    cmp -s /tmp/zfinal$id /tmp/zcsv$id
+  emit "ZLMEASURE zonelab_peak_rss device$id $(cat /tmp/hwm$id)"
+  send_file "/results/$id/summary.json" "summary$id.json"
+  send_file "/tmp/zonelab$id.log" "zonelab$id.log"
+}
+
+start_server 0 vm
 if [ ! -b "$DEV" ]; then
-  cat /tmp/zonelab.log
-  send_file /tmp/zonelab.log zonelab.log
   emit "ZLTEST DONE"
   exit 1
 fi
 q=/sys/block/$B/queue
-say "$(head -n 2 /tmp/zonelab.log | tail -n 1)"
 
 if want basic; then
   check sysfs.limits "nr_zones=$(cat $q/nr_zones) chunk=$(cat $q/chunk_sectors) open=$(cat $q/max_open_zones) active=$(cat $q/max_active_zones) lbs=$(cat $q/logical_block_size)" -- \
@@ -141,19 +172,51 @@ if want fio; then
 fi
 
 if want zbd; then
-  say "fio t/zbd/test-zbd-support on $DEV"
-  (cd /zbd/t/zbd && timeout 240 bash ./test-zbd-support -r "$DEV") >/tmp/zbd.log 2>&1
-  zrc=$?
-  sed -n 's/^Running test \([0-9]*\) \.\.\. *\([A-Z]*\)\(.*\)$/\1 \2 \3/p' /tmp/zbd.log |
-    while read -r n status reason; do
-      result "$status" "zbd.test$n" "$reason"
+  # fio's own zoned block device tests, on a second device with small zones (vm-zbd.toml).
+  # zbdtests=N:N:... on the kernel command line runs only those tests.
+  zbd_timeout=$(sed -n 's/.*zbdtimeout=\([0-9]*\).*/\1/p' /proc/cmdline)
+  zbd_timeout=${zbd_timeout:-200}
+  # The default leaves out, for time, the tests that run 30 s by the clock or write many zones
+  # 4 KiB at a time (06 15 16 26 27 28 30 31 32 48 57 58: vm/README.md gives a full run);
+  # test 54 fails the same way on null_blk with this fio (checked below), so it is compared
+  # with null_blk rather than required to pass.
+  list=$(sed -n 's/.*zbdtests=\([0-9a-z:]*\).*/\1/p' /proc/cmdline)
+  case $list in
+    "") list=1:2:3:4:5:7:8:9:10:11:12:13:14:17:18:19:20:21:22:23:24:25:29:33:34:35:36:37:38:39:40:41:42:43:44:45:46:47:49:50:51:52:53:55:56 ;;
+    all) list=$(seq -s: 1 58 | sed 's/:54:/:/') ;;
+  esac
+  zbd_tests=()
+  for n in $(echo "$list" | tr ':' ' '); do zbd_tests+=(-t "$n"); done
+  start_server 1 vm-zbd
+  say "fio t/zbd/test-zbd-support on /dev/ublkb1"
+  zbd_t0=$SECONDS
+  (cd /zbd/t/zbd && timeout "$zbd_timeout" bash ./test-zbd-support -r "${zbd_tests[@]}" /dev/ublkb1) 2>&1 |
+    while IFS= read -r line; do echo "$((SECONDS - zbd_t0)) $line"; done >/tmp/zbd.log
+  zrc=${PIPESTATUS[0]}
+  sed -n 's/^\([0-9]*\) Running test \([0-9]*\) \.\.\. *\([A-Z]*\)\(.*\)$/\1 \2 \3 \4/p' /tmp/zbd.log |
+    while read -r t n status reason; do
+      result "$status" "zbd.test$n" "(done at ${t} s) $reason"
     done
-  check zbd.suite "exit $zrc: $(grep -E 'tests (passed|skipped|failed)' /tmp/zbd.log | tr '\n' ' ')" -- \
-    test $zrc = 0
+  npass=$(grep -c '\.\.\. *PASS' /tmp/zbd.log)
+  check zbd.suite "exit $zrc: $(grep -E 'tests (passed|skipped|failed)|Run time' /tmp/zbd.log | tr '\n' ' ')" -- \
+    test $zrc = 0 -a "$npass" -gt 0
   for f in /zbd/t/zbd/test-zbd-support.log.*; do
     tail -n 1 "$f" | grep -q FAIL && send_file "$f" "zbd/$(basename "$f")"
   done
-  blkzone reset "$DEV"
+  send_file /tmp/zbd.log zbd.log
+  # Test 54 against ZoneLab and against a zoned null_blk of the same geometry: the same outcome.
+  n=/sys/kernel/config/nullb/nullb1
+  mkdir $n && echo 1 >$n/zoned && echo 4 >$n/zone_size && echo 1024 >$n/size &&
+    echo 1 >$n/memory_backed && echo 4096 >$n/blocksize && echo 14 >$n/zone_max_open &&
+    echo 1 >$n/power
+  for d in ublkb1 nullb1; do
+    (cd /zbd/t/zbd && timeout 60 bash ./test-zbd-support -r -t 54 /dev/$d) >/tmp/t54.$d 2>&1
+    echo "$(sed -n 's/^Running test 54 \.\.\. *\([A-Z]*\).*/\1/p' /tmp/t54.$d) $(grep -m1 -o 'fio: io_u error.*' /zbd/t/zbd/test-zbd-support.log.54)" >/tmp/t54r.$d
+  done
+  echo 0 >$n/power; rmdir $n
+  check zbd.test54_as_null_blk "ZoneLab: $(cat /tmp/t54r.ublkb1); null_blk: $(cat /tmp/t54r.nullb1)" -- \
+    cmp -s /tmp/t54r.ublkb1 /tmp/t54r.nullb1
+  stop_server 1
 fi
 
 if want perf; then
@@ -178,71 +241,81 @@ if want perf; then
   blkzone reset "$DEV"
 fi
 
-if want f2fs; then
-  say "F2FS: metadata on /dev/nullb0, data zones on $DEV"
-  mkfs.f2fs -f -m -c "$DEV" /dev/nullb0 >/tmp/mkfs.log 2>&1
-  check f2fs.mkfs "$(grep -m1 -i 'format successful\|error' /tmp/mkfs.log)" -- \
-    grep -qi 'Format successful' /tmp/mkfs.log
-  mkdir -p /mnt/f2fs
-  mount -t f2fs /dev/nullb0 /mnt/f2fs 2>/tmp/mount.log
-  check f2fs.mount "$(cat /tmp/mount.log) $(grep f2fs /proc/mounts | cut -d' ' -f1-4)" -- \
-    grep -q /mnt/f2fs /proc/mounts
-  # Files created, appended and fsynced until they fill zones, then half deleted; repeated so
-  # F2FS frees whole sections and resets their zones.
-  ok=1; before=0; after=0
+# f2fs_run TAG ZONED CONVENTIONAL: mkfs.f2fs -m (metadata on the conventional device), mount, a
+# file workload until F2FS has reset zones it freed, db_bench, unmount, fsck. Results in
+# /tmp/f2fs.TAG.*; checks reported only for ZoneLab (TAG ublk).
+f2fs_run() {
+  local tag=$1 zdev=$2 cdev=$3 ok=1 resets round i f
+  local report=$([ "$tag" = ublk ] && echo check || echo quiet)
+  quiet() { shift 3; "$@"; }
+  mkfs.f2fs -f -m -c "$zdev" "$cdev" >/tmp/f2fs.$tag.mkfs 2>&1
+  $report f2fs.mkfs "$(grep -m1 -i 'format successful\|error' /tmp/f2fs.$tag.mkfs)" -- \
+    grep -qi 'Format successful' /tmp/f2fs.$tag.mkfs
+  mkdir -p /mnt/$tag
+  mount -t f2fs "$cdev" /mnt/$tag 2>/tmp/f2fs.$tag.mount
+  $report f2fs.mount "$(cat /tmp/f2fs.$tag.mount) $(grep "/mnt/$tag" /proc/mounts | cut -d' ' -f1-3)" -- \
+    grep -q "/mnt/$tag" /proc/mounts
+  # Rounds of files created, appended and fsynced, each deleting the round before.
   for round in 1 2 3; do
-    for i in $(seq 1 12); do
-      f=/mnt/f2fs/r$round-f$i
-      dd if=/dev/urandom of=$f bs=1M count=6 conv=fsync 2>/dev/null || ok=0
+    for i in $(seq 1 8); do
+      f=/mnt/$tag/r$round-f$i
+      dd if=/dev/urandom of=$f bs=1M count=8 conv=fsync 2>/dev/null || ok=0
       dd if=/dev/urandom of=$f bs=64k count=16 oflag=append conv=notrunc,fsync 2>/dev/null || ok=0
     done
+    rm -f /mnt/$tag/r$((round - 1))-f*
     sync
-    before=$(zones | awk '$2 != 0 || $4 != 1' | wc -l)
-    rm -f /mnt/f2fs/r$round-f*[02468] /mnt/f2fs/r$((round - 1))-f*
-    sync
-    sleep 1
-    after=$(zones | awk '$2 != 0 || $4 != 1' | wc -l)
-    say "round $round: $before zones in use before deleting, $after after"
   done
-  check f2fs.file_workload "3 rounds of create, append, fsync, delete" -- test $ok = 1
-  db_bench --benchmarks=fillrandom,readrandom --num=20000 --reads=5000 --value_size=400 \
-    --compression_type=none --db=/mnt/f2fs/rocksdb --threads=1 >/tmp/dbbench.log 2>&1
-  dbrc=$?
-  check db_bench.fillrandom "exit $dbrc: $(grep -m1 '^fillrandom' /tmp/dbbench.log | tr -s ' ')" -- \
-    test $dbrc = 0
-  umount /mnt/f2fs
-  check f2fs.umount "" -- sh -c '! grep -q /mnt/f2fs /proc/mounts'
-  after=$(zones | awk '$2 != 0 || $4 != 1' | wc -l)
-  check f2fs.zone_resets "zones in use: $before after writing, $after after deleting and unmounting" -- \
-    test "$after" -lt "$before"
-  fsck.f2fs -f /dev/nullb0 >/tmp/fsck.log 2>&1
-  frc=$?
-  check f2fs.fsck "exit $frc" -- test $frc = 0
-  [ $frc = 0 ] || send_file /tmp/fsck.log fsck.log
+  $report f2fs.file_workload "3 rounds of 8 files created, appended, fsynced; each round deletes the one before" -- \
+    test $ok = 1
+  if [ "$tag" = ublk ]; then
+    db_bench --benchmarks=fillrandom,readrandom --num=20000 --reads=5000 --value_size=400 \
+      --compression_type=none --db=/mnt/$tag/rocksdb --threads=1 >/tmp/dbbench.log 2>&1
+    local dbrc=$?
+    LOG=/tmp/dbbench.log check db_bench.fillrandom "exit $dbrc: $(grep -m1 '^fillrandom' /tmp/dbbench.log | tr -s ' ')" -- \
+      test $dbrc = 0
+  fi
+  # Delete everything: F2FS resets the zones of the sections it frees (at the latest when it
+  # unmounts, when it issues its pending discards).
+  rm -rf /mnt/$tag/*
+  sync
+  DEV=$zdev zones >/tmp/f2fs.$tag.before
+  umount /mnt/$tag
+  $report f2fs.umount "" -- sh -c "! grep -q /mnt/$tag /proc/mounts"
+  DEV=$zdev zones >/tmp/f2fs.$tag.after
+  resets=$(paste -d' ' /tmp/f2fs.$tag.before /tmp/f2fs.$tag.after | awk '$2 > 0 && $6 == 0' | wc -l)
+  $report f2fs.zone_resets "$(awk '$2 > 0' /tmp/f2fs.$tag.before | wc -l) zones written before unmounting, $resets of them reset by F2FS" -- \
+    test "$resets" -gt 0
+  fsck.f2fs -f --dry-run "$cdev" >/tmp/f2fs.$tag.fsck 2>&1
+  echo $? >/tmp/f2fs.$tag.fsckrc
+  # Each check's name and verdict (the counts differ with the data).
+  grep '^\[FSCK\]' /tmp/f2fs.$tag.fsck | grep -v 'Max image size' |
+    sed 's/^\[FSCK\] *//; s/ *\[0x[0-9a-f]*\] *$//' >/tmp/f2fs.$tag.verdict
+}
+
+if want f2fs; then
+  say "F2FS: metadata on /dev/nullb0, data zones on $DEV"
+  f2fs_run ublk "$DEV" /dev/nullb0
+  # The same on a zoned null_blk of the same geometry (64 MiB zones, 48 MiB capacity, 14 open
+  # and active) with a null_blk for metadata: fsck.f2fs must say the same of both.
+  c=/sys/kernel/config/nullb
+  mkdir $c/nullb1 $c/nullb2
+  for kv in zoned=1 zone_size=64 zone_capacity=48 size=2048 zone_max_open=14 zone_max_active=14 \
+            memory_backed=1 blocksize=4096 power=1; do
+    echo "${kv#*=}" >$c/nullb1/${kv%%=*}
+  done
+  for kv in size=1024 memory_backed=1 blocksize=4096 power=1; do
+    echo "${kv#*=}" >$c/nullb2/${kv%%=*}
+  done
+  f2fs_run nullb /dev/nullb1 /dev/nullb2
+  for d in nullb1 nullb2; do echo 0 >$c/$d/power; rmdir $c/$d; done
+  rc_u=$(cat /tmp/f2fs.ublk.fsckrc); rc_n=$(cat /tmp/f2fs.nullb.fsckrc)
+  [ "$rc_u" = 0 ] || send_file /tmp/f2fs.ublk.fsck fsck.ublk.log
+  [ "$rc_n" = 0 ] || send_file /tmp/f2fs.nullb.fsck fsck.nullb.log
+  check f2fs.fsck "fsck.f2fs on ZoneLab: exit $rc_u, $(grep -c Fail /tmp/f2fs.ublk.verdict) failed checks ($(grep Fail /tmp/f2fs.ublk.verdict | tr -s ' ' | tr '\n' ';')); on null_blk: exit $rc_n, $(grep -c Fail /tmp/f2fs.nullb.verdict) failed" -- \
+    sh -c "[ $rc_u = 0 ] || cmp -s /tmp/f2fs.ublk.verdict /tmp/f2fs.nullb.verdict"
 fi
 
 # ---------------------------------------------------------------------------------------------
-# ZoneLab's own view must match the kernel's: zones.csv, written at stop, against blkzone.
-zones >/tmp/zfinal
-grep VmHWM /proc/$ZPID/status | tr -s ' ' >/tmp/hwm
-timeout 60 zonelab ublk --stop --id 0 >/tmp/stop.log 2>&1 || {
-  say "stop failed: $(cat /tmp/stop.log)"
-  for t in /proc/$ZPID/task/*; do echo "$t $(cat $t/comm) $(cat $t/wchan)"; cat $t/stack; done
-  cat /tmp/zonelab.log
-  dmesg | tail -n 20
-}
-wait $ZPID
-zrc=$?
-check server.stop "exit $zrc; $(tail -n 3 /tmp/zonelab.log | tr '\n' ' ')" -- test $zrc = 0
-awk -F, 'NR > 1 {
-  split("EMPTY IMP_OPENED EXP_OPENED CLOSED", n, " ");
-  c = $3 == "EMPTY" ? 1 : $3 == "IMP_OPENED" ? 2 : $3 == "EXP_OPENED" ? 3 : $3 == "CLOSED" ? 4 : $3 == "READONLY" ? 13 : $3 == "FULL" ? 14 : 15;
-  print $2 * 8, ($4 - $2) * 8, $5 * 8, c }' /results/zonelab/zones.csv >/tmp/zcsv
-check zones.match "blkzone report equals ZoneLab's zones.csv ($(wc -l </tmp/zcsv) zones)" -- \
-  cmp -s /tmp/zfinal /tmp/zcsv
-emit "ZLMEASURE zonelab_peak_rss $(cat /tmp/hwm)"
-send_file /results/zonelab/summary.json summary.json
-send_file /tmp/zonelab.log zonelab.log
-send_file /tmp/zbd.log zbd.log
+stop_server 0
 emit "ZLTEST DONE"
 say "done"

@@ -378,7 +378,20 @@ fn copy(fd: i32, buf: &mut [u8], pos: libc::off_t, to_request: bool) -> bool {
             libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), pos)
         }
     };
-    n == buf.len() as isize
+    if n != buf.len() as isize {
+        eprintln!(
+            "error: copying {} bytes {} the request at {pos:#x}: {}",
+            buf.len(),
+            if to_request { "to" } else { "from" },
+            if n < 0 {
+                std::io::Error::last_os_error().to_string()
+            } else {
+                format!("{n} bytes copied")
+            }
+        );
+        return false;
+    }
+    true
 }
 
 #[cfg(test)]
