@@ -206,12 +206,14 @@ if want zbd; then
   send_file /tmp/zbd.log zbd.log
   # Test 54 against ZoneLab and against a zoned null_blk of the same geometry: the same outcome.
   n=/sys/kernel/config/nullb/nullb1
-  mkdir $n && echo 1 >$n/zoned && echo 4 >$n/zone_size && echo 1024 >$n/size &&
-    echo 1 >$n/memory_backed && echo 4096 >$n/blocksize && echo 14 >$n/zone_max_open &&
-    echo 1 >$n/power
+  mkdir $n && echo 1 >$n/zoned && echo 4 >$n/zone_size && echo 3 >$n/zone_capacity &&
+    echo 1024 >$n/size && echo 1 >$n/memory_backed && echo 4096 >$n/blocksize &&
+    echo 14 >$n/zone_max_open && echo 1 >$n/power
   for d in ublkb1 nullb1; do
     (cd /zbd/t/zbd && timeout 60 bash ./test-zbd-support -r -t 54 /dev/$d) >/tmp/t54.$d 2>&1
-    echo "$(sed -n 's/^Running test 54 \.\.\. *\([A-Z]*\).*/\1/p' /tmp/t54.$d) $(grep -m1 -o 'fio: io_u error.*' /zbd/t/zbd/test-zbd-support.log.54)" >/tmp/t54r.$d
+    echo "$(sed -n 's/^Running test 54 \.\.\. *\([A-Z]*\).*/\1/p' /tmp/t54.$d):" \
+      "$(grep -m1 -o -e 'fio: io_u error.*' -e 'Assertion.*' /zbd/t/zbd/test-zbd-support.log.54 |
+         sed 's#/dev/[a-z0-9]*#DEV#')" >/tmp/t54r.$d
   done
   echo 0 >$n/power; rmdir $n
   check zbd.test54_as_null_blk "ZoneLab: $(cat /tmp/t54r.ublkb1); null_blk: $(cat /tmp/t54r.nullb1)" -- \
