@@ -6,7 +6,8 @@
 # (mkfs -m with a null_blk for metadata, a file workload, fsck), db_bench on F2FS, and a ublk
 # overhead measurement; see vm/guest/tests.sh. Fails if any check fails or the guest does not
 # finish within VM_TIMEOUT seconds (default 330). Logs and the device's results go to
-# target/vm/out/. VM_TESTS=basic,fio,zbd,f2fs,perf picks groups (default: all).
+# target/vm/out/. VM_TESTS=basic,fio,zbd,realtime,perf,f2fs picks groups (default: all);
+# ZBD_TESTS=all (or 1:2:5...) picks fio's zbd tests, ZBD_TIMEOUT their time limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -15,7 +16,7 @@ mapfile -t built < <(bash vm/build.sh)
 kernel=${built[0]}
 initrd=${built[1]}
 rm -rf "$out" && mkdir -p "$out"
-tests=${VM_TESTS:-basic,fio,zbd,f2fs,perf}
+tests=${VM_TESTS:-basic,fio,zbd,realtime,perf,f2fs}
 start=$(date +%s)
 set +e
 timeout "${VM_TIMEOUT:-330}" qemu-system-x86_64 \

@@ -3,7 +3,8 @@
 # console (ttyS0); one line per check goes to ttyS1 as `ZLTEST PASS|FAIL|SKIP name detail`,
 # measurements as `ZLMEASURE ...`, files as `ZLFILE name` ... `ZLEND`, and `ZLTEST DONE` last.
 # vm/test.sh reads ttyS1 and fails on any FAIL or a missing DONE.
-# ZLTESTS (kernel command line: zltests=a,b) limits the groups run: basic, fio, zbd, f2fs, perf.
+# zltests=a,b on the kernel command line limits the groups run: basic, fio, zbd, realtime,
+# perf, f2fs.
 
 export PATH=/bin
 OUT=/dev/ttyS1
@@ -14,7 +15,7 @@ ZONE_SECTORS=131072      # experiments/ublk/vm.toml: 64 MiB zones
 CAP_SECTORS=98304        # 48 MiB capacity
 NR_ZONES=32
 groups=$(sed -n 's/.*zltests=\([^ ]*\).*/\1/p' /proc/cmdline)
-groups=${groups:-basic,fio,zbd,f2fs,perf}
+groups=${groups:-basic,fio,zbd,realtime,perf,f2fs}
 want() { [[ ",$groups," == *",$1,"* ]]; }
 
 say() { echo "[$(printf '%4d' "$SECONDS") s] $*"; }
@@ -59,12 +60,13 @@ fio_run() { # LOG fio-args...
 
 say "guest up: $(uname -r), $(nproc) CPUs, $(free -m | awk '/Mem:/ {print $2}') MiB"
 # ---------------------------------------------------------------------------------------------
-# start_server ID EXPERIMENT: serves /exp/EXPERIMENT.toml as /dev/ublkbID, results in
+# start_server ID EXPERIMENT [zonelab ublk options]: serves /exp/EXPERIMENT.toml as /dev/ublkbID, results in
 # /results/ID; waits until the zoned block device is there.
 declare -A ZPIDS
 start_server() {
   local id=$1 exp=$2
-  zonelab ublk "/exp/$exp.toml" --id "$id" -o "/results/$id" >"/tmp/zonelab$id.log" 2>&1 &
+  shift 2
+  zonelab ublk "/exp/$exp.toml" --id "$id" -o "/results/$id" "$@" >"/tmp/zonelab$id.log" 2>&1 &
   ZPIDS[$id]=$!
   for _ in $(seq 300); do
     [ -f "/run/zonelab-ublk/ublkb$id.pid" ] && [ -b "/dev/ublkb$id" ] && break
@@ -177,7 +179,7 @@ if want zbd; then
   zbd_timeout=$(sed -n 's/.*zbdtimeout=\([0-9]*\).*/\1/p' /proc/cmdline)
   zbd_timeout=${zbd_timeout:-200}
   # The default leaves out, for time, the tests that run 30 s by the clock or write many zones
-  # 4 KiB at a time (06 15 16 26 27 28 30 31 32 48 57 58: vm/README.md gives a full run);
+  # 4 KiB at a time (06 15 16 26 27 28 30 31 32 48 57 58; ZBD_TESTS=all runs them too);
   # test 54 fails the same way on null_blk with this fio (checked below), so it is compared
   # with null_blk rather than required to pass.
   list=$(sed -n 's/.*zbdtests=\([0-9a-z:]*\).*/\1/p' /proc/cmdline)
@@ -293,6 +295,28 @@ f2fs_run() {
   grep '^\[FSCK\]' /tmp/f2fs.$tag.fsck | grep -v 'Max image size' |
     sed 's/^\[FSCK\] *//; s/ *\[0x[0-9a-f]*\] *$//' >/tmp/f2fs.$tag.verdict
 }
+
+if want realtime; then
+  # Real time: reads modelled to take 5 ms (read_latency_ns) must take at least that long as
+  # fio sees them, and the firmware's idle-time work must run while the host sends nothing:
+  # Preemptive Zone Reset erases a reset zone's blocks only when the device is idle.
+  start_server 2 vm --time realtime --set device.timing.read_latency_ns=5000000 \
+    --set 'firmware.policy="preemptive"' --set firmware.t_free=0 --set firmware.t_invalid=1
+  DEV=/dev/ublkb2 fio_run /tmp/rt_w.log --name=w --ioengine=libaio --iodepth=8 --rw=write \
+    --bs=1M --offset=0 --size=128M
+  blkzone reset -o 0 -c 1 /dev/ublkb2
+  sleep 2
+  DEV=/dev/ublkb2 fio_run /tmp/rt_r.log --name=r --ioengine=psync --rw=randread --bs=4k \
+    --offset=64M --size=64M --time_based --runtime=3 --output-format=terse --terse-version=3
+  fio_lat_us=$(awk -F';' '{print $40}' /tmp/rt_r.log | tail -n 1)
+  stop_server 2
+  model_ns=$(awk '/"read": \{/ {r = 1} r && /"mean"/ {gsub(/[^0-9.]/, "", $2); print $2; exit}' /results/2/summary.json)
+  erases=$(sed -n 's/.*"block_erases": \([0-9]*\).*/\1/p' /results/2/summary.json)
+  check realtime.read_latency "fio mean ${fio_lat_us} us, ZoneLab's modelled mean ${model_ns} ns" -- \
+    awk -v f="$fio_lat_us" -v m="$model_ns" 'BEGIN { exit !(m >= 4000000 && f * 1000 >= m) }'
+  check realtime.idle_erases "$erases block erases while idle after the reset" -- \
+    test "${erases:-0}" -gt 0
+fi
 
 if want f2fs; then
   say "F2FS: metadata on /dev/nullb0, data zones on $DEV"

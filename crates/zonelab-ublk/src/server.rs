@@ -265,7 +265,10 @@ fn run_queue(qid: u16, dev: &UblkDev, adapter: BlockAdapter, time: TimeMode) -> 
             eprintln!("error: ublk queue {qid}: {e}");
         }
     }));
+    // The executor owns the detached idle-time task and its share of the state.
+    drop(tasks);
     drop(batch_state);
+    drop(exe);
     drop(exe_rc);
     drop(q);
     take(state)
