@@ -13,24 +13,24 @@ mkdir -p "$out/debs"
 
 sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 export DEBIAN_FRONTEND=noninteractive
+export PATH="$PATH:/usr/sbin:/sbin"  # blkzone, mkfs.f2fs and fsck.f2fs live there
 log() { echo "vm/build.sh: $*" >&2; }
 
 # Host tools: QEMU, the programs copied into the guest, and libclang for libublk's bindgen.
 need=()
-for p in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static mkfs.f2fs:f2fs-tools \
+for p in qemu-system-x86_64:qemu-system-x86 mkfs.f2fs:f2fs-tools \
          fio:fio db_bench:rocksdb-tools blkzone:util-linux cpio:cpio modinfo:kmod xz:xz-utils; do
   command -v "${p%%:*}" >/dev/null 2>&1 || need+=("${p#*:}")
 done
-[ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 \
-  || need+=(libclang-dev)
+dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static)
+ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   sudo_ apt-get update -qq
   sudo_ apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-# busybox-static replaces the dynamic busybox; the guest needs the static one.
-busybox=/bin/busybox
-file -L "$busybox" 2>/dev/null | grep -q static || busybox=$(dpkg -L busybox-static | grep -m1 '/busybox$')
+# The guest needs the static busybox (busybox-static replaces the dynamic one).
+busybox=$(dpkg -L busybox-static | grep -m1 '/busybox$')
 
 # The kernel: linux-image-6.12 from bookworm-backports (ublk_drv with zoned support, f2fs,
 # null_blk), downloaded once.

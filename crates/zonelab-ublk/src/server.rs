@@ -43,6 +43,7 @@ pub struct ServeOptions {
     pub dev_id: i32,
 }
 
+/// Chosen: libublk's defaults (64 commands, 512 KiB each).
 impl Default for ServeOptions {
     fn default() -> Self {
         ServeOptions {
