@@ -146,11 +146,11 @@ fi
 if want fio; then
   for engine in libaio io_uring; do
     fio_run /tmp/seq.log --name=seq --ioengine=$engine --iodepth=8 --rw=write --bs=128k \
-      --offset=0 --size=256M --verify=crc32c --do_verify=1
+      --offset=0 --size=128M --verify=crc32c --do_verify=1
     check fio.$engine.seq_write_verify "$(grep -m1 -o 'WRITE: bw=[^,]*' /tmp/seq.log)" -- \
       grep -q 'WRITE: bw' /tmp/seq.log
     fio_run /tmp/rand.log --name=rand --ioengine=$engine --iodepth=16 --rw=randwrite --bs=16k \
-      --offset=256M --size=512M --io_size=96M --max_open_zones=4 --verify=crc32c
+      --offset=256M --size=512M --io_size=48M --max_open_zones=4 --verify=crc32c
     check fio.$engine.rand_write_verify "$(grep -m1 -o 'WRITE: bw=[^,]*' /tmp/rand.log)" -- \
       grep -q 'WRITE: bw' /tmp/rand.log
   done
@@ -160,7 +160,7 @@ if want fio; then
   resets=$(sed -n 's/^.*write:[^;]*; \([0-9]*\) zone resets$/\1/p' /tmp/reset.log)
   check fio.zone_resets "${resets:-0} zone resets" -- test "${resets:-0}" -ge 2
   fio_run /tmp/mo.log --name=mo --ioengine=libaio --iodepth=16 --rw=randwrite --bs=64k \
-    --offset=0 --size=2G --io_size=128M --max_open_zones=14
+    --offset=0 --size=2G --io_size=64M --max_open_zones=14
   check fio.max_open_zones_14 "$(grep -m1 -o 'WRITE: bw=[^,]*' /tmp/mo.log)" -- \
     grep -q 'WRITE: bw' /tmp/mo.log
   fio_run /tmp/mo2.log --name=mo --ioengine=libaio --rw=randwrite --bs=64k --size=64M \
@@ -177,7 +177,7 @@ if want zbd; then
   # fio's own zoned block device tests, on a second device with small zones (vm-zbd.toml).
   # zbdtests=N:N:... on the kernel command line runs only those tests.
   zbd_timeout=$(sed -n 's/.*zbdtimeout=\([0-9]*\).*/\1/p' /proc/cmdline)
-  zbd_timeout=${zbd_timeout:-200}
+  zbd_timeout=${zbd_timeout:-300}
   # The default leaves out, for time, the tests that run 30 s by the clock or write many zones
   # 4 KiB at a time (06 15 16 26 27 28 30 31 32 48 57 58; ZBD_TESTS=all runs them too);
   # test 54 fails the same way on null_blk with this fio (checked below), so it is compared
@@ -232,7 +232,7 @@ if want perf; then
     [ $target = nullb ] && dev=/dev/nullb0 && extra=(--offset=0 --size=192M --zonemode=none)
     for qd in 1 32; do
       fio --filename=$dev --direct=1 --thread=1 --name=rr --ioengine=io_uring --rw=randread \
-        --bs=4k --iodepth=$qd --time_based --runtime=5 --zonemode=zbd "${extra[@]}" \
+        --bs=4k --iodepth=$qd --time_based --runtime=4 --zonemode=zbd "${extra[@]}" \
         --output-format=terse --terse-version=3 >/tmp/perf.log 2>&1
       # terse v3: field 8 read IOPS, field 40 read total-latency mean (us).
       iops=$(awk -F';' '{print $8}' /tmp/perf.log | tail -n 1)
