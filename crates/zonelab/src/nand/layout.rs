@@ -23,14 +23,14 @@ impl Divisor {
         }
     }
     #[inline]
-    pub fn div(self, x: u64) -> u64 {
+    pub fn quot(self, x: u64) -> u64 {
         match self.shift {
             Some(s) => x >> s,
             None => x / self.d,
         }
     }
     #[inline]
-    pub fn rem(self, x: u64) -> u64 {
+    pub fn rest(self, x: u64) -> u64 {
         match self.shift {
             Some(_) => x & (self.d - 1),
             None => x % self.d,
@@ -94,11 +94,11 @@ impl Layout {
 
     #[inline]
     pub fn unit(&self, zone: u32, unit: u64) -> UnitAddress {
-        let group = self.per_group.rem(zone as u64) as u32;
-        let slot = self.per_group.div(zone as u64) as u32;
-        let die = group * self.dies_per_zone + self.per_zone.rem(unit) as u32;
-        let unit_on_die = self.per_zone.div(unit);
-        let block = slot * self.blocks_per_zone_per_die + self.per_block.div(unit_on_die) as u32;
+        let group = self.per_group.rest(zone as u64) as u32;
+        let slot = self.per_group.quot(zone as u64) as u32;
+        let die = group * self.dies_per_zone + self.per_zone.rest(unit) as u32;
+        let unit_on_die = self.per_zone.quot(unit);
+        let block = slot * self.blocks_per_zone_per_die + self.per_block.quot(unit_on_die) as u32;
         UnitAddress { die, block }
     }
 

@@ -215,10 +215,10 @@ impl Device {
             let piece = &pieces[k];
             let within = pos - piece.lstart;
             let phys = piece.punit * unit + within;
-            let chunk = (page - self.layout.page_div.rem(phys))
+            let chunk = (page - self.layout.page_div.rest(phys))
                 .min(end - pos)
                 .min(piece.lstart + piece.data - pos);
-            let j = self.layout.unit_div.div(within);
+            let j = self.layout.unit_div.quot(within);
             let stream_j = piece.stream_base + j;
             let in_controller = j >= piece.programmed_units
                 || (b > 0
