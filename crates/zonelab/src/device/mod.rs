@@ -209,6 +209,12 @@ pub trait DeviceModel: Send {
     /// Takes a command at `now` (never earlier than the last submission or advance).
     fn submit(&mut self, now: Instant, cmd: Command<'_>) -> Result<Accepted, Status>;
 
+    /// Whether `advance` can ever do anything (background work or late completions): front ends
+    /// skip calling it for models that never do.
+    fn has_background_work(&self) -> bool {
+        true
+    }
+
     /// Lets the device do background work up to `now` and hands over completions that became
     /// known. Returns when it next wants to be advanced (a background erase ends, a timer is due,
     /// a pending completion becomes known), if ever.

@@ -13,7 +13,7 @@ use crate::device::{
 };
 use crate::firmware::{self, PieceRef, PolicySpec, ResetPolicy};
 use crate::metrics::Recorder;
-use crate::nand::{DieSet, EnergyNj, Layout, Nand, NandCounters, WearSummary};
+use crate::nand::{DieSet, Divisor, EnergyNj, Layout, Nand, NandCounters, WearSummary};
 use crate::time::{Duration, Instant};
 
 pub struct Device {
@@ -40,6 +40,8 @@ pub struct Device {
     /// Per logical zone, the bytes written below `data_lbas` (with data retention only).
     pub(super) data: Option<ZoneStore>,
     pub(super) zone_lbas: u64,
+    pub(super) zone_div: Divisor,
+    pub(super) namespace_lbas: u64,
     pub(super) cap_lbas: u64,
     pub(super) lba_bytes: u64,
     pub(super) buffer_units: u64,
@@ -94,6 +96,8 @@ impl Device {
             occupancy_epoch: 0,
             data: retain_data.then(|| ZoneStore::new(n, z.zone_capacity_bytes)),
             zone_lbas: spec.zone_size_lbas(),
+            zone_div: Divisor::new(spec.zone_size_lbas()),
+            namespace_lbas: spec.zone_size_lbas() * z.zone_count as u64,
             cap_lbas: spec.zone_capacity_lbas(),
             lba_bytes: z.lba_size_bytes,
             buffer_units,
@@ -140,7 +144,7 @@ impl Device {
         self.cap_lbas
     }
     pub fn namespace_lbas(&self) -> u64 {
-        self.zone_lbas * self.spec.zones.zone_count as u64
+        self.namespace_lbas
     }
     pub fn open_zones(&self) -> u32 {
         self.open_zones
@@ -357,6 +361,10 @@ impl DeviceModel for Device {
             (Op::Trim, _) => self.trim(now, slba, nlb),
             (Op::Flush, _) => self.flush(now),
         }
+    }
+
+    fn has_background_work(&self) -> bool {
+        self.policy.has_background_work()
     }
 
     fn advance(&mut self, now: Instant, _done: &mut Vec<Completed>) -> Option<Instant> {

@@ -19,7 +19,7 @@ impl Device {
     ) -> Result<Accepted, Status> {
         let now = self.enter(now);
         self.check_range(slba, nlb, buf.as_ref().map(|b| b.len()))?;
-        let zi = (slba / self.zone_lbas) as u32;
+        let zi = self.zone_div.quot(slba) as u32;
         if self.zones[zi as usize].state == ZoneState::Offline {
             return Err(Status::ZoneIsOffline);
         }
@@ -48,7 +48,7 @@ impl Device {
     ) -> Result<Accepted, Status> {
         let now = self.enter(now);
         self.check_range(slba, nlb, data.map(<[u8]>::len))?;
-        let zi = (slba / self.zone_lbas) as u32;
+        let zi = self.zone_div.quot(slba) as u32;
         Self::check_writable(self.zones[zi as usize].state)?;
         let z = &self.zones[zi as usize];
         let offset = slba - zi as u64 * self.zone_lbas;
