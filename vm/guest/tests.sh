@@ -339,6 +339,37 @@ if want f2fs; then
   [ "$rc_n" = 0 ] || send_file /tmp/f2fs.nullb.fsck fsck.nullb.log
   check f2fs.fsck "fsck.f2fs on ZoneLab: exit $rc_u, $(grep -c Fail /tmp/f2fs.ublk.verdict) failed checks ($(grep Fail /tmp/f2fs.ublk.verdict | tr -s ' ' | tr '\n' ';')); on null_blk: exit $rc_n, $(grep -c Fail /tmp/f2fs.nullb.verdict) failed" -- \
     sh -c "[ $rc_u = 0 ] || cmp -s /tmp/f2fs.ublk.verdict /tmp/f2fs.nullb.verdict"
+
+  # A real file system's zoned I/O, captured once: every command F2FS sends a small traced
+  # device (mkfs, files created, appended, fsynced and deleted, unmount) goes to trace.csv, which
+  # must then replay in a plain `zonelab run` with no zone-rule error.
+  start_server 3 vm-f2fs-trace
+  mkfs.f2fs -f -m -c /dev/ublkb3 /dev/nullb0 >/tmp/f2fs.trace.mkfs 2>&1
+  check f2fs.trace_mkfs "$(grep -m1 -i 'format successful\|error' /tmp/f2fs.trace.mkfs)" -- \
+    grep -qi 'Format successful' /tmp/f2fs.trace.mkfs || send_file /tmp/f2fs.trace.mkfs mkfs.trace.log
+  mkdir -p /mnt/trace
+  LOG=/tmp/f2fs.trace.mkfs check f2fs.trace_mount "F2FS on the traced device" -- \
+    mount -t f2fs /dev/nullb0 /mnt/trace
+  # F2FS puts data on the conventional device first: enough to reach the zones.
+  for round in 1 2; do
+    for i in $(seq 1 8); do
+      dd if=/dev/urandom of=/mnt/trace/r$round-f$i bs=1M count=8 conv=fsync 2>/dev/null
+      dd if=/dev/urandom of=/mnt/trace/r$round-f$i bs=64k count=4 oflag=append conv=notrunc,fsync 2>/dev/null
+    done
+    rm -f /mnt/trace/r$((round - 1))-f*
+    sync
+  done
+  rm -f /mnt/trace/*
+  sync
+  umount /mnt/trace
+  stop_server 3
+  send_file /results/3/trace.csv f2fs-trace.csv
+  records=$(($(wc -l </results/3/trace.csv) - 1))
+  cp /results/3/trace.csv /exp/f2fs-trace.csv
+  zonelab run /exp/f2fs-replay.toml -q -o /results/replay >/tmp/replay.log 2>&1
+  replayrc=$?
+  LOG=/tmp/replay.log check f2fs.trace_replays "$records commands traced under F2FS; zonelab run replayed them: exit $replayrc" -- \
+    test "$records" -gt 100 -a "$replayrc" = 0
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -89,7 +89,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let dir = args
         .output
         .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-ublk", exp.name)));
-    let adapter = BlockAdapter::new(cfg, exp, opts.max_io_bytes)?;
+    let trace = exp.trace;
+    let sink = if trace {
+        zonelab_cli::output::prepare_dir(&dir)?;
+        Some(zonelab_cli::output::CsvFile::create(
+            &dir.join("trace.csv"),
+            &exp,
+        )?)
+    } else {
+        None
+    };
+    let mut adapter = BlockAdapter::new(cfg, exp, opts.max_io_bytes)?;
+    if let Some(sink) = sink {
+        adapter.set_trace(Box::new(sink));
+    }
     let l = adapter.limits();
     let limit = |n: u32| {
         if n == 0 {
@@ -117,6 +130,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             println!("/dev/ublkb{id}: {what}; stop with Ctrl-C or `zonelab ublk --stop --id {id}`");
         },
         |adapter| {
+            adapter.finish_trace()?;
             adapter.write_results(&dir, &zonelab_cli::output::write_files)?;
             println!("{}", adapter.describe_counts());
             if let Some(kib) = peak_rss_kib() {

@@ -30,6 +30,7 @@ use zonelab::metrics::{Layer, Metrics, OpKind, TenantId};
 use zonelab::report::{ErrorReport, HostReport, RunIdentity, Summary, render, summarize};
 use zonelab::sim::{DeviceSpec, build_device};
 use zonelab::time::Instant;
+use zonelab::trace::{TraceOp, TraceRecord, TraceSink};
 
 use crate::proto::{self, BLK_ZONE_BYTES, Command, Op, SECTOR_BYTES};
 
@@ -92,6 +93,8 @@ pub struct BlockAdapter {
     wake: Option<Instant>,
     completions: Vec<Completed>,
     observer: Option<Box<dyn CommandObserver>>,
+    /// The per-command trace (`[trace] enabled`), in the format `zonelab run` writes.
+    trace: Option<Box<dyn TraceSink + Send>>,
 }
 
 impl BlockAdapter {
@@ -137,7 +140,23 @@ impl BlockAdapter {
             wake: Some(start),
             completions: Vec::new(),
             observer: None,
+            trace: None,
         })
+    }
+
+    /// Records every command the device serves into `sink` (ZoneLab's trace; it replays with
+    /// `[[replay]]`).
+    pub fn set_trace(&mut self, sink: Box<dyn TraceSink + Send>) {
+        self.device.set_tracing(true);
+        self.trace = Some(sink);
+    }
+
+    /// The run is over: flush the trace.
+    pub fn finish_trace(&mut self) -> Result<()> {
+        if let Some(t) = &mut self.trace {
+            t.finish()?;
+        }
+        Ok(())
     }
 
     pub fn set_observer(&mut self, observer: Box<dyn CommandObserver>) {
@@ -172,7 +191,31 @@ impl BlockAdapter {
     /// Sends one command to the device at `now_ns`: its completion time and the LBA it wrote.
     fn send(&mut self, now_ns: u64, cmd: DeviceCommand<'_>) -> Result<(u64, u64), Status> {
         let now = Instant::from_ns(now_ns);
-        let a = self.device.submit(now, cmd)?;
+        let (op, slba, nlb) = (cmd.op, cmd.slba, cmd.nlb);
+        if self.trace.is_some() {
+            // Dies touched by background work since the last command are not this command's.
+            self.device.take_touched();
+        }
+        let result = self.device.submit(now, cmd);
+        if let Some(sink) = &mut self.trace {
+            let record = TraceRecord {
+                submit: now,
+                start: result.as_ref().map_or(now, |a| a.start),
+                done: result.as_ref().ok().and_then(|a| a.done).unwrap_or(now),
+                op: TraceOp::of(op),
+                nsid: 0,
+                zone: (!matches!(op, DeviceOp::ZoneMgmtAll(_) | DeviceOp::Flush))
+                    .then(|| (slba / self.zone_lbas) as u32),
+                lba: slba,
+                nlb,
+                dies: self.device.take_touched().unwrap_or_default(),
+                erase_wait: result.as_ref().map_or(Default::default(), |a| a.erase_wait),
+                source: "ublk".into(),
+                status: result.as_ref().err().copied(),
+            };
+            sink.record(&record);
+        }
+        let a = result?;
         let done = match a.done {
             Some(t) => t,
             // A model that reports completions later: advance it until this one is known.

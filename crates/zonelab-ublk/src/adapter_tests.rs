@@ -2,6 +2,7 @@ use std::sync::{Arc, Mutex};
 
 use super::*;
 use crate::proto::BLK_ZONE_BYTES;
+use zonelab::trace::{TraceRecord, TraceSink};
 
 /// rezns-40g cut to 8 zones of 64 MiB (131072 sectors), 2 open and 3 active at most.
 fn adapter(extra: &[&str]) -> BlockAdapter {
@@ -296,4 +297,68 @@ fn idle_time_runs_the_firmwares_background_erases() {
     let s = a.summary();
     assert!(s.device_counters.block_erases > 0, "idle erases ran");
     assert_eq!(s.device_counters.zone_resets_executed, 1);
+}
+
+/// A trace sink the test reads afterwards.
+#[derive(Clone, Default)]
+struct SharedCsv(Arc<Mutex<String>>);
+
+impl TraceSink for SharedCsv {
+    fn record(&mut self, r: &TraceRecord) {
+        let mut t = self.0.lock().unwrap();
+        if t.is_empty() {
+            t.push_str(zonelab::trace::CSV_HEADER);
+            t.push('\n');
+        }
+        zonelab::trace::csv_line(r, 8, &mut t);
+        t.push('\n');
+    }
+}
+
+#[test]
+fn the_trace_of_what_the_host_sent_replays_in_a_zonelab_run() {
+    let mut a = adapter(&[]);
+    let sink = SharedCsv::default();
+    a.set_trace(Box::new(sink.clone()));
+    let mut t = 0;
+    for i in 0..4 {
+        t = write(&mut a, t, i * 64, 64, 7).done_ns;
+    }
+    let mut data = vec![1u8; 32 * 512];
+    t = a
+        .submit(t, &cmd(Op::ZoneAppend, ZONE, 32), &mut data)
+        .done_ns;
+    let mut none = [];
+    t = a.submit(t, &cmd(Op::ZoneReset, 0, 0), &mut none).done_ns;
+    let bad = write(&mut a, t, 8, 8, 1);
+    assert!(bad.result < 0, "off the write pointer");
+    a.finish_trace().unwrap();
+    let csv = sink.0.lock().unwrap().clone();
+    assert_eq!(
+        csv.lines().count(),
+        1 + 7,
+        "one record per command, the rejected one too"
+    );
+    assert!(csv.lines().last().unwrap().ends_with(",1h/BCh"));
+    // Replay it on the same device in a plain run: the same six commands, no error.
+    let text = "preset = \"rezns-40g\"\n[device.zones]\nzone_count = 8\nmax_open_zones = 2\nmax_active_zones = 3\n[[replay]]\ntrace = \"t.csv\"\n";
+    let exp = ExperimentConfig::parse(text, &[])
+        .unwrap()
+        .validate("replay")
+        .unwrap();
+    let inputs = zonelab::Inputs {
+        traces: vec![Box::new(std::io::Cursor::new(csv))],
+        trace_sink: None,
+    };
+    let out = zonelab::run(&exp, inputs, 0, &mut |_| {}).unwrap();
+    let s = out.summary;
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    assert_eq!(
+        (
+            s.ops["write"].count,
+            s.ops["append"].count,
+            s.ops["reset"].count
+        ),
+        (4, 1, 1)
+    );
 }

@@ -62,7 +62,7 @@ pub fn serve(
     adapter: BlockAdapter,
     opts: &ServeOptions,
     ready: impl FnOnce(u32) + Send + Sync + 'static,
-    stopped: impl FnOnce(&BlockAdapter) -> Result<()>,
+    stopped: impl FnOnce(&mut BlockAdapter) -> Result<()>,
 ) -> Result<()> {
     if !Path::new("/dev/ublk-control").exists() {
         bail!(
@@ -145,12 +145,12 @@ pub fn serve(
     };
     let run = ctrl.run_target(target, queue, started);
     let id = ctrl.dev_info().dev_id;
-    let adapter = shared
+    let mut adapter = shared
         .lock()
         .map_err(|_| anyhow!("the queue thread panicked"))?
         .take()
         .ok_or_else(|| anyhow!("the queue thread did not hand the device back"))?;
-    let written = stopped(&adapter);
+    let written = stopped(&mut adapter);
     let _ = std::fs::remove_file(pid_path(id));
     run.map_err(|e| anyhow!("ublk device {id}: {e}"))?;
     written
