@@ -266,6 +266,37 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
                     exp.cores
                 );
             }
+            HostWorkload::DbBench(d) => {
+                let names: Vec<&str> = d.benchmarks.iter().map(|b| b.name()).collect();
+                let _ = writeln!(
+                    s,
+                    "dbbench {}: {} on a RocksDB-like store, num {}, key {} B, value {} B, {} thread(s), files in {:?}",
+                    d.name,
+                    names.join(","),
+                    d.num,
+                    d.key_size,
+                    d.value_size,
+                    d.threads,
+                    d.files
+                );
+            }
+            HostWorkload::Ycsb(y) => {
+                let _ = writeln!(
+                    s,
+                    "ycsb {}: {} records, {} operations (read {}, update {}, insert {}, scan {}, rmw {}), {:?}, {} thread(s), files in {:?}",
+                    y.name,
+                    y.record_count,
+                    y.operation_count,
+                    y.read,
+                    y.update,
+                    y.insert,
+                    y.scan,
+                    y.read_modify_write,
+                    y.distribution,
+                    y.threads,
+                    y.files
+                );
+            }
         }
     }
     s

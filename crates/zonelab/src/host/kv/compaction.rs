@@ -262,7 +262,7 @@ impl Picker<'_> {
         if start == 0 && !self.l0_non_overlapping() {
             return false;
         }
-        if self.opts.compresses(start) != self.opts.compresses(output) {
+        if self.opts.level_compression(start) != self.opts.level_compression(output) {
             return false;
         }
         if output + 1 < self.v.num_levels() {
@@ -554,6 +554,16 @@ pub fn merge(c: &Compaction, v: &Version, opts: &KvOptions, key: KeyFormat) -> M
         .any(|l| !v.overlapping(l, c.smallest, c.largest).is_empty());
     let retain = opts.retain_values;
     let target = opts.target_file_size(c.output_level);
+    // Above the bottommost level, with grandparent cuts on, a file may grow to twice the
+    // target before it must be cut (compaction.cc: "It could be 2x the size of the target").
+    let max_output = if !deeper_overlap
+        || c.grandparents.is_empty()
+        || !opts.level_compaction_dynamic_file_size
+    {
+        target
+    } else {
+        2 * target
+    };
     let max_compaction = opts.max_compaction();
     let mut cutter = Cutter {
         gp: &c.grandparents,
@@ -612,7 +622,7 @@ pub fn merge(c: &Compaction, v: &Version, opts: &KvOptions, key: KeyFormat) -> M
             && c.output_level > 0
         {
             let size = b.file_size();
-            let mut stop = size >= target;
+            let mut stop = size >= max_output;
             if !stop && crossed > 0 {
                 if cutter.overlapped + size > max_compaction {
                     stop = true;

@@ -37,6 +37,7 @@ pub mod options;
 pub mod sst;
 pub mod stall;
 pub mod stats;
+pub mod validation;
 pub mod version;
 
 #[cfg(test)]

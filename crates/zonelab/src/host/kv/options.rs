@@ -200,6 +200,15 @@ impl KvOptions {
         self.compression_per_level[i]
     }
 
+    /// The compression a level is configured with, whatever the data does with it (what
+    /// RocksDB compares for a trivial move, `InputCompressionMatchesOutput`).
+    pub fn level_compression(&self, level: usize) -> bool {
+        if self.compression_per_level.is_empty() {
+            return self.compression_ratio < 1.0;
+        }
+        self.compression_per_level[level.min(self.compression_per_level.len() - 1)]
+    }
+
     /// L0 files at which compactions may run in parallel (column_family.cc
     /// `GetL0ThresholdSpeedupCompaction`).
     pub fn l0_speedup_threshold(&self) -> u32 {

@@ -1,17 +1,17 @@
 //! The store's counters, defined as docs/rocksdb-reference.md defines db_bench's, so a run can
 //! be set beside real RocksDB's numbers.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Per output level of compactions.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LevelCompactions {
     pub compactions: u64,
     pub output_files: u64,
     pub output_bytes: u64,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct KvStats {
     /// Puts and deletes issued.
     pub writes: u64,

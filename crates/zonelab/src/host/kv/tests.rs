@@ -294,3 +294,46 @@ fn writes_stop_when_flushes_cannot_keep_up() {
     assert!(stats.stall_stops > 0, "{stats:?}");
     assert!(stats.stall_ns > 0);
 }
+
+/// The committed db_bench reference (no apt needed): fillrandom and overwrite of 1,000,000
+/// keys of 16 + 100 B, compression none, each counter within 25%.
+#[test]
+fn the_model_writes_what_db_bench_wrote() {
+    let doc: serde_json::Value = serde_json::from_str(include_str!(
+        "../../../../../experiments/kv/dbbench-reference.json"
+    ))
+    .unwrap();
+    let reference: Vec<serde_json::Value> = validation::reference_cases(&doc)
+        .into_iter()
+        .filter(|c| {
+            c["compression"] == "none" && c["num"] == 1_000_000 && c["value_size"] == 100
+        })
+        .collect();
+    let model = validation::run_model(1_000_000, 100, "none", true).unwrap();
+    let checks = validation::compare(&model, &reference);
+    let table = validation::table(&checks);
+    println!("{table}");
+    assert!(checks.iter().filter(|c| c.checked).count() >= 20, "{table}");
+    assert!(checks.iter().all(|c| c.ok), "{table}");
+}
+
+/// db_bench's secondary reference cases: snappy-compressed values, and 1000-byte values
+/// (where db_bench's own runs stalled now and then and moved by up to 17%).
+#[test]
+fn the_model_writes_what_db_bench_wrote_with_snappy_and_large_values() {
+    let doc: serde_json::Value = serde_json::from_str(include_str!(
+        "../../../../../experiments/kv/dbbench-reference.json"
+    ))
+    .unwrap();
+    for (comp, num, vs) in [("snappy", 1_000_000u64, 100u32), ("none", 150_000, 1000)] {
+        let reference: Vec<serde_json::Value> = validation::reference_cases(&doc)
+            .into_iter()
+            .filter(|c| c["compression"] == comp && c["num"] == num && c["value_size"] == vs)
+            .collect();
+        let model = validation::run_model(num, vs, comp, true).unwrap();
+        let checks = validation::compare(&model, &reference);
+        let table = validation::table(&checks);
+        assert!(checks.iter().filter(|c| c.checked).count() >= 20, "{table}");
+        assert!(checks.iter().all(|c| c.ok), "{comp} {num} {vs}\n{table}");
+    }
+}
