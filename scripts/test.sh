@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Every test ZoneLab has, as CI runs it: formatting, lints, the whole test suite (unit, property,
 # end-to-end and reproduction tests), then real fio through the ZoneLab engine, with a total at
-# the end, then ZoneLab as a real zoned block device in a VM (vm/test.sh). Needs a Rust toolchain
+# the end, then the key-value model against real db_bench (scripts/kv-validate.sh, which
+# installs rocksdb-tools with apt), then ZoneLab as a real zoned block device in a VM
+# (vm/test.sh). Needs a Rust toolchain
 # (rustup, as the project's machines have); adds rustfmt and clippy; installs libclang (libublk's
 # bindgen) with apt; fio/build.sh installs fio, its sources and gcc; vm/build.sh QEMU, busybox,
 # f2fs-tools, rocksdb-tools and a Debian 6.12 kernel.
@@ -21,6 +23,7 @@ trap 'rm -f "$log"' EXIT
 cargo test --workspace --all-targets --locked 2>&1 | tee "$log"
 engine=$(bash fio/build.sh | tail -n 1)
 ZONELAB_FIO_ENGINE="$engine" cargo test --locked -p zonelab-ffi --test fio -- --ignored 2>&1 | tee -a "$log"
+bash scripts/kv-validate.sh 2>&1 | tee -a "$log"
 bash vm/test.sh 2>&1 | tee -a "$log"
-awk '/^test result:/ { p += $4; f += $6 } /^vm: [0-9]+ passed/ { p += $2; f += $4 }
+awk '/^test result:/ { p += $4; f += $6 } /^(vm|kv-validate): [0-9]+ passed/ { p += $2; f += $4 }
      END { printf "tests: %d passed, %d failed\n", p, f }' "$log"

@@ -109,10 +109,20 @@ impl KvOptionsConfig {
             o.level0_slowdown_writes_trigger,
             self.level0_slowdown_writes_trigger
         );
-        set!(o.level0_stop_writes_trigger, self.level0_stop_writes_trigger);
+        set!(
+            o.level0_stop_writes_trigger,
+            self.level0_stop_writes_trigger
+        );
         set!(o.target_file_size_base, self.target_file_size_base, bytes);
-        set!(o.target_file_size_multiplier, self.target_file_size_multiplier);
-        set!(o.max_bytes_for_level_base, self.max_bytes_for_level_base, bytes);
+        set!(
+            o.target_file_size_multiplier,
+            self.target_file_size_multiplier
+        );
+        set!(
+            o.max_bytes_for_level_base,
+            self.max_bytes_for_level_base,
+            bytes
+        );
         set!(
             o.max_bytes_for_level_multiplier,
             self.max_bytes_for_level_multiplier
@@ -124,7 +134,10 @@ impl KvOptionsConfig {
         );
         set!(o.max_background_jobs, self.max_background_jobs);
         set!(o.max_background_flushes, self.max_background_flushes);
-        set!(o.max_background_compactions, self.max_background_compactions);
+        set!(
+            o.max_background_compactions,
+            self.max_background_compactions
+        );
         set!(
             o.soft_pending_compaction_bytes_limit,
             self.soft_pending_compaction_bytes_limit,
@@ -286,7 +299,12 @@ impl DbBenchConfig {
     pub fn validate(&self, index: usize, seed: u64) -> Result<DbBenchSpec, ConfigError> {
         let f = |name: &str| format!("dbbench[{index}].{name}");
         let mut benchmarks = Vec::new();
-        for b in self.benchmarks.split(',').map(str::trim).filter(|b| !b.is_empty()) {
+        for b in self
+            .benchmarks
+            .split(',')
+            .map(str::trim)
+            .filter(|b| !b.is_empty())
+        {
             let known: Vec<&str> = Benchmark::ALL.iter().map(|(n, _)| *n).collect();
             benchmarks.push(Benchmark::parse(b).ok_or_else(|| {
                 ConfigError::field(
@@ -373,10 +391,16 @@ impl DbBenchConfig {
             ));
         }
         if mix.max_value_size == 0 {
-            return Err(ConfigError::field(f("mix_max_value_size"), "must be at least 1"));
+            return Err(ConfigError::field(
+                f("mix_max_value_size"),
+                "must be at least 1",
+            ));
         }
         Ok(DbBenchSpec {
-            name: self.name.clone().unwrap_or_else(|| format!("dbbench{index}")),
+            name: self
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("dbbench{index}")),
             benchmarks,
             num: self.num,
             reads: self.reads.unwrap_or(self.num),
@@ -444,11 +468,19 @@ fn yes() -> bool {
 impl YcsbConfig {
     pub fn validate(&self, index: usize, seed: u64, cores: u32) -> Result<YcsbSpec, ConfigError> {
         let f = |name: &str| format!("ycsb[{index}].{name}");
-        let letter = self.workload.trim().chars().next().filter(|_| self.workload.trim().len() == 1);
+        let letter = self
+            .workload
+            .trim()
+            .chars()
+            .next()
+            .filter(|_| self.workload.trim().len() == 1);
         let mut spec = letter.and_then(YcsbSpec::core).ok_or_else(|| {
             ConfigError::field(
                 f("workload"),
-                format!("`{}` is not a core workload; write \"a\" to \"f\"", self.workload),
+                format!(
+                    "`{}` is not a core workload; write \"a\" to \"f\"",
+                    self.workload
+                ),
             )
         })?;
         if let Some(name) = &self.name {
@@ -482,7 +514,10 @@ impl YcsbConfig {
         ] {
             if let Some(v) = v {
                 if !(0.0..=1.0).contains(&v) {
-                    return Err(ConfigError::field(f(name), format!("{v} must be between 0 and 1")));
+                    return Err(ConfigError::field(
+                        f(name),
+                        format!("{v} must be between 0 and 1"),
+                    ));
                 }
                 *dst = v;
             }
@@ -497,13 +532,22 @@ impl YcsbConfig {
             return Err(ConfigError::field(f("recordcount"), "must be at least 1"));
         }
         if !(1..=1000).contains(&self.fieldcount) {
-            return Err(ConfigError::field(f("fieldcount"), "must be between 1 and 1000"));
+            return Err(ConfigError::field(
+                f("fieldcount"),
+                "must be between 1 and 1000",
+            ));
         }
         if !(1..=(1 << 20)).contains(&self.fieldlength) {
-            return Err(ConfigError::field(f("fieldlength"), "must be between 1 B and 1 MiB"));
+            return Err(ConfigError::field(
+                f("fieldlength"),
+                "must be between 1 B and 1 MiB",
+            ));
         }
         if !(1..=4096).contains(&self.threadcount) {
-            return Err(ConfigError::field(f("threadcount"), "must be between 1 and 4096"));
+            return Err(ConfigError::field(
+                f("threadcount"),
+                "must be between 1 and 4096",
+            ));
         }
         if self.maxscanlength == 0 {
             return Err(ConfigError::field(f("maxscanlength"), "must be at least 1"));

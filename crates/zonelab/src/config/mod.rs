@@ -343,7 +343,11 @@ impl ExperimentConfig {
             host.push(HostWorkload::DbBench(d.validate(i, self.seed)?));
         }
         for (i, y) in self.ycsb.iter().enumerate() {
-            host.push(HostWorkload::Ycsb(y.validate(i, self.seed, self.host.cores)?));
+            host.push(HostWorkload::Ycsb(y.validate(
+                i,
+                self.seed,
+                self.host.cores,
+            )?));
         }
         if need_workload && jobs.is_empty() && replays.is_empty() && host.is_empty() {
             return Err(ConfigError::field(

@@ -193,8 +193,8 @@ impl Picker<'_> {
         let mut all = inputs.clone();
         all.extend(output_inputs.iter().cloned());
         let (smallest, largest) = range(&all);
-        let trivial_move = l0_trivial
-            || self.is_trivial_move(start, output, &inputs, output_inputs.is_empty());
+        let trivial_move =
+            l0_trivial || self.is_trivial_move(start, output, &inputs, output_inputs.is_empty());
         Some(Compaction {
             start_level: start,
             output_level: output,
@@ -237,9 +237,7 @@ impl Picker<'_> {
         }
         if expand.is_none() {
             let clean = v.within(start, lo, hi);
-            if clean.len() > inputs.len()
-                && out_size + total(&clean) < limit
-                && !compacting(&clean)
+            if clean.len() > inputs.len() && out_size + total(&clean) < limit && !compacting(&clean)
             {
                 expand = Some(clean);
             }
@@ -556,14 +554,13 @@ pub fn merge(c: &Compaction, v: &Version, opts: &KvOptions, key: KeyFormat) -> M
     let target = opts.target_file_size(c.output_level);
     // Above the bottommost level, with grandparent cuts on, a file may grow to twice the
     // target before it must be cut (compaction.cc: "It could be 2x the size of the target").
-    let max_output = if !deeper_overlap
-        || c.grandparents.is_empty()
-        || !opts.level_compaction_dynamic_file_size
-    {
-        target
-    } else {
-        2 * target
-    };
+    let max_output =
+        if !deeper_overlap || c.grandparents.is_empty() || !opts.level_compaction_dynamic_file_size
+        {
+            target
+        } else {
+            2 * target
+        };
     let max_compaction = opts.max_compaction();
     let mut cutter = Cutter {
         gp: &c.grandparents,
@@ -630,9 +627,7 @@ pub fn merge(c: &Compaction, v: &Version, opts: &KvOptions, key: KeyFormat) -> M
                     let skippable = if cutter.in_gap { 2 } else { 3 };
                     if crossed >= skippable && cutter.overlapped - prev > target / 8 {
                         stop = true;
-                    } else if size
-                        >= target.div_ceil(100) * (50 + (cutter.switched * 5).min(40))
-                    {
+                    } else if size >= target.div_ceil(100) * (50 + (cutter.switched * 5).min(40)) {
                         stop = true;
                     }
                 }
@@ -685,7 +680,10 @@ pub fn flush_entries(
         }
         for (k, ver) in merged {
             b.add(
-                Entry { key: k, vlen: ver.vlen },
+                Entry {
+                    key: k,
+                    vlen: ver.vlen,
+                },
                 ver.payload.clone(),
                 ver.seq,
                 ver.seq,

@@ -59,8 +59,7 @@ pub enum FileError {
 #[allow(async_fn_in_trait)]
 pub trait KvFiles {
     /// Creates `path` for writing (appends only).
-    async fn create(&self, h: &Host, path: &str, hint: WriteHint)
-    -> Result<FileHandle, FileError>;
+    async fn create(&self, h: &Host, path: &str, hint: WriteHint) -> Result<FileHandle, FileError>;
     /// Appends `bytes` (and their contents when the layer keeps data).
     async fn append(
         &self,
@@ -75,8 +74,7 @@ pub trait KvFiles {
     /// Opens `path` for reading.
     async fn open(&self, h: &Host, path: &str) -> Result<FileHandle, FileError>;
     /// Reads `len` bytes at `offset`; returns the bytes read.
-    async fn read(&self, h: &Host, f: FileHandle, offset: u64, len: u64)
-    -> Result<u64, FileError>;
+    async fn read(&self, h: &Host, f: FileHandle, offset: u64, len: u64) -> Result<u64, FileError>;
     async fn delete(&self, h: &Host, path: &str) -> Result<(), FileError>;
     async fn rename(&self, h: &Host, from: &str, to: &str) -> Result<(), FileError>;
     /// Size of `path` now, if it exists.

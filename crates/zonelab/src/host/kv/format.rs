@@ -202,8 +202,7 @@ impl SstSizer {
         if self.since_restart >= self.restart_interval {
             after += 4;
         }
-        after > self.block_size
-            && cur >= self.block_size * (100 - BLOCK_SIZE_DEVIATION_PCT) / 100
+        after > self.block_size && cur >= self.block_size * (100 - BLOCK_SIZE_DEVIATION_PCT) / 100
     }
 
     /// Closes the current block; returns its size on disk (trailer included).
@@ -322,7 +321,9 @@ mod tests {
         // 4 MiB memtables switch at ~28,016 entries (docs/rocksdb-reference.md).
         let per = memtable_entry_bytes(&DB_BENCH, 100);
         let block = 512 << 10;
-        let n = (1..).find(|&n| memtable_full(n * per, 4 << 20, block)).unwrap();
+        let n = (1..)
+            .find(|&n| memtable_full(n * per, 4 << 20, block))
+            .unwrap();
         assert!((27_950..=28_050).contains(&n), "{n}");
         // 1,000,000 records of 131 B: 138.029 B per record in the file.
         let mut log = LogSize::default();
@@ -341,7 +342,9 @@ mod tests {
         let mut k = 0u64;
         let mut x = 12345u64;
         for _ in 0..27_400 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             k += 1 + (x >> 33) % 71;
             s.add(k, 100);
         }

@@ -202,10 +202,8 @@ impl<F: KvFiles + 'static> Db<F> {
             stall_cv: Condvar::new(),
             idle_cv: Condvar::new(),
             flush_host: h.for_tenant(&format!("{name}.flush"), &format!("{name}.flush")),
-            compaction_host: h.for_tenant(
-                &format!("{name}.compaction"),
-                &format!("{name}.compaction"),
-            ),
+            compaction_host: h
+                .for_tenant(&format!("{name}.compaction"), &format!("{name}.compaction")),
         });
         let db = Db { inner };
         if db.inner.opts.wal {
@@ -442,7 +440,8 @@ impl<F: KvFiles + 'static> Db<F> {
             w.pending += phys;
             st.stats.wal_bytes += batch;
             st.stats.wal_file_bytes += phys;
-            (w.pending >= i.opts.wal_write_chunk).then(|| (w.handle, std::mem::take(&mut w.pending)))
+            (w.pending >= i.opts.wal_write_chunk)
+                .then(|| (w.handle, std::mem::take(&mut w.pending)))
         };
         if let Some((handle, n)) = flush {
             self.count_hint(WriteHint::Short, n);
@@ -529,20 +528,22 @@ impl<F: KvFiles + 'static> Db<F> {
         let candidates: Vec<Rc<Table>> = {
             let mut st = i.st.borrow_mut();
             st.stats.gets += 1;
-            let mem_hit = st.mem.get(key).cloned().or_else(|| {
-                st.imm
-                    .iter()
-                    .rev()
-                    .find_map(|m| m.mem.get(key).cloned())
-            });
+            let mem_hit = st
+                .mem
+                .get(key)
+                .cloned()
+                .or_else(|| st.imm.iter().rev().find_map(|m| m.mem.get(key).cloned()));
             if let Some(v) = mem_hit {
                 drop(st);
                 h.cpu(i.opts.cpu.get(0, 0, 0)).await;
                 return Ok(self.found(v.vlen, v.payload));
             }
             let v = &st.version;
-            let mut c: Vec<Rc<Table>> =
-                v.levels[0].iter().filter(|t| t.covers(key)).cloned().collect();
+            let mut c: Vec<Rc<Table>> = v.levels[0]
+                .iter()
+                .filter(|t| t.covers(key))
+                .cloned()
+                .collect();
             for l in 1..v.num_levels() {
                 if let Some(t) = v.file_for(l, key) {
                     c.push(t.clone());
@@ -658,7 +659,12 @@ impl<F: KvFiles + 'static> Db<F> {
             st.stats.scans += 1;
             let mut mem_keys: std::collections::BTreeMap<u64, u32> =
                 std::collections::BTreeMap::new();
-            for m in st.imm.iter().map(|m| &*m.mem).chain(std::iter::once(&st.mem)) {
+            for m in st
+                .imm
+                .iter()
+                .map(|m| &*m.mem)
+                .chain(std::iter::once(&st.mem))
+            {
                 for (&k, v) in m.map.range(start..).take(count) {
                     mem_keys.insert(k, v.vlen);
                 }
@@ -810,7 +816,8 @@ impl<F: KvFiles + 'static> Db<F> {
                 };
                 let t = b.finish(number, file_path(&i.dir, number, "sst"), 0);
                 let cpu = i.opts.cpu.flush(t.entries.len() as u64, t.file_size());
-                self.write_table(h, &t, WriteHint::Medium, cpu, None).await?;
+                self.write_table(h, &t, WriteHint::Medium, cpu, None)
+                    .await?;
                 i.st.borrow_mut().stats.flush_cpu_ns += cpu.ns();
                 Some(Rc::new(t))
             }
@@ -836,8 +843,9 @@ impl<F: KvFiles + 'static> Db<F> {
                 .chain(std::iter::once(st.mem.log_number))
                 .min()
                 .unwrap_or(u64::MAX);
-            let (old, live): (Vec<_>, Vec<_>) =
-                std::mem::take(&mut st.logs).into_iter().partition(|l| l.0 < keep);
+            let (old, live): (Vec<_>, Vec<_>) = std::mem::take(&mut st.logs)
+                .into_iter()
+                .partition(|l| l.0 < keep);
             st.logs = live;
             old
         };
@@ -883,7 +891,9 @@ impl<F: KvFiles + 'static> Db<F> {
         i.files.sync(h, handle).await?;
         i.files.close(h, handle).await?;
         let reader = i.files.open(h, &t.path).await?;
-        i.files.read(h, reader, t.sizes.data, t.tail_bytes()).await?;
+        i.files
+            .read(h, reader, t.sizes.data, t.tail_bytes())
+            .await?;
         t.reader.set(Some(reader));
         let mut st = i.st.borrow_mut();
         st.stats.table_opens += 1;
@@ -986,11 +996,7 @@ impl<F: KvFiles + 'static> Db<F> {
                 st.next_file += 1;
                 st.next_file - 1
             };
-            tables.push(b.finish(
-                number,
-                file_path(&i.dir, number, "sst"),
-                c.output_level,
-            ));
+            tables.push(b.finish(number, file_path(&i.dir, number, "sst"), c.output_level));
         }
         let out_bytes: u64 = tables.iter().map(|t| t.file_size()).sum();
         let mut reader = InputReader::new(c, out_bytes, i.opts.compaction_readahead_size);
@@ -1083,7 +1089,12 @@ impl InputReader {
         InputReader {
             files: files
                 .iter()
-                .map(|t| (t.reader.get().expect("input tables have readers"), t.file_size()))
+                .map(|t| {
+                    (
+                        t.reader.get().expect("input tables have readers"),
+                        t.file_size(),
+                    )
+                })
                 .collect(),
             file: 0,
             offset: 0,

@@ -239,7 +239,10 @@ impl KvOptions {
             return bad("num_levels", "must be between 2 and 64".into());
         }
         if self.level0_file_num_compaction_trigger == 0 {
-            return bad("level0_file_num_compaction_trigger", "must be at least 1".into());
+            return bad(
+                "level0_file_num_compaction_trigger",
+                "must be at least 1".into(),
+            );
         }
         if self.level0_slowdown_writes_trigger < self.level0_file_num_compaction_trigger {
             return bad(
@@ -275,7 +278,10 @@ impl KvOptions {
         }
         for (name, v) in [
             ("max_background_flushes", self.max_background_flushes),
-            ("max_background_compactions", self.max_background_compactions),
+            (
+                "max_background_compactions",
+                self.max_background_compactions,
+            ),
         ] {
             if v < -1 || v == 0 || v > 256 {
                 return bad(name, "must be -1 (derived) or between 1 and 256".into());
@@ -300,7 +306,10 @@ impl KvOptions {
             return bad("wal_write_chunk", "must be at least 1 byte".into());
         }
         if self.writable_file_max_buffer_size < 4096 {
-            return bad("writable_file_max_buffer_size", "must be at least 4 KiB".into());
+            return bad(
+                "writable_file_max_buffer_size",
+                "must be at least 4 KiB".into(),
+            );
         }
         Ok(())
     }
@@ -366,19 +375,15 @@ impl CpuCosts {
 
     pub fn put(&self, bytes: u64, memtable_entries: u64) -> Duration {
         let n = memtable_entries as f64;
-        self.ns(
-            self.put_per_byte_ns * bytes as f64
-                + self.put_per_doubling_ns * (1.0 + n / 1024.0).log2(),
-        )
+        self.ns(self.put_per_byte_ns * bytes as f64
+            + self.put_per_doubling_ns * (1.0 + n / 1024.0).log2())
     }
 
     pub fn get(&self, probes: u32, misses: u32, filtered: u32) -> Duration {
-        self.ns(
-            (self.get_base_ns
-                + self.get_per_probe_ns * probes as u64
-                + self.block_miss_ns * misses as u64
-                + self.filter_probe_ns * filtered as u64) as f64,
-        )
+        self.ns((self.get_base_ns
+            + self.get_per_probe_ns * probes as u64
+            + self.block_miss_ns * misses as u64
+            + self.filter_probe_ns * filtered as u64) as f64)
     }
 
     pub fn nexts(&self, n: u64) -> Duration {
@@ -390,9 +395,7 @@ impl CpuCosts {
     }
 
     pub fn compaction(&self, entries: u64, bytes: u64) -> Duration {
-        self.ns(
-            self.compaction_per_entry_ns * entries as f64
-                + self.compaction_per_byte_ns * bytes as f64,
-        )
+        self.ns(self.compaction_per_entry_ns * entries as f64
+            + self.compaction_per_byte_ns * bytes as f64)
     }
 }

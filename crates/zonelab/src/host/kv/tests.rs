@@ -305,9 +305,7 @@ fn the_model_writes_what_db_bench_wrote() {
     .unwrap();
     let reference: Vec<serde_json::Value> = validation::reference_cases(&doc)
         .into_iter()
-        .filter(|c| {
-            c["compression"] == "none" && c["num"] == 1_000_000 && c["value_size"] == 100
-        })
+        .filter(|c| c["compression"] == "none" && c["num"] == 1_000_000 && c["value_size"] == 100)
         .collect();
     let model = validation::run_model(1_000_000, 100, "none", true).unwrap();
     let checks = validation::compare(&model, &reference);

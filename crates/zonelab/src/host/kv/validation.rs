@@ -102,7 +102,9 @@ pub fn run_model(
 ) -> Result<Vec<ModelCase>, String> {
     let text = experiment_toml(num, value_size, compression, fillseq);
     let cfg = ExperimentConfig::parse(&text, &[]).map_err(|e| e.to_string())?;
-    let exp = cfg.validate("dbbench-validation").map_err(|e| e.to_string())?;
+    let exp = cfg
+        .validate("dbbench-validation")
+        .map_err(|e| e.to_string())?;
     let out = run(&exp, Inputs::default(), 0, &mut |_| {}).map_err(|e| e.to_string())?;
     let phases = |name: &str| -> Result<Vec<(String, KvStats)>, String> {
         let layer = out
@@ -209,8 +211,16 @@ pub fn compare(model: &[ModelCase], reference: &[Value]) -> Vec<Check> {
             ("wal_bytes", s.wal_bytes as f64, true),
             ("wal_file_bytes", s.wal_file_bytes as f64, false),
             ("flush_bytes", s.flush_bytes as f64, true),
-            ("compaction_read_bytes", s.compaction_read_bytes as f64, true),
-            ("compaction_write_bytes", s.compaction_write_bytes as f64, true),
+            (
+                "compaction_read_bytes",
+                s.compaction_read_bytes as f64,
+                true,
+            ),
+            (
+                "compaction_write_bytes",
+                s.compaction_write_bytes as f64,
+                true,
+            ),
             ("flushes", s.flushes as f64, true),
             ("compactions", s.compactions as f64, true),
             ("trivial_moves", s.trivial_moves as f64, false),
@@ -256,13 +266,7 @@ pub fn compare(model: &[ModelCase], reference: &[Value]) -> Vec<Check> {
             }
             let total: f64 = files.iter().sum();
             let model_total: usize = s.files_per_level.iter().sum();
-            checks.push(rel(
-                &m.case,
-                "files_total",
-                total,
-                model_total as f64,
-                true,
-            ));
+            checks.push(rel(&m.case, "files_total", total, model_total as f64, true));
         }
         if let Some(bytes) = levels("bytes_per_level") {
             for (l, &r) in bytes.iter().enumerate() {

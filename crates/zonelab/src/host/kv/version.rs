@@ -32,7 +32,9 @@ impl Version {
     }
 
     pub fn bytes_per_level(&self) -> Vec<u64> {
-        (0..self.levels.len()).map(|l| self.level_bytes(l)).collect()
+        (0..self.levels.len())
+            .map(|l| self.level_bytes(l))
+            .collect()
     }
 
     /// Levels up to the last that holds a file.
@@ -188,7 +190,10 @@ impl Version {
     pub fn check(&self) -> Result<(), String> {
         for w in self.levels[0].windows(2) {
             if w[0].max_seq < w[1].max_seq {
-                return Err(format!("L0 files {} and {} out of order", w[0].number, w[1].number));
+                return Err(format!(
+                    "L0 files {} and {} out of order",
+                    w[0].number, w[1].number
+                ));
             }
         }
         for (l, files) in self.levels.iter().enumerate().skip(1) {

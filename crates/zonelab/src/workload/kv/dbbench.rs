@@ -323,7 +323,11 @@ impl<F: KvFiles + 'static> Worker<F> {
                     let k = self.rng.random_range(0..num);
                     let t0 = h.now();
                     let got = self.db.get(&h, k).await?;
-                    h.record(get_key, t0, got.map_or(0, |f| spec.key_size as u64 + f.vlen as u64));
+                    h.record(
+                        get_key,
+                        t0,
+                        got.map_or(0, |f| spec.key_size as u64 + f.vlen as u64),
+                    );
                     self.tick();
                 }
             }
@@ -406,9 +410,18 @@ impl<F: KvFiles + 'static> Worker<F> {
             let t0 = h.now();
             if slot < get_slots {
                 let got = self.db.get(&h, key).await?;
-                h.record(get_key, t0, got.map_or(0, |f| spec.key_size as u64 + f.vlen as u64));
+                h.record(
+                    get_key,
+                    t0,
+                    got.map_or(0, |f| spec.key_size as u64 + f.vlen as u64),
+                );
             } else if slot < get_slots + put_slots {
-                let mut v = pareto(u.max(f64::MIN_POSITIVE), m.value_theta, m.value_k, m.value_sigma);
+                let mut v = pareto(
+                    u.max(f64::MIN_POSITIVE),
+                    m.value_theta,
+                    m.value_k,
+                    m.value_sigma,
+                );
                 if v < 10 {
                     v = 10;
                 } else if v > value_max {
@@ -418,8 +431,13 @@ impl<F: KvFiles + 'static> Worker<F> {
                 self.db.put(&h, key, v, None).await?;
                 h.record(put_key, t0, spec.key_size as u64 + v as u64);
             } else {
-                let len = pareto(u.max(f64::MIN_POSITIVE), m.iter_theta, m.iter_k, m.iter_sigma)
-                    .rem_euclid(m.max_scan_len.max(1) as i64) as usize;
+                let len = pareto(
+                    u.max(f64::MIN_POSITIVE),
+                    m.iter_theta,
+                    m.iter_k,
+                    m.iter_sigma,
+                )
+                .rem_euclid(m.max_scan_len.max(1) as i64) as usize;
                 let n = self.db.scan(&h, key, len).await?;
                 h.record(scan_key, t0, n as u64 * user_bytes(&spec));
             }

@@ -271,9 +271,7 @@ mod tests {
     fn latest_prefers_recent_records() {
         let mut rng = Pcg64Mcg::seed_from_u64(3);
         let mut l = Latest::new(1000);
-        let recent = (0..10_000)
-            .filter(|_| l.next(&mut rng, 999) >= 990)
-            .count();
+        let recent = (0..10_000).filter(|_| l.next(&mut rng, 999) >= 990).count();
         assert!(recent > 3_000, "{recent}");
     }
 

@@ -176,13 +176,20 @@ pub fn spawn_on<F: KvFiles + 'static>(spec: &YcsbSpec, host: &Host, files: Rc<F>
                     &format!("{}.load", spec.name),
                     &format!("{}.load.{t}", spec.name),
                 );
-                let (db, spec, keys, done, shared) =
-                    (db.clone(), spec.clone(), keys.clone(), done.clone(), shared.clone());
-                tasks.push(h.spawn(&format!("{}.load.{t}", spec.name), false, async move {
-                    if let Err(e) = load(&db, &th, &spec, &keys, &done, total).await {
-                        shared.fail(e);
-                    }
-                }));
+                let (db, spec, keys, done, shared) = (
+                    db.clone(),
+                    spec.clone(),
+                    keys.clone(),
+                    done.clone(),
+                    shared.clone(),
+                );
+                tasks.push(
+                    h.spawn(&format!("{}.load.{t}", spec.name), false, async move {
+                        if let Err(e) = load(&db, &th, &spec, &keys, &done, total).await {
+                            shared.fail(e);
+                        }
+                    }),
+                );
             }
             for t in tasks {
                 h.join(t).await;
@@ -199,21 +206,33 @@ pub fn spawn_on<F: KvFiles + 'static>(spec: &YcsbSpec, host: &Host, files: Rc<F>
         let mut tasks = Vec::new();
         let per = spec.operation_count / spec.threads as u64;
         for t in 0..spec.threads {
-            let ops = per + if t == 0 { spec.operation_count % spec.threads as u64 } else { 0 };
+            let ops = per
+                + if t == 0 {
+                    spec.operation_count % spec.threads as u64
+                } else {
+                    0
+                };
             let th = h.for_tenant(
                 &format!("{}.run", spec.name),
                 &format!("{}.run.{t}", spec.name),
             );
             let rng = Pcg64Mcg::seed_from_u64(mix_seed(spec.seed, stream));
             stream += 1;
-            let (db, spec, keys, done, shared) =
-                (db.clone(), spec.clone(), keys.clone(), done.clone(), shared.clone());
-            tasks.push(h.spawn(&format!("{}.run.{t}", spec.name), false, async move {
-                let mut c = Client::new(db, th, spec, keys, rng);
-                if let Err(e) = c.run(ops, &done, total).await {
-                    shared.fail(e);
-                }
-            }));
+            let (db, spec, keys, done, shared) = (
+                db.clone(),
+                spec.clone(),
+                keys.clone(),
+                done.clone(),
+                shared.clone(),
+            );
+            tasks.push(
+                h.spawn(&format!("{}.run.{t}", spec.name), false, async move {
+                    let mut c = Client::new(db, th, spec, keys, rng);
+                    if let Err(e) = c.run(ops, &done, total).await {
+                        shared.fail(e);
+                    }
+                }),
+            );
         }
         for t in tasks {
             h.join(t).await;
@@ -270,8 +289,8 @@ impl<F: KvFiles + 'static> Client<F> {
         let expected_new = (spec.operation_count as f64 * spec.insert * 2.0) as u64;
         let zipf = (spec.distribution == Distribution::Zipfian)
             .then(|| ScrambledZipfian::new(spec.record_count + expected_new));
-        let latest = (spec.distribution == Distribution::Latest)
-            .then(|| Latest::new(spec.record_count));
+        let latest =
+            (spec.distribution == Distribution::Latest).then(|| Latest::new(spec.record_count));
         let metrics = [
             h.metric(Layer::Kv, OpKind::Get),
             h.metric(Layer::Kv, OpKind::Update),
