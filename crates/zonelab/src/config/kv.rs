@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::ConfigError;
 use crate::host::kv::{CpuCosts, KvOptions};
 use crate::units::Bytes;
+use crate::workload::HostWorkload;
 use crate::workload::kv::FilesChoice;
 use crate::workload::kv::dbbench::{Benchmark, DbBenchSpec, MixGraph};
 use crate::workload::kv::ycsb::{Distribution, YcsbSpec, binding_options};
@@ -564,4 +565,31 @@ impl YcsbConfig {
         spec.options = self.options.apply(binding_options(cores), &f("options."))?;
         Ok(spec)
     }
+}
+
+/// Key-value workloads name their store, tenants and report: names must differ.
+pub fn check_names(host: &[HostWorkload]) -> Result<(), ConfigError> {
+    let (mut d, mut y) = (0, 0);
+    let mut seen: Vec<&str> = Vec::new();
+    for w in host {
+        let path = match w {
+            HostWorkload::DbBench(_) => {
+                d += 1;
+                format!("dbbench[{}].name", d - 1)
+            }
+            HostWorkload::Ycsb(_) => {
+                y += 1;
+                format!("ycsb[{}].name", y - 1)
+            }
+            _ => continue,
+        };
+        if seen.contains(&w.name()) {
+            return Err(ConfigError::field(
+                path,
+                format!("`{}` is the name of another workload; give each its own", w.name()),
+            ));
+        }
+        seen.push(w.name());
+    }
+    Ok(())
 }

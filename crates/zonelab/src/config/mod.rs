@@ -349,6 +349,7 @@ impl ExperimentConfig {
                 self.host.cores,
             )?));
         }
+        kv::check_names(&host)?;
         if need_workload && jobs.is_empty() && replays.is_empty() && host.is_empty() {
             return Err(ConfigError::field(
                 "job",

@@ -10,6 +10,9 @@ pub mod dbbench;
 pub mod dist;
 pub mod ycsb;
 
+#[cfg(test)]
+mod tests;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
