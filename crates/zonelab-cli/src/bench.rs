@@ -18,6 +18,8 @@ struct Case {
     io_size: &'static str,
     /// The io_size with `--quick`.
     quick_io_size: &'static str,
+    /// Count key-value operations (Layer::Kv) instead of device requests.
+    kv: bool,
 }
 
 const CASES: &[Case] = &[
@@ -27,6 +29,7 @@ const CASES: &[Case] = &[
         template: "preset = \"rezns-40g\"\n[prefill]\nfraction = 1.0\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
         io_size: "80GiB",
         quick_io_size: "4GiB",
+        kv: false,
     },
     Case {
         name: "zone-write-4k",
@@ -34,6 +37,7 @@ const CASES: &[Case] = &[
         template: "preset = \"smallzone-4t\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 32\nmax_open_zones = 256\nio_size = \"{io}\"\n",
         io_size: "40GiB",
         quick_io_size: "2GiB",
+        kv: false,
     },
     Case {
         name: "seqwrite-2m",
@@ -41,6 +45,7 @@ const CASES: &[Case] = &[
         template: "preset = \"rezns-40g\"\n[[job]]\nrw = \"write\"\nbs = \"2MiB\"\nio_size = \"{io}\"\n",
         io_size: "400GiB",
         quick_io_size: "40GiB",
+        kv: false,
     },
     Case {
         name: "memory-4tb",
@@ -48,6 +53,23 @@ const CASES: &[Case] = &[
         template: "preset = \"smallzone-4t\"\n[prefill]\nfraction = 0.5\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
         io_size: "20GiB",
         quick_io_size: "2GiB",
+        kv: false,
+    },
+    Case {
+        name: "kv-fillrandom",
+        what: "db_bench fillrandom, 16 + 100 B, RocksDB's default options, one thread; store files in memory (no file layer yet)",
+        template: "preset = \"cosmos-zns\"\n[[dbbench]]\nbenchmarks = \"fillrandom\"\nnum = {io}\n",
+        io_size: "4000000",
+        quick_io_size: "400000",
+        kv: true,
+    },
+    Case {
+        name: "kv-ycsb-a",
+        what: "YCSB-A, load then run (operations = records), YCSB's RocksDB binding options, one thread; store files in memory (no file layer yet)",
+        template: "preset = \"cosmos-zns\"\n[[ycsb]]\nworkload = \"a\"\nrecordcount = {io}\noperationcount = {io}\n",
+        io_size: "1000000",
+        quick_io_size: "100000",
+        kv: true,
     },
 ];
 
@@ -86,7 +108,16 @@ pub fn run_case(name: &str, quick: bool) -> Result<()> {
     let wall = Instant::now();
     let out = zonelab::sim::run_on(&exp, device, Inputs::default(), 0, &mut |_| {})?;
     let wall_s = wall.elapsed().as_secs_f64();
-    let requests: u64 = out.summary.ops.values().map(|o| o.count).sum();
+    let requests: u64 = if case.kv {
+        out.summary
+            .table
+            .iter()
+            .filter(|r| r.layer == zonelab::metrics::Layer::Kv)
+            .map(|r| r.summary.count)
+            .sum()
+    } else {
+        out.summary.ops.values().map(|o| o.count).sum()
+    };
     let result = CaseResult {
         case: name.to_string(),
         requests,

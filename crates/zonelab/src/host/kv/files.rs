@@ -89,8 +89,11 @@ pub struct MemFiles {
 
 #[derive(Default)]
 struct MemInner {
-    files: BTreeMap<String, MemFile>,
-    open: BTreeMap<u64, (String, bool)>,
+    /// Files by slot; a deleted file's slot is empty.
+    files: Vec<Option<MemFile>>,
+    paths: BTreeMap<String, usize>,
+    /// Open handles: (slot, writable).
+    open: std::collections::HashMap<u64, (usize, bool)>,
     next: u64,
     /// Bytes appended, and bytes read, over the run.
     appended: u64,
@@ -110,16 +113,16 @@ impl MemFiles {
 
     /// Paths and sizes of the files that exist.
     pub fn list(&self) -> Vec<(String, u64)> {
-        self.inner
-            .borrow()
-            .files
+        let i = self.inner.borrow();
+        i.paths
             .iter()
-            .map(|(p, f)| (p.clone(), f.size))
+            .map(|(p, &slot)| (p.clone(), i.files[slot].expect("a named file exists").size))
             .collect()
     }
 
     pub fn hint(&self, path: &str) -> Option<WriteHint> {
-        self.inner.borrow().files.get(path).map(|f| f.hint)
+        let i = self.inner.borrow();
+        i.paths.get(path).and_then(|&s| i.files[s]).map(|f| f.hint)
     }
 
     /// (bytes appended, bytes read) since the start.
@@ -127,12 +130,20 @@ impl MemFiles {
         let i = self.inner.borrow();
         (i.appended, i.read)
     }
+}
 
-    fn path_of(&self, f: FileHandle, write: bool) -> Result<String, FileError> {
-        match self.inner.borrow().open.get(&f.0) {
-            Some((p, w)) if *w || !write => Ok(p.clone()),
+impl MemInner {
+    fn slot(&self, f: FileHandle, write: bool) -> Result<usize, FileError> {
+        match self.open.get(&f.0) {
+            Some(&(slot, w)) if (w || !write) && self.files[slot].is_some() => Ok(slot),
             _ => Err(FileError::BadHandle(f.0)),
         }
+    }
+
+    fn handle(&mut self, slot: usize, write: bool) -> FileHandle {
+        self.next += 1;
+        self.open.insert(self.next, (slot, write));
+        FileHandle(self.next)
     }
 }
 
@@ -144,14 +155,13 @@ impl KvFiles for MemFiles {
         hint: WriteHint,
     ) -> Result<FileHandle, FileError> {
         let mut i = self.inner.borrow_mut();
-        if i.files.contains_key(path) {
+        if i.paths.contains_key(path) {
             return Err(FileError::Exists(path.to_string()));
         }
-        i.files.insert(path.to_string(), MemFile { size: 0, hint });
-        i.next += 1;
-        let id = i.next;
-        i.open.insert(id, (path.to_string(), true));
-        Ok(FileHandle(id))
+        i.files.push(Some(MemFile { size: 0, hint }));
+        let slot = i.files.len() - 1;
+        i.paths.insert(path.to_string(), slot);
+        Ok(i.handle(slot, true))
     }
 
     async fn append(
@@ -161,19 +171,15 @@ impl KvFiles for MemFiles {
         bytes: u64,
         _data: Option<&[u8]>,
     ) -> Result<(), FileError> {
-        let path = self.path_of(f, true)?;
         let mut i = self.inner.borrow_mut();
+        let slot = i.slot(f, true)?;
         i.appended += bytes;
-        let file = i
-            .files
-            .get_mut(&path)
-            .ok_or_else(|| FileError::NotFound(path.clone()))?;
-        file.size += bytes;
+        i.files[slot].as_mut().expect("checked").size += bytes;
         Ok(())
     }
 
     async fn sync(&self, _h: &Host, f: FileHandle) -> Result<(), FileError> {
-        self.path_of(f, false).map(|_| ())
+        self.inner.borrow().slot(f, false).map(|_| ())
     }
 
     async fn close(&self, _h: &Host, f: FileHandle) -> Result<(), FileError> {
@@ -187,13 +193,11 @@ impl KvFiles for MemFiles {
 
     async fn open(&self, _h: &Host, path: &str) -> Result<FileHandle, FileError> {
         let mut i = self.inner.borrow_mut();
-        if !i.files.contains_key(path) {
-            return Err(FileError::NotFound(path.to_string()));
-        }
-        i.next += 1;
-        let id = i.next;
-        i.open.insert(id, (path.to_string(), false));
-        Ok(FileHandle(id))
+        let slot = *i
+            .paths
+            .get(path)
+            .ok_or_else(|| FileError::NotFound(path.to_string()))?;
+        Ok(i.handle(slot, false))
     }
 
     async fn read(
@@ -203,13 +207,9 @@ impl KvFiles for MemFiles {
         offset: u64,
         len: u64,
     ) -> Result<u64, FileError> {
-        let path = self.path_of(f, false)?;
         let mut i = self.inner.borrow_mut();
-        let size = i
-            .files
-            .get(&path)
-            .map(|f| f.size)
-            .ok_or_else(|| FileError::NotFound(path.clone()))?;
+        let slot = i.slot(f, false)?;
+        let size = i.files[slot].expect("checked").size;
         let n = len.min(size.saturating_sub(offset));
         i.read += n;
         Ok(n)
@@ -217,23 +217,29 @@ impl KvFiles for MemFiles {
 
     async fn delete(&self, _h: &Host, path: &str) -> Result<(), FileError> {
         let mut i = self.inner.borrow_mut();
-        i.files
+        let slot = i
+            .paths
             .remove(path)
-            .map(|_| ())
-            .ok_or_else(|| FileError::NotFound(path.to_string()))
+            .ok_or_else(|| FileError::NotFound(path.to_string()))?;
+        i.files[slot] = None;
+        Ok(())
     }
 
     async fn rename(&self, _h: &Host, from: &str, to: &str) -> Result<(), FileError> {
         let mut i = self.inner.borrow_mut();
-        let f = i
-            .files
+        if i.paths.contains_key(to) {
+            return Err(FileError::Exists(to.to_string()));
+        }
+        let slot = i
+            .paths
             .remove(from)
             .ok_or_else(|| FileError::NotFound(from.to_string()))?;
-        i.files.insert(to.to_string(), f);
+        i.paths.insert(to.to_string(), slot);
         Ok(())
     }
 
     fn size(&self, path: &str) -> Option<u64> {
-        self.inner.borrow().files.get(path).map(|f| f.size)
+        let i = self.inner.borrow();
+        i.paths.get(path).and_then(|&s| i.files[s]).map(|f| f.size)
     }
 }

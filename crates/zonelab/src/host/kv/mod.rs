@@ -554,7 +554,7 @@ impl<F: KvFiles + 'static> Db<F> {
         let (mut probes, mut misses, mut filtered) = (0u32, 0u32, 0u32);
         let mut result = None;
         for t in &candidates {
-            let pos = t.find(key);
+            let (b, pos) = t.locate(key);
             if i.opts.bloom_bits > 0 {
                 if i.opts.cache_index_and_filter_blocks {
                     misses += self.meta_block(h, t, true).await? as u32;
@@ -568,10 +568,6 @@ impl<F: KvFiles + 'static> Db<F> {
             if i.opts.cache_index_and_filter_blocks {
                 misses += self.meta_block(h, t, false).await? as u32;
             }
-            let idx = match pos {
-                Ok(x) | Err(x) => x,
-            };
-            let b = t.block_of(idx);
             misses += self.data_block(h, t, b).await? as u32;
             if let Ok(x) = pos {
                 let e = t.entries[x];

@@ -28,6 +28,9 @@ pub struct Table {
     pub payloads: Option<Vec<Option<Payload>>>,
     /// First entry of each data block.
     pub block_first: Vec<u32>,
+    /// First key of each data block (the index a get searches first, as RocksDB's index block
+    /// leads to one data block: small, so the search stays in the CPU caches).
+    pub block_keys: Vec<u64>,
     /// Offset of each data block, and the end of the data as the last element.
     pub block_offset: Vec<u64>,
     pub sizes: SstSizes,
@@ -62,13 +65,28 @@ impl Table {
         self.smallest <= key && key <= self.largest
     }
 
-    /// The entry of `key`, or where it would be.
-    pub fn find(&self, key: u64) -> Result<usize, usize> {
-        self.entries.binary_search_by_key(&key, |e| e.key)
+    /// The data block that would hold `key` (the last whose first key is at most `key`), and
+    /// the entry of `key` or where it would be.
+    pub fn locate(&self, key: u64) -> (usize, Result<usize, usize>) {
+        let b = self.block_keys.partition_point(|&k| k <= key).saturating_sub(1);
+        let lo = self.block_first[b] as usize;
+        let hi = self
+            .block_first
+            .get(b + 1)
+            .map_or(self.entries.len(), |&f| f as usize);
+        let r = match self.entries[lo..hi].binary_search_by_key(&key, |e| e.key) {
+            Ok(i) => Ok(lo + i),
+            Err(i) => Err(lo + i),
+        };
+        (b, r)
     }
 
-    /// The data block holding entry position `idx` (a missing key's block is the one the
-    /// index points to: the first whose last key is at least the key).
+    /// The entry of `key`, or where it would be.
+    pub fn find(&self, key: u64) -> Result<usize, usize> {
+        self.locate(key).1
+    }
+
+    /// The data block holding entry position `idx`.
     pub fn block_of(&self, idx: usize) -> usize {
         let idx = idx.min(self.entries.len() - 1) as u32;
         self.block_first.partition_point(|&f| f <= idx) - 1
@@ -93,6 +111,7 @@ pub struct TableBuilder {
     entries: Vec<Entry>,
     payloads: Option<Vec<Option<Payload>>>,
     block_first: Vec<u32>,
+    block_keys: Vec<u64>,
     block_offset: Vec<u64>,
     min_seq: u64,
     max_seq: u64,
@@ -112,6 +131,7 @@ impl TableBuilder {
             entries: Vec::new(),
             payloads: retain.then(Vec::new),
             block_first: vec![0],
+            block_keys: Vec::new(),
             block_offset: vec![0],
             min_seq: u64::MAX,
             max_seq: 0,
@@ -137,6 +157,9 @@ impl TableBuilder {
             self.block_first.push(self.entries.len() as u32);
             self.block_offset.push(self.sizer.data_bytes);
         }
+        if self.block_keys.len() < self.block_first.len() {
+            self.block_keys.push(e.key);
+        }
         self.entries.push(e);
         if let Some(p) = &mut self.payloads {
             p.push(payload);
@@ -159,6 +182,7 @@ impl TableBuilder {
             entries: self.entries,
             payloads: self.payloads,
             block_first: self.block_first,
+            block_keys: self.block_keys,
             block_offset: self.block_offset,
             sizes,
             smallest,
