@@ -2,7 +2,8 @@
 # Every test ZoneLab has, as CI runs it: formatting, lints, the whole test suite (unit, property,
 # end-to-end and reproduction tests), then real fio through the ZoneLab engine, with a total at
 # the end. Needs a Rust toolchain (rustup, as the project's machines have); adds rustfmt and
-# clippy; fio/build.sh installs fio, its sources and gcc with apt.
+# clippy; python/setup.sh needs Python 3.11+ and PyPI (it installs the Python package and its
+# test tools into target/pyenv); fio/build.sh installs fio, its sources and gcc with apt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cargo >/dev/null || { echo "error: cargo not found; install Rust with rustup" >&2; exit 1; }
@@ -12,6 +13,11 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --all-targets --locked 2>&1 | tee "$log"
+# The Python package: virtualenv under target/, wheel built with maturin, pytest (python/setup.sh).
+bash python/setup.sh 2>&1 | tee -a "$log"
 engine=$(bash fio/build.sh | tail -n 1)
 ZONELAB_FIO_ENGINE="$engine" cargo test --locked -p zonelab-ffi --test fio -- --ignored 2>&1 | tee -a "$log"
-awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+# cargo's "test result: ok. N passed; M failed; ..." lines and pytest's "M failed, N passed in T s".
+awk '/^test result:/ { p += $4; f += $6; next }
+     /(passed|failed).* in [0-9.]+s/ { for (i = 2; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
