@@ -210,6 +210,44 @@ def test_an_exception_in_the_progress_callback_stops_the_run():
     assert zonelab.run(QUICK).summary["ops"]
 
 
+def test_the_gil_is_released_while_simulating():
+    """With a switch interval too long to force a switch, the main thread runs between two
+    progress reports only if the run gives the GIL up by itself (py.detach)."""
+    import sys
+    import threading
+    import time
+
+    counter = 0
+    seen: list[int] = []
+    done = threading.Event()
+
+    def simulate() -> None:
+        try:
+            zonelab.run(EXPERIMENTS / "rezns" / "fio.toml", progress=lambda f, ns: seen.append(counter))
+        finally:
+            done.set()
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    try:
+        thread = threading.Thread(target=simulate)
+        thread.start()
+        while not done.is_set():
+            counter += 1
+            time.sleep(0)  # lets the simulating thread take the GIL when it needs it
+        thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert len(seen) > 2
+    assert any(b > a for a, b in zip(seen, seen[1:])), "the main thread never ran during the simulation"
+
+
+def test_progress_bar_on_request(capsys):
+    r = zonelab.run(QUICK, progress=True)
+    assert r.summary["ops"]
+    assert capsys.readouterr().out == ""
+
+
 def test_check_returns_the_resolved_config():
     cfg = zonelab.check(QUICK, {"seed": 3})
     assert cfg == zonelab.run(QUICK, seed=3).config
