@@ -132,6 +132,16 @@ def test_experiment_axis_sweeps_workloads():
     assert list(df["experiment"]) == grid["experiment"]
     assert df["ops.read.count"].isna().tolist() == [True, False]
     assert list(df["jobs.writer.writes"]) == [32768, 32768]
+    # Paths relative to a sweep file's directory, dicts by their name.
+    table = {"grid": {"experiment": ["sequential.toml", {"preset": "rezns-40g", "name": "tiny", "job": [{"name": "w", "rw": "write", "bs": "1MiB", "io_size": "64MiB"}]}]}}
+    src = EXPERIMENTS / "preemptive-reset" / "x.sweep.toml"
+    from zonelab._source import Source
+    from zonelab._sweep import from_table
+
+    df = zonelab.sweep(from_table(table, Source("", "x", str(src))), client="serial")
+    assert list(df["experiment"]) == ["sequential.toml", "tiny"]
+    assert df["error"].isna().all()
+    assert list(df["jobs.w.writes"].fillna(0)) == [0, 64]
 
 
 @pytest.mark.parametrize(

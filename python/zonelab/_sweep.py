@@ -67,7 +67,7 @@ class Sweep:
         """The experiment a point runs: its ``experiment`` value, or the sweep's."""
         if EXPERIMENT_AXIS in point:
             value = point[EXPERIMENT_AXIS]
-            if isinstance(value, str) and not looks_like_toml(value):
+            if isinstance(value, os.PathLike) or (isinstance(value, str) and not looks_like_toml(value)):
                 path = Path(value)
                 return source(path if path.is_absolute() else self.directory / path)
             return source(value)
