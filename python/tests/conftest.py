@@ -8,7 +8,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helpers import REPO
 
 
@@ -26,11 +25,13 @@ def cli() -> Path:
 @pytest.fixture(scope="session")
 def dask_client():
     """A local cluster of two single-threaded worker processes, shared by the sweep tests."""
-    from dask.distributed import Client, LocalCluster
-
     import logging
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR)
+    from dask.distributed import Client, LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+    )
     client = Client(cluster)
     yield client
     client.close()

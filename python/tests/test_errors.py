@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 import zonelab
 from helpers import EXPERIMENTS, REPO, run_cli
 
@@ -42,7 +41,11 @@ def test_bad_override_raises_the_clis_error(cli, overrides, field):
 
 def test_bad_field_in_a_file(cli, tmp_path):
     path = tmp_path / "bad.toml"
-    path.write_text((EXPERIMENTS / "quickstart" / "rezns-randrw.toml").read_text().replace('bs = "128KiB"', 'bs = "3000B"'))
+    path.write_text(
+        (EXPERIMENTS / "quickstart" / "rezns-randrw.toml")
+        .read_text()
+        .replace('bs = "128KiB"', 'bs = "3000B"')
+    )
     done = run_cli(cli, "check", str(path))
     with pytest.raises(zonelab.ConfigError) as e:
         zonelab.run(path)
@@ -65,7 +68,10 @@ def test_syntax_error_has_no_field(cli, tmp_path):
 
 
 def test_dict_experiment_names_the_field_without_a_file():
-    exp = {"preset": "rezns-40g", "job": [{"name": "w", "rw": "write", "bs": "4KiB"}, {"name": "r", "rw": "randread", "bs": 0}]}
+    exp = {
+        "preset": "rezns-40g",
+        "job": [{"name": "w", "rw": "write", "bs": "4KiB"}, {"name": "r", "rw": "randread", "bs": 0}],
+    }
     with pytest.raises(zonelab.ConfigError) as e:
         zonelab.run(exp)
     assert e.value.field == "job[1].bs"

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import zonelab
 from helpers import EXPERIMENTS
 from zonelab import plot
 
 SEQ = EXPERIMENTS / "preemptive-reset" / "mixed.toml"
-Z512 = {"device.zones.zone_size_bytes": "512MiB", "device.zones.zone_capacity_bytes": "512MiB", "firmware.t_free": 479}
+Z512 = {
+    "device.zones.zone_size_bytes": "512MiB",
+    "device.zones.zone_capacity_bytes": "512MiB",
+    "firmware.t_free": 479,
+}
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +69,9 @@ def test_bars_are_means_over_seeds_with_the_range_as_whiskers():
 def test_bars_from_results_by_label(runs):
     fig = plot.bars(runs, "device_counters.block_erases")
     ax = fig.axes[0]
-    assert [p.get_height() for p in ax.patches] == [r.summary["device_counters"]["block_erases"] for r in runs.values()]
+    assert [p.get_height() for p in ax.patches] == [
+        r.summary["device_counters"]["block_erases"] for r in runs.values()
+    ]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["mapping", "preemptive"]
     with pytest.raises(KeyError, match="no column"):
         plot.bars(runs, "ops.nothing")

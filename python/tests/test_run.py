@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 import zonelab
 from helpers import EXPERIMENTS, REPO, run_cli
 
@@ -23,8 +22,16 @@ ZONES_512 = {
 CASES = [
     ("quickstart/rezns-randrw.toml", {}, 7),
     ("quickstart/rezns-randrw.toml", {"firmware.policy": "renewable", "firmware.threshold": 0.5}, None),
-    ("preemptive-reset/sequential.toml", {**ZONES_512, "firmware.policy": "mapping", "firmware.t_free": 479}, None),
-    ("preemptive-reset/mixed.toml", {**ZONES_512, "firmware.policy": "preemptive", "firmware.t_free": 479}, 3),
+    (
+        "preemptive-reset/sequential.toml",
+        {**ZONES_512, "firmware.policy": "mapping", "firmware.t_free": 479},
+        None,
+    ),
+    (
+        "preemptive-reset/mixed.toml",
+        {**ZONES_512, "firmware.policy": "preemptive", "firmware.t_free": 479},
+        3,
+    ),
     ("preemptive-reset/random-zone.toml", {"firmware.policy": "synchronous"}, 11),
     ("rezns/zombie.toml", {}, None),
 ]
@@ -39,7 +46,9 @@ def cli_args(overrides: dict, seed: int | None) -> list[str]:
     return args
 
 
-@pytest.fixture(scope="module", params=CASES, ids=lambda c: f"{c[0]}{c[1] or ''}{'' if c[2] is None else f' seed {c[2]}'}")
+@pytest.fixture(
+    scope="module", params=CASES, ids=lambda c: f"{c[0]}{c[1] or ''}{'' if c[2] is None else f' seed {c[2]}'}"
+)
 def pair(request, cli, tmp_path_factory):
     """(Result, CLI results directory) for one case."""
     exp, overrides, seed = request.param
@@ -78,7 +87,12 @@ def test_ops_holds_the_summarys_latency_table(pair):
     assert sorted(ops["kind"]) == sorted(summary_ops)
     for row in ops.to_dict("records"):
         s = summary_ops[row["kind"]]
-        assert (row["count"], row["bytes"], row["iops"], row["mib_per_s"]) == (s["count"], s["bytes"], s["iops"], s["mib_per_s"])
+        assert (row["count"], row["bytes"], row["iops"], row["mib_per_s"]) == (
+            s["count"],
+            s["bytes"],
+            s["iops"],
+            s["mib_per_s"],
+        )
         assert (row["min_ns"], row["mean_ns"]) == (s["latency_ns"]["min"], s["latency_ns"]["mean"])
         for name, ns in s["latency_ns"]["percentiles"].items():
             assert row[f"{name}_ns"] == ns
@@ -105,7 +119,9 @@ def test_timeseries_holds_timeseries_csv(pair):
 def test_latency_cdfs_hold_the_cdf_files(pair):
     result, out = pair
     files = {p.name for p in out.iterdir()}
-    expected = [k for k in ("read", "write", "append", "reset", "finish", "other") if f"latency_cdf_{k}.csv" in files]
+    expected = [
+        k for k in ("read", "write", "append", "reset", "finish", "other") if f"latency_cdf_{k}.csv" in files
+    ]
     if "erase_wait_cdf.csv" in files:
         expected.append("erase_wait")
     assert result.cdf_kinds == expected

@@ -9,7 +9,6 @@ import sys
 
 import pandas as pd
 import pytest
-
 import zonelab
 from helpers import EXPERIMENTS, REPO
 from zonelab._sweep import flatten
@@ -41,8 +40,19 @@ def serial():
 
 def test_rows_follow_the_grid_with_seeds_innermost(serial):
     grid = quick_grid()
-    assert list(serial.columns[:5]) == ["firmware.policy", "device.zones.max_open_zones", "point", "seed", "error"]
-    expected = [(p, z, s) for p in grid["firmware.policy"] for z in grid["device.zones.max_open_zones"] for s in range(3)]
+    assert list(serial.columns[:5]) == [
+        "firmware.policy",
+        "device.zones.max_open_zones",
+        "point",
+        "seed",
+        "error",
+    ]
+    expected = [
+        (p, z, s)
+        for p in grid["firmware.policy"]
+        for z in grid["device.zones.max_open_zones"]
+        for s in range(3)
+    ]
     got = list(zip(serial["firmware.policy"], serial["device.zones.max_open_zones"], serial["seed"]))
     assert got == expected
     assert list(serial["point"]) == [i // 3 for i in range(18)]
@@ -50,7 +60,11 @@ def test_rows_follow_the_grid_with_seeds_innermost(serial):
 
 def test_each_row_is_the_run_of_its_point(serial):
     for row in serial.to_dict("records"):
-        overrides = {"firmware.t_free": 600, "firmware.policy": row["firmware.policy"], "device.zones.max_open_zones": row["device.zones.max_open_zones"]}
+        overrides = {
+            "firmware.t_free": 600,
+            "firmware.policy": row["firmware.policy"],
+            "device.zones.max_open_zones": row["device.zones.max_open_zones"],
+        }
         try:
             summary = zonelab.run(QUICK, seed=row["seed"], overrides=overrides).summary
         except zonelab.ConfigError as e:
@@ -78,15 +92,27 @@ def test_a_failed_point_reports_in_its_row_and_the_rest_run(serial):
 
 def test_two_worker_cluster_equals_serial(serial, dask_client):
     assert len(dask_client.scheduler_info()["workers"]) == 2
-    on_dask = zonelab.sweep(QUICK, quick_grid(), seeds=3, client=dask_client, overrides={"firmware.t_free": 600})
+    on_dask = zonelab.sweep(
+        QUICK, quick_grid(), seeds=3, client=dask_client, overrides={"firmware.t_free": 600}
+    )
     pd.testing.assert_frame_equal(on_dask, serial)
     # One point per task, and the scheduler given by its address: still the same table.
-    by_address = zonelab.sweep(QUICK, quick_grid(), seeds=3, client=dask_client.scheduler.address, chunk_size=1, overrides={"firmware.t_free": 600})
+    by_address = zonelab.sweep(
+        QUICK,
+        quick_grid(),
+        seeds=3,
+        client=dask_client.scheduler.address,
+        chunk_size=1,
+        overrides={"firmware.t_free": 600},
+    )
     pd.testing.assert_frame_equal(by_address, serial)
 
 
 def test_default_local_cluster_equals_serial():
-    grid = {LINKED: [["512MiB", "512MiB", 479], ["1GiB", "1GiB", 239]], "firmware.policy": ["mapping", "preemptive"]}
+    grid = {
+        LINKED: [["512MiB", "512MiB", 479], ["1GiB", "1GiB", 239]],
+        "firmware.policy": ["mapping", "preemptive"],
+    }
     exp = EXPERIMENTS / "preemptive-reset" / "random-zone.toml"
     local = zonelab.sweep(exp, grid, seeds=[1, 2], workers=2)
     serial = zonelab.sweep(exp, grid, seeds=[1, 2], client="serial")
@@ -100,11 +126,16 @@ def test_sweep_file_gives_the_grid_and_seeds():
     df = zonelab.sweep(SWEEP_FILE, client="serial")
     assert df.attrs["grid"] == ["firmware.policy", *LINKED.split(",")]
     assert list(zip(df["firmware.policy"], df["device.zones.zone_size_bytes"])) == [
-        ("mapping", "512MiB"), ("mapping", "1GiB"), ("preemptive", "512MiB"), ("preemptive", "1GiB")
+        ("mapping", "512MiB"),
+        ("mapping", "1GiB"),
+        ("preemptive", "512MiB"),
+        ("preemptive", "1GiB"),
     ]
     assert df["error"].isna().all() and list(df["seed"]) == [1] * 4
     # The paper's shape: preemptive's write tail is below mapping's at both sizes.
-    p100 = df.set_index(["firmware.policy", "device.zones.zone_size_bytes"])["ops.write.latency_ns.percentiles.p100"]
+    p100 = df.set_index(["firmware.policy", "device.zones.zone_size_bytes"])[
+        "ops.write.latency_ns.percentiles.p100"
+    ]
     for size in ("512MiB", "1GiB"):
         assert p100[("preemptive", size)] < p100[("mapping", size)]
     # Arguments replace the file's seeds.
@@ -127,13 +158,31 @@ firmware.policy = ["synchronous", "renewable"]
 
 
 def test_experiment_axis_sweeps_workloads():
-    grid = {"experiment": [str(EXPERIMENTS / "preemptive-reset" / "sequential.toml"), str(EXPERIMENTS / "preemptive-reset" / "mixed.toml")]}
-    df = zonelab.sweep(None, grid, client="serial", overrides={"firmware.policy": "preemptive", "firmware.t_free": 200})
+    grid = {
+        "experiment": [
+            str(EXPERIMENTS / "preemptive-reset" / "sequential.toml"),
+            str(EXPERIMENTS / "preemptive-reset" / "mixed.toml"),
+        ]
+    }
+    df = zonelab.sweep(
+        None, grid, client="serial", overrides={"firmware.policy": "preemptive", "firmware.t_free": 200}
+    )
     assert list(df["experiment"]) == grid["experiment"]
     assert df["ops.read.count"].isna().tolist() == [True, False]
     assert list(df["jobs.writer.writes"]) == [32768, 32768]
     # Paths relative to a sweep file's directory, dicts by their name.
-    table = {"grid": {"experiment": ["sequential.toml", {"preset": "rezns-40g", "name": "tiny", "job": [{"name": "w", "rw": "write", "bs": "1MiB", "io_size": "64MiB"}]}]}}
+    table = {
+        "grid": {
+            "experiment": [
+                "sequential.toml",
+                {
+                    "preset": "rezns-40g",
+                    "name": "tiny",
+                    "job": [{"name": "w", "rw": "write", "bs": "1MiB", "io_size": "64MiB"}],
+                },
+            ]
+        }
+    }
     src = EXPERIMENTS / "preemptive-reset" / "x.sweep.toml"
     from zonelab._source import Source
     from zonelab._sweep import from_table
@@ -167,7 +216,10 @@ def test_bad_sweep_files_name_the_field(table, field):
 def test_flatten_names_columns_by_their_path_in_summary_json():
     r = zonelab.run(QUICK)
     flat = flatten(r.summary)
-    assert flat["ops.read.latency_ns.percentiles.p99.9"] == r.summary["ops"]["read"]["latency_ns"]["percentiles"]["p99.9"]
+    assert (
+        flat["ops.read.latency_ns.percentiles.p99.9"]
+        == r.summary["ops"]["read"]["latency_ns"]["percentiles"]["p99.9"]
+    )
     assert flat["jobs.writer.writes"] == r.summary["jobs"][1]["writes"]
     assert flat["device_counters.waf"] == r.summary["device_counters"]["waf"]
     assert isinstance(flat["wear.histogram"], str) and flat["errors"] == "[]"
@@ -176,8 +228,19 @@ def test_flatten_names_columns_by_their_path_in_summary_json():
 def test_python_m_zonelab_sweep_writes_parquet_csv_and_figure(tmp_path, dask_client):
     out = tmp_path / "out"
     done = subprocess.run(
-        [sys.executable, "-m", "zonelab", "sweep", str(SWEEP_FILE), "-o", str(out), "--scheduler", dask_client.scheduler.address],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "zonelab",
+            "sweep",
+            str(SWEEP_FILE),
+            "-o",
+            str(out),
+            "--scheduler",
+            dask_client.scheduler.address,
+        ],
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     assert "4 of 4 runs ok" in done.stderr
@@ -192,11 +255,17 @@ def test_python_m_zonelab_sweep_writes_parquet_csv_and_figure(tmp_path, dask_cli
 def test_python_m_zonelab_sweep_exits_1_when_a_point_fails(tmp_path):
     sweep_file = tmp_path / "s.toml"
     sweep_file.write_text(f'experiment = "{QUICK}"\n[grid]\n"firmware.t_free" = [1]\n')
-    done = subprocess.run([sys.executable, "-m", "zonelab", "sweep", str(sweep_file), "-o", str(tmp_path / "o"), "--serial"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "zonelab", "sweep", str(sweep_file), "-o", str(tmp_path / "o"), "--serial"],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 1
     assert "0 of 1 runs ok" in done.stderr and "firmware: missing field `policy`" in done.stderr
     assert (tmp_path / "o" / "sweep.csv").exists()
     bad = tmp_path / "bad.toml"
     bad.write_text('experiment = "x.toml"\n')
-    done = subprocess.run([sys.executable, "-m", "zonelab", "sweep", str(bad), "--serial"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "zonelab", "sweep", str(bad), "--serial"], capture_output=True, text=True
+    )
     assert done.returncode == 2 and "experiment:" in done.stderr

@@ -32,14 +32,20 @@ def main(argv: list[str] | None = None) -> int:
     client = "serial" if args.serial else args.scheduler
     out = args.output or Path("results") / args.sweep.stem
     n = len(spec.points()) * len(spec.seeds)
-    print(f"zonelab sweep {args.sweep}: {len(spec.points())} points x {len(spec.seeds)} seeds = {n} runs", file=sys.stderr)
+    print(
+        f"zonelab sweep {args.sweep}: {len(spec.points())} points x {len(spec.seeds)} seeds = {n} runs",
+        file=sys.stderr,
+    )
     df = _sweep.execute(spec, client=client, workers=args.workers)
     written = _sweep.write(df, out, figure=not args.no_figure)
     failed = df[df["error"].notna()]
     for _, row in failed.iterrows():
         point = ", ".join(f"{k}={row[k]!r}" for k in spec.keys)
         print(f"error: point {row['point']} ({point}) seed {row['seed']}: {row['error']}", file=sys.stderr)
-    print(f"{len(df) - len(failed)} of {len(df)} runs ok; wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
+    print(
+        f"{len(df) - len(failed)} of {len(df)} runs ok; wrote {', '.join(str(p) for p in written)}",
+        file=sys.stderr,
+    )
     return 1 if len(failed) else 0
 
 

@@ -111,7 +111,7 @@ class Result:
         )
 
 
-def _progress_callback(progress: ProgressLike, label: str) -> tuple[Any, Callable[[], None]]:
+def _progress_callback(progress: ProgressLike, label: Callable[[], str]) -> tuple[Any, Callable[[], None]]:
     """The callback for the native run and a function that closes whatever it opened."""
     if callable(progress):
         return progress, lambda: None
@@ -122,7 +122,13 @@ def _progress_callback(progress: ProgressLike, label: str) -> tuple[Any, Callabl
     from tqdm import tqdm
 
     # Shown only for runs longer than half a second.
-    bar = tqdm(total=1000, desc=label, delay=0.5, leave=False, bar_format="{desc} {bar} {percentage:3.0f}% [{elapsed}]")
+    bar = tqdm(
+        total=1000,
+        desc=str(label()),
+        delay=0.5,
+        leave=False,
+        bar_format="{desc} {bar} {percentage:3.0f}% [{elapsed}]",
+    )
 
     def update(fraction: float, _simulated_ns: int) -> None:
         bar.update(max(0, int(fraction * 1000) - bar.n))
@@ -130,10 +136,8 @@ def _progress_callback(progress: ProgressLike, label: str) -> tuple[Any, Callabl
     return update, bar.close
 
 
-def run_source(
-    src: Source, overrides: list[str], progress: ProgressLike = False
-) -> Result:
-    callback, close = _progress_callback(progress, src.default_name)
+def run_source(src: Source, overrides: list[str], progress: ProgressLike = False) -> Result:
+    callback, close = _progress_callback(progress, lambda: src.table().get("name", src.default_name))
     try:
         native = _zonelab.run(src.text, src.default_name, overrides, src.path, callback)
     finally:

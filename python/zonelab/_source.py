@@ -57,9 +57,7 @@ def source(experiment: ExperimentLike, name: str = "experiment") -> Source:
         path = os.fspath(experiment)
         text = Path(path).read_text(encoding="utf-8")
         return Source(text, Path(path).stem or "experiment", path)
-    raise TypeError(
-        f"an experiment is a path, TOML text or a dict, not {type(experiment).__name__}"
-    )
+    raise TypeError(f"an experiment is a path, TOML text or a dict, not {type(experiment).__name__}")
 
 
 def _plain(value: Any) -> Any:

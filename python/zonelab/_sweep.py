@@ -72,7 +72,9 @@ class Sweep:
                 return source(path if path.is_absolute() else self.directory / path)
             return source(value)
         if self.experiment is None:
-            raise ConfigError("experiment: missing: an experiment, or an `experiment` axis in the grid", "experiment")
+            raise ConfigError(
+                "experiment: missing: an experiment, or an `experiment` axis in the grid", "experiment"
+            )
         return self.experiment
 
 
@@ -206,7 +208,8 @@ def from_table(table: Mapping[str, Any], src: Source) -> Sweep:
     elif EXPERIMENT_AXIS not in sweep.keys:
         raise fail(
             "experiment",
-            "missing: the path of an experiment file, an [experiment] table, or an `experiment` axis in [grid]",
+            "missing: the path of an experiment file, an [experiment] table,"
+            " or an `experiment` axis in [grid]",
         )
     workers = table.get("workers")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
@@ -242,7 +245,9 @@ def load(
     if grid is not None:
         sweep.axes = axes(grid)
     if sweep.experiment is None and EXPERIMENT_AXIS not in sweep.keys:
-        raise ConfigError("experiment: missing: an experiment, or an `experiment` axis in the grid", "experiment")
+        raise ConfigError(
+            "experiment: missing: an experiment, or an `experiment` axis in the grid", "experiment"
+        )
     if seeds is not None:
         sweep.seeds = seed_list(seeds)
     sweep.overrides = sweep.overrides + assignments(overrides)
@@ -413,7 +418,15 @@ def execute(
     return _table(sweep, todo, rows)
 
 
-def _on_dask(todo: list[_Task], runnable: list[int], rows: list[dict[str, Any]], client: Any, workers: int | None, chunk_size: int | None, bar: Any) -> None:
+def _on_dask(
+    todo: list[_Task],
+    runnable: list[int],
+    rows: list[dict[str, Any]],
+    client: Any,
+    workers: int | None,
+    chunk_size: int | None,
+    bar: Any,
+) -> None:
     from dask.distributed import as_completed
 
     c, owned = _connect(client, workers)
@@ -422,7 +435,9 @@ def _on_dask(todo: list[_Task], runnable: list[int], rows: list[dict[str, Any]],
         token = uuid.uuid4().hex[:12]
         futures = {}
         for j, chunk in enumerate(_chunks(runnable, n_workers, chunk_size)):
-            f = c.submit(run_chunk, [todo[i].run for i in chunk], key=f"zonelab-sweep-{token}-{j}", pure=False)
+            f = c.submit(
+                run_chunk, [todo[i].run for i in chunk], key=f"zonelab-sweep-{token}-{j}", pure=False
+            )
             futures[f] = chunk
         for f in as_completed(list(futures)):
             chunk = futures.pop(f)
@@ -500,7 +515,9 @@ def write(df: pd.DataFrame, directory: str | os.PathLike[str], figure: bool = Tr
     parquet = df.copy()
     for c in parquet.columns:
         if parquet[c].dtype == object:
-            kinds = {type(v) for v in parquet[c] if v is not None and not (isinstance(v, float) and math.isnan(v))}
+            kinds = {
+                type(v) for v in parquet[c] if v is not None and not (isinstance(v, float) and math.isnan(v))
+            }
             if len(kinds) > 1:
                 parquet[c] = parquet[c].map(lambda v: None if v is None else str(v))
     parquet.to_parquet(written[0], index=False)

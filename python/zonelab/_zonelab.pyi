@@ -5,7 +5,9 @@ from typing import Any
 
 __version__: str
 
-def check(text: str, default_name: str, overrides: list[str], source: str | None = None) -> tuple[str, str]: ...
+def check(
+    text: str, default_name: str, overrides: list[str], source: str | None = None
+) -> tuple[str, str]: ...
 def run(
     text: str,
     default_name: str,

@@ -6,7 +6,7 @@ state: save it with ``fig.savefig``, or let a notebook show it)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Union
+from typing import Union
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -57,7 +57,14 @@ def latency_cdf(
     axes = fig.subplots(1, len(start), squeeze=False)[0]
     for ax, low in zip(axes, start):
         for i, (label, c) in enumerate(curves.items()):
-            ax.step(c["latency_ns"] / scale, c["percentile"], where="post", color=COLOURS[i % len(COLOURS)], lw=1.8, label=label)
+            ax.step(
+                c["latency_ns"] / scale,
+                c["percentile"],
+                where="post",
+                color=COLOURS[i % len(COLOURS)],
+                lw=1.8,
+                label=label,
+            )
         ax.set_xlim(0, ns_max / scale * 1.05)
         ax.set_ylim(low, 100)
         ax.set_xlabel(f"{kind} latency ({unit})")
@@ -85,7 +92,9 @@ def bandwidth(
         for op in ops:
             column = f"{op}_mib_s"
             if column in ts and ts[column].any():
-                ax.plot(ts["time_s"], ts[column], color=COLOURS[i % len(COLOURS)], lw=1.5, label=f"{label} {op}")
+                ax.plot(
+                    ts["time_s"], ts[column], color=COLOURS[i % len(COLOURS)], lw=1.5, label=f"{label} {op}"
+                )
                 i += 1
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("MiB/s")
@@ -126,7 +135,9 @@ def bars(
     if "error" in df:
         df = df[df["error"].isna()]
     if metric not in df:
-        raise KeyError(f"no column {metric!r}; latency columns look like ops.write.latency_ns.percentiles.p99")
+        raise KeyError(
+            f"no column {metric!r}; latency columns look like ops.write.latency_ns.percentiles.p99"
+        )
     if hue is not None and hue not in df:
         hue = None
     scale, unit = _scale(metric)
@@ -149,7 +160,15 @@ def bars(
             highs.append(v.max() - v.mean() if len(v) > 1 else 0.0)
         positions = [i + (j - (len(hues) - 1) / 2) * width for i in range(len(groups))]
         spread = [lows, highs] if any(lows) or any(highs) else None
-        ax.bar(positions, means, width * 0.95, yerr=spread, capsize=3, color=COLOURS[j % len(COLOURS)], label=None if h is None else str(h))
+        ax.bar(
+            positions,
+            means,
+            width * 0.95,
+            yerr=spread,
+            capsize=3,
+            color=COLOURS[j % len(COLOURS)],
+            label=None if h is None else str(h),
+        )
     ax.set_xticks(range(len(groups)), [x if g is None else str(g) for g in groups] if x else [""])
     if x:
         ax.set_xlabel(x)
@@ -172,7 +191,9 @@ def default_metric(df: pd.DataFrame) -> str:
     return "simulated_time_ns"
 
 
-def sweep_bars(df: pd.DataFrame, metric: str | None = None, x: str | None = None, hue: str | None = None) -> Figure:
+def sweep_bars(
+    df: pd.DataFrame, metric: str | None = None, x: str | None = None, hue: str | None = None
+) -> Figure:
     """Bars for a sweep table: ``hue`` defaults to the first grid key, ``x`` to the second."""
     grid = list(df.attrs.get("grid", []))
     metric = metric or default_metric(df)
