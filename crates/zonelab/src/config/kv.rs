@@ -162,7 +162,7 @@ impl KvOptionsConfig {
         if let Some(list) = &self.compression_per_level {
             o.compression_per_level = list
                 .iter()
-                .map(|c| c.to_ascii_lowercase() != "none")
+                .map(|c| !c.eq_ignore_ascii_case("none"))
                 .collect();
         }
         if let Some(d) = self.disable_wal {
@@ -586,7 +586,10 @@ pub fn check_names(host: &[HostWorkload]) -> Result<(), ConfigError> {
         if seen.contains(&w.name()) {
             return Err(ConfigError::field(
                 path,
-                format!("`{}` is the name of another workload; give each its own", w.name()),
+                format!(
+                    "`{}` is the name of another workload; give each its own",
+                    w.name()
+                ),
             ));
         }
         seen.push(w.name());

@@ -625,11 +625,8 @@ pub fn merge(c: &Compaction, v: &Version, opts: &KvOptions, key: KeyFormat) -> M
                     stop = true;
                 } else if opts.level_compaction_dynamic_file_size {
                     let skippable = if cutter.in_gap { 2 } else { 3 };
-                    if crossed >= skippable && cutter.overlapped - prev > target / 8 {
-                        stop = true;
-                    } else if size >= target.div_ceil(100) * (50 + (cutter.switched * 5).min(40)) {
-                        stop = true;
-                    }
+                    stop = (crossed >= skippable && cutter.overlapped - prev > target / 8)
+                        || size >= target.div_ceil(100) * (50 + (cutter.switched * 5).min(40));
                 }
             }
             if stop {

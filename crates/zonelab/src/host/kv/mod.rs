@@ -525,7 +525,7 @@ impl<F: KvFiles + 'static> Db<F> {
     /// Gets `key`: memtables, then L0 files newest first, then one file per level.
     pub async fn get(&self, h: &Host, key: u64) -> Result<Option<Found>, KvError> {
         let i = &*self.inner;
-        let candidates: Vec<Rc<Table>> = {
+        let (mem_hit, candidates) = {
             let mut st = i.st.borrow_mut();
             st.stats.gets += 1;
             let mem_hit = st
@@ -533,24 +533,22 @@ impl<F: KvFiles + 'static> Db<F> {
                 .get(key)
                 .cloned()
                 .or_else(|| st.imm.iter().rev().find_map(|m| m.mem.get(key).cloned()));
-            if let Some(v) = mem_hit {
-                drop(st);
-                h.cpu(i.opts.cpu.get(0, 0, 0)).await;
-                return Ok(self.found(v.vlen, v.payload));
-            }
-            let v = &st.version;
-            let mut c: Vec<Rc<Table>> = v.levels[0]
-                .iter()
-                .filter(|t| t.covers(key))
-                .cloned()
-                .collect();
-            for l in 1..v.num_levels() {
-                if let Some(t) = v.file_for(l, key) {
-                    c.push(t.clone());
+            let mut c: Vec<Rc<Table>> = Vec::new();
+            if mem_hit.is_none() {
+                let v = &st.version;
+                c.extend(v.levels[0].iter().filter(|t| t.covers(key)).cloned());
+                for l in 1..v.num_levels() {
+                    if let Some(t) = v.file_for(l, key) {
+                        c.push(t.clone());
+                    }
                 }
             }
-            c
+            (mem_hit, c)
         };
+        if let Some(v) = mem_hit {
+            h.cpu(i.opts.cpu.get(0, 0, 0)).await;
+            return Ok(self.found(v.vlen, v.payload));
+        }
         let (mut probes, mut misses, mut filtered) = (0u32, 0u32, 0u32);
         let mut result = None;
         for t in &candidates {

@@ -68,7 +68,10 @@ impl Table {
     /// The data block that would hold `key` (the last whose first key is at most `key`), and
     /// the entry of `key` or where it would be.
     pub fn locate(&self, key: u64) -> (usize, Result<usize, usize>) {
-        let b = self.block_keys.partition_point(|&k| k <= key).saturating_sub(1);
+        let b = self
+            .block_keys
+            .partition_point(|&k| k <= key)
+            .saturating_sub(1);
         let lo = self.block_first[b] as usize;
         let hi = self
             .block_first

@@ -24,7 +24,9 @@ fn run_text(body: &str) -> Summary {
     let text = format!("seed = 5\n{body}\n{DEVICE}");
     let cfg = ExperimentConfig::parse(&text, &[]).unwrap();
     let exp = cfg.validate("kv").unwrap();
-    run(&exp, Inputs::default(), 0, &mut |_| {}).unwrap().summary
+    run(&exp, Inputs::default(), 0, &mut |_| {})
+        .unwrap()
+        .summary
 }
 
 fn err(body: &str) -> String {
@@ -91,7 +93,10 @@ fn every_ycsb_core_workload_runs_its_mix() {
         let store = &layer["store"];
         // Reads find the records loaded (every key read exists).
         if letter != 'e' {
-            assert!(store["gets_found"].as_u64().unwrap() > 0, "{letter}: {store}");
+            assert!(
+                store["gets_found"].as_u64().unwrap() > 0,
+                "{letter}: {store}"
+            );
         }
     }
 }
@@ -100,7 +105,10 @@ fn every_ycsb_core_workload_runs_its_mix() {
 fn ycsb_reads_find_what_was_loaded() {
     let s = run_text(&ycsb('c'));
     let store = &s.layers["y"]["store"];
-    assert_eq!(store["gets"], store["gets_found"], "workload C reads loaded keys only");
+    assert_eq!(
+        store["gets"], store["gets_found"],
+        "workload C reads loaded keys only"
+    );
     assert!(store["flushes"].as_u64().unwrap() > 5);
     assert!(store["compactions"].as_u64().unwrap() > 0);
 }
@@ -148,7 +156,10 @@ fn db_bench_benchmarks_run_in_order_on_one_store() {
     assert_eq!(kv_count(&s, OpKind::Put, "d.overwrite"), 10_000);
     assert_eq!(kv_count(&s, OpKind::Get, "d.readrandom"), 6_000);
     assert_eq!(kv_count(&s, OpKind::Get, "d.readwhilewriting"), 6_000);
-    assert!(kv_count(&s, OpKind::Put, "d.readwhilewriting") > 0, "the writer wrote");
+    assert!(
+        kv_count(&s, OpKind::Put, "d.readwhilewriting") > 0,
+        "the writer wrote"
+    );
     let mix = kv_count(&s, OpKind::Get, "d.mixgraph")
         + kv_count(&s, OpKind::Put, "d.mixgraph")
         + kv_count(&s, OpKind::Scan, "d.mixgraph");
