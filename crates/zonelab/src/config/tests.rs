@@ -27,8 +27,10 @@ fn field_error(result: Result<Experiment, ConfigError>) -> (String, String) {
 }
 
 fn zns(e: &Experiment) -> &crate::zns::ZnsSpec {
-    let DeviceSpec::Zns(s) = &e.device;
-    s
+    match &e.device {
+        DeviceSpec::Zns(s) => s,
+        other => panic!("expected a ZNS device, got {other:?}"),
+    }
 }
 
 #[test]
