@@ -9,7 +9,7 @@ use super::ConfigError;
 use crate::ftl::{FtlOverheads, FtlSpec, VictimChoice};
 use crate::nand::{
     AgingSpec, CellType, Energy, EraseSuspend, InitialWear, NandGeometry, NandSpec, NandTiming,
-    RetryModel, WearPattern,
+    RetryModel,
 };
 use crate::sim::DeviceSpec;
 use crate::time::Duration;
@@ -146,9 +146,11 @@ pub struct AgingConfig {
     /// Each block's erase count at the start, drawn from [min, max].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_erase_counts: Option<[u32; 2]>,
-    /// "block": drawn per block; "row": per block index, shared by every die.
-    #[serde(default)]
-    pub initial_wear_pattern: WearPatternConfig,
+    /// Blocks that share one draw of the initial erase count: [dies, blocks], consecutive
+    /// blocks on consecutive dies (a zone: [dies_per_zone, its blocks per die]; a superblock:
+    /// [all dies, 1]). Default [1, 1]: every block drawn on its own.
+    #[serde(default = "one_by_one")]
+    pub initial_wear_group: [u32; 2],
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -159,14 +161,9 @@ pub enum CellConfig {
     Tlc,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum WearPatternConfig {
-    #[default]
-    Block,
-    Row,
+fn one_by_one() -> [u32; 2] {
+    [1, 1]
 }
-
 fn three_thousand() -> u32 {
     3000
 }
@@ -615,6 +612,12 @@ impl DeviceConfig {
                 "must be greater than 0",
             ));
         }
+        if a.initial_wear_group.contains(&0) {
+            return Err(ConfigError::field(
+                f("initial_wear_group"),
+                "must be [dies, blocks], both at least 1",
+            ));
+        }
         if a.max_retries > 64 {
             return Err(ConfigError::field(
                 f("max_retries"),
@@ -638,10 +641,8 @@ impl DeviceConfig {
             initial_wear: a.initial_erase_counts.map(|[min, max]| InitialWear {
                 min,
                 max,
-                pattern: match a.initial_wear_pattern {
-                    WearPatternConfig::Block => WearPattern::Block,
-                    WearPatternConfig::Row => WearPattern::Row,
-                },
+                group_dies: a.initial_wear_group[0],
+                group_blocks: a.initial_wear_group[1],
             }),
             seed,
         }))

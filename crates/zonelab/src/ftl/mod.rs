@@ -144,4 +144,6 @@ impl FtlSpec {
 }
 
 #[cfg(test)]
+mod run_tests;
+#[cfg(test)]
 mod tests;

@@ -23,7 +23,9 @@
 //!
 //! The age of data is tracked per block: the time its first page was programmed since its last
 //! erase. Data the run did not program (a prefill, a preconditioning phase) is `initial_retention`
-//! old at time zero. A device can start worn: `initial_wear` sets each block's erase count.
+//! old at time zero. A device can start worn: `initial_wear` sets each block's erase count, one
+//! draw per group of blocks that are erased together (a zone's blocks on the dies of its stripe,
+//! or a superblock's block on every die), as they would have been worn together.
 
 use super::NandGeometry;
 use crate::time::{Duration, Instant};
@@ -69,21 +71,14 @@ impl CellType {
     }
 }
 
-/// How a device starts worn: each block's erase count drawn uniformly from `min..=max`.
+/// How a device starts worn: erase counts drawn uniformly from `min..=max`, one draw per group
+/// of `group_blocks` consecutive blocks on each of `group_dies` consecutive dies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InitialWear {
     pub min: u32,
     pub max: u32,
-    pub pattern: WearPattern,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WearPattern {
-    /// Every block drawn on its own.
-    Block,
-    /// One draw per block index, shared by that block on every die: a zone or superblock
-    /// built from block `b` of each die is worn as a whole.
-    Row,
+    pub group_dies: u32,
+    pub group_blocks: u32,
 }
 
 /// The chance that a read needs a retry (see the module documentation for the formula).
@@ -170,12 +165,11 @@ impl Aging {
     pub fn new(spec: &AgingSpec, geometry: &NandGeometry, erase_counts: &mut [u32]) -> Self {
         if let Some(w) = spec.initial_wear {
             let span = (w.max - w.min) as u64 + 1;
-            let per_die = geometry.blocks_per_die as usize;
+            let per_die = geometry.blocks_per_die as u64;
             for (i, count) in erase_counts.iter_mut().enumerate() {
-                let key = match w.pattern {
-                    WearPattern::Block => i as u64,
-                    WearPattern::Row => (i % per_die) as u64,
-                };
+                let (die, block) = (i as u64 / per_die, i as u64 % per_die);
+                let key = ((die / w.group_dies.max(1) as u64) << 32)
+                    | (block / w.group_blocks.max(1) as u64);
                 let draw = mix(spec.seed ^ mix(key ^ 0x5745_4152)); // "WEAR"
                 *count += w.min + (draw % span) as u32;
             }
@@ -325,7 +319,7 @@ mod tests {
     }
 
     #[test]
-    fn initial_wear_rows_share_a_count_on_every_die() {
+    fn initial_wear_groups_share_a_count() {
         let spec = AgingSpec {
             cell: None,
             read_latency: vec![],
@@ -335,7 +329,8 @@ mod tests {
             initial_wear: Some(InitialWear {
                 min: 100,
                 max: 200,
-                pattern: WearPattern::Row,
+                group_dies: 2,
+                group_blocks: 2,
             }),
             seed: 3,
         };
@@ -355,6 +350,13 @@ mod tests {
             "block b is as worn on die 0 as on die 1"
         );
         assert!(counts.iter().all(|&c| (100..=200).contains(&c)));
-        assert!(counts[..8].windows(2).any(|w| w[0] != w[1]), "rows differ");
+        assert!(
+            counts[..8].chunks(2).all(|p| p[0] == p[1]),
+            "pairs of blocks share a draw"
+        );
+        assert!(
+            counts[..8].windows(2).any(|w| w[0] != w[1]),
+            "groups differ"
+        );
     }
 }

@@ -25,7 +25,7 @@ mod spec;
 
 use std::collections::BTreeMap;
 
-pub use aging::{AgingSpec, CellType, InitialWear, RetryModel, WearPattern};
+pub use aging::{AgingSpec, CellType, InitialWear, RetryModel};
 pub use calendar::Calendar;
 pub use layout::{Layout, UnitAddress};
 pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
