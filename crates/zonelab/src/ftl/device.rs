@@ -139,6 +139,8 @@ pub struct Ftl {
     pub(super) timed: bool,
     pub(super) erase_wait: Histogram<u64>,
     pub(super) scratch: Vec<super::Candidate>,
+    /// Collection's scratch: the units to move and when each was read.
+    pub(super) moves: Vec<(u32, Instant)>,
     pub(super) precondition: Option<PreconditionReport>,
 }
 
@@ -181,6 +183,7 @@ impl Ftl {
             timed: true,
             erase_wait: crate::metrics::latency_histogram(),
             scratch: Vec::new(),
+            moves: Vec::new(),
             precondition: None,
             nand,
             spec: spec.clone(),
@@ -291,13 +294,14 @@ impl Ftl {
     }
 
     #[inline]
-    fn invalidate(&mut self, slot: u32) {
+    pub(super) fn invalidate(&mut self, slot: u32) {
         let s = &mut self.sbs[(slot / self.geo.slots_per_sb) as usize];
         debug_assert!(
             s.valid > 0,
             "invalidating a slot of a superblock with no valid data"
         );
         s.valid -= 1;
+        self.map.invalidate(slot);
     }
 
     /// With a write buffer, data staged for the host stream's next program unit needs that
@@ -485,6 +489,9 @@ impl Ftl {
         }
         for (i, s) in self.sbs.iter().enumerate() {
             assert_eq!(s.valid, valid[i], "superblock {i}: valid count");
+        }
+        for slot in 0..self.spec.physical_units() as u32 {
+            assert!(self.map.consistent(slot), "slot {slot}: valid bit");
         }
         let mut free = self.free.clone();
         free.sort_unstable();

@@ -66,13 +66,20 @@ impl Ftl {
         victim
     }
 
-    /// Moves the valid units of `victim` into the GC stream and erases it.
+    /// Moves the valid units of `victim` into the GC stream and erases it. Every read is booked
+    /// first, then the programs, then the erases: a die serves its operations in the order they
+    /// are booked, so a program waiting for a read on another die would otherwise hold up the
+    /// reads queued behind it on its own die.
     fn collect_superblock(&mut self, now: Instant, victim: u32) {
         let g = self.geo;
         debug_assert_eq!(self.sbs[victim as usize].state, SbState::Closed);
         let base = victim * g.slots_per_sb;
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.clear();
         let mut valid: SmallVec<[u32; 16]> = SmallVec::new();
-        let mut copied = 0u64;
+        // How far ahead to load forward-map entries (chosen: enough misses in flight to cover
+        // memory latency).
+        const AHEAD: u32 = 32;
         if self.sbs[victim as usize].valid > 0 {
             for j in 0..g.pus_per_sb {
                 for p in 0..g.pages_per_pu {
@@ -85,16 +92,21 @@ impl Ftl {
                         continue;
                     }
                     let (die, page) = g.page_of(first - base);
-                    let read =
-                        self.nand_read(now, die, victim, page, valid.len() as u64 * g.unit_bytes);
-                    for &lpn in &valid {
-                        self.sbs[victim as usize].valid -= 1;
-                        self.place_gc(now, lpn, read);
-                    }
-                    copied += valid.len() as u64;
+                    let bytes = valid.len() as u64 * g.unit_bytes;
+                    let read = self.nand_read(now, die, victim, page, bytes);
+                    moves.extend(valid.iter().map(|&lpn| (lpn, read)));
                 }
             }
         }
+        for (i, &(lpn, read)) in moves.iter().enumerate() {
+            if let Some(&(ahead, _)) = moves.get(i + AHEAD as usize) {
+                self.map.prefetch(ahead);
+            }
+            self.sbs[victim as usize].valid -= 1;
+            self.place_gc(now, lpn, read);
+        }
+        let copied = moves.len() as u64;
+        self.moves = moves;
         assert_eq!(
             self.sbs[victim as usize].valid, 0,
             "superblock {victim}: valid units left behind by collection"
@@ -102,6 +114,7 @@ impl Ftl {
         for die in 0..g.dies {
             self.nand_erase(now, die, victim);
         }
+        self.map.erase(base, g.slots_per_sb);
         let s = &mut self.sbs[victim as usize];
         s.state = SbState::Free;
         s.erases += 1;

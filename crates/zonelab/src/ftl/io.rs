@@ -185,8 +185,7 @@ impl Ftl {
         for lpn in first..last {
             let lpn = lpn as u32;
             if let Some(old) = self.map.get(lpn) {
-                let s = &mut self.sbs[(old / self.geo.slots_per_sb) as usize];
-                s.valid -= 1;
+                self.invalidate(old);
                 self.map.clear(lpn);
             }
         }

@@ -66,6 +66,8 @@ erase_nj_per_block = 100.0
 
 const STEADY_RANDWRITE: &str = r#"
 seed = 5
+[metrics]
+interval = "10ms"
 [precondition]
 round = 0.25
 tolerance = 0.2
