@@ -156,7 +156,11 @@ impl Ftl {
         if self.background_until > now {
             return Some(self.background_until);
         }
-        let idle = self.busy_until.max(self.nand.idle_at());
+        if self.busy_until > now {
+            // Foreground work in flight: look again when it is done (cheap, every event).
+            return Some(self.busy_until);
+        }
+        let idle = self.nand.idle_at();
         if idle > now {
             return Some(idle);
         }
