@@ -203,6 +203,12 @@ fn fresh_report(
     filter: ReportFilter,
     max: usize,
 ) -> Result<(ZoneReport, u64, u64)> {
+    if exp.device.info().zoned.is_none() {
+        bail!(
+            "device `{}` is a conventional SSD (not zoned): it has no zones to report",
+            exp.device.name()
+        );
+    }
     let device = zonelab::sim::build_device(exp);
     let report = device
         .report_zones(0, 0, filter, false, max)
