@@ -3,6 +3,8 @@
 
 mod bench;
 mod reproduce;
+#[cfg(feature = "ublk")]
+mod ublk;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -91,6 +93,11 @@ enum Command {
         #[arg(long, hide = true)]
         case: Option<String>,
     },
+    /// Serve a device as a Linux zoned block device (/dev/ublkbN) through ublk, until Ctrl-C,
+    /// SIGTERM or `zonelab ublk --stop`; then write the results. Needs root, Linux >= 6.6 and
+    /// `modprobe ublk_drv`.
+    #[cfg(feature = "ublk")]
+    Ublk(ublk::Args),
 }
 
 #[derive(Subcommand)]
@@ -188,6 +195,8 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             reproduce::run(&paper, &out)?;
             Ok(ExitCode::SUCCESS)
         }
+        #[cfg(feature = "ublk")]
+        Command::Ublk(args) => ublk::run(args),
         Command::Bench { quick, case } => {
             match case {
                 Some(name) => bench::run_case(&name, quick)?,

@@ -571,14 +571,14 @@ impl DeviceModel for Ftl {
         self.nand.idle_at().max(self.busy_until)
     }
 
-    fn report(&self, now: Instant) -> DeviceReport<'_> {
+    fn report(&self, now: Instant) -> DeviceReport {
         DeviceReport {
             counters: self.counters,
             nand: self.nand.counters,
             page_size_bytes: self.spec.nand.geometry.page_size_bytes,
             energy: EnergyNj::of(&self.nand.counters, &self.spec.nand.energy),
             wear: self.nand.wear(),
-            erase_wait: &self.erase_wait,
+            erase_wait: self.erase_wait.clone(),
             firmware: Some(FirmwareReport::Ftl(self.ftl_report(now))),
         }
     }

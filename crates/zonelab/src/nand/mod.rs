@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 
 pub use aging::{AgingSpec, CellType, InitialWear, RetryModel};
 pub use calendar::Calendar;
-pub use layout::{Layout, UnitAddress};
+pub use layout::{Divisor, Layout, UnitAddress};
 pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
 
 use crate::time::{Duration, Instant};

@@ -222,7 +222,7 @@ impl Simulation<'_> {
                     bytes,
                 } => {
                     let run = &mut self.runners[runner as usize];
-                    let key = k.device_key(kind, run.origin.tenant);
+                    let key = run.key(&k, kind);
                     k.metrics.borrow_mut().record(key, submitted, now, bytes);
                     run.completed(kind, bytes, now);
                     k.advance_device();
@@ -389,6 +389,7 @@ pub fn run_with(
                 resetting: false,
                 stopped: None,
                 report: JobReport::default(),
+                keys: [None; crate::metrics::OpKind::ALL.len()],
             });
         }
     }
@@ -430,6 +431,7 @@ pub fn run_with(
             resetting: false,
             stopped: None,
             report: JobReport::default(),
+            keys: [None; crate::metrics::OpKind::ALL.len()],
         });
     }
     for w in &experiment.host {

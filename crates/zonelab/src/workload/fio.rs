@@ -177,12 +177,12 @@ impl JobGen {
 
     /// Tells the generator the device accepted one of its commands.
     pub fn issued(&mut self, device: &dyn DeviceModel, request: Request) {
-        let zone = (request.slba / self.zone_lbas) as u32;
         match request.op {
             Op::Write | Op::Append => self.region_data_lbas += request.nlb,
             Op::ZoneMgmt(ZoneAction::Finish) => {}
             _ => return,
         }
+        let zone = (request.slba / self.zone_lbas) as u32;
         if let Some(fill) = self.spec.zone_fill_lbas
             && zone == self.seq_zone
             && device.written_lbas(0, zone) >= fill
