@@ -21,15 +21,11 @@ impl Map {
             physical_units < u32::MAX as u64 && logical_units <= physical_units,
             "map sizes are checked by config"
         );
-        let map = Map {
+        Map {
             l2p: vec![0; logical_units as usize],
             p2l: vec![0; physical_units as usize],
             valid: vec![0; physical_units.div_ceil(64) as usize],
-        };
-        huge_pages(&map.l2p);
-        huge_pages(&map.p2l);
-        huge_pages(&map.valid);
-        map
+        }
     }
 
     /// Where logical unit `lpn` lives, if it holds data.
@@ -107,29 +103,4 @@ impl Map {
     pub fn logical_units(&self) -> u64 {
         self.l2p.len() as u64
     }
-}
-
-/// Asks the kernel to back a large table with 2 MiB pages (Linux transparent huge pages, where
-/// they are enabled for `madvise`): the forward table is read at random, and with 4 KiB pages
-/// nearly every lookup of a large device also misses the TLB. A hint only: results never depend
-/// on it, and if the kernel declines nothing changes.
-fn huge_pages<T>(table: &[T]) {
-    #[cfg(target_os = "linux")]
-    {
-        const MADV_HUGEPAGE: i32 = 14;
-        const HUGE: usize = 2 << 20;
-        unsafe extern "C" {
-            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-        }
-        let start = table.as_ptr() as usize;
-        let end = start + std::mem::size_of_val(table);
-        let (first, last) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
-        if last > first {
-            // SAFETY: the range lies inside the table's allocation, which outlives the call;
-            // MADV_HUGEPAGE changes how the pages are backed, never their contents.
-            unsafe { madvise(first as *mut std::ffi::c_void, last - first, MADV_HUGEPAGE) };
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = table;
 }
