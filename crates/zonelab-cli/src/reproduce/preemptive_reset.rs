@@ -133,7 +133,9 @@ pub fn run(out: &Path) -> Result<()> {
                         curves.push((kind, policy.to_string(), cdf_points(&result.metrics, kind)));
                     }
                 }
-                let DeviceSpec::Zns(spec) = &exp.device;
+                let DeviceSpec::Zns(spec) = &exp.device else {
+                    anyhow::bail!("the preemptive-reset experiments run on a ZNS device");
+                };
                 let blocks_per_zone = spec.blocks_per_zone() as u64;
                 rows.push(Row {
                     variant,
