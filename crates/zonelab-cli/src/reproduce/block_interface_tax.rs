@@ -13,7 +13,7 @@ use zonelab::firmware::FirmwareReport;
 use zonelab::sim::{DeviceSpec, RunOutput};
 
 use super::plot::{Scale, line_chart};
-use super::{Run, run_parallel};
+use super::{Run, run_parallel, threads};
 
 const ZNS: &str = include_str!("../../../../experiments/block-interface-tax/zns.toml");
 const CONV: &str = include_str!("../../../../experiments/block-interface-tax/conventional.toml");
@@ -119,7 +119,7 @@ pub fn run(out: &Path) -> Result<()> {
         capacities.push(bytes);
         runs.push(Run::new(format!("tax-conv-op{op:.0}"), text, overrides));
     }
-    let outputs = run_parallel(out, runs, 2)?;
+    let outputs = run_parallel(out, runs, threads(), |o| o)?;
     let labels = [
         "ZNS SSD (0% OP)".to_string(),
         format!("block SSD ({:.0}% OP)", OPS[0]),

@@ -67,12 +67,23 @@ impl Run {
     }
 }
 
+/// Threads for a reproduction's independent runs: every core the machine offers.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Runs every run on up to `threads` threads (each run on one thread, as it would run alone:
 /// runs share nothing, so the results are those of running them one after another), writes each
-/// one's results directory under `out/runs/`, and returns the outputs in the order given.
-pub fn run_parallel(out: &Path, runs: Vec<Run>, threads: usize) -> Result<Vec<RunOutput>> {
+/// one's results directory under `out/runs/`, and returns what `keep` takes from each output, in
+/// the order given (`keep` lets a reproduction drop the device of a finished run).
+pub fn run_parallel<T: Send>(
+    out: &Path,
+    runs: Vec<Run>,
+    threads: usize,
+    keep: impl Fn(RunOutput) -> T + Sync,
+) -> Result<Vec<T>> {
     let queue = Mutex::new(runs.into_iter().enumerate());
-    let results: Mutex<Vec<(usize, Result<RunOutput>)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(usize, Result<T>)>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| {
@@ -80,7 +91,7 @@ pub fn run_parallel(out: &Path, runs: Vec<Run>, threads: usize) -> Result<Vec<Ru
                     let Some((i, run)) = queue.lock().expect("queue").next() else {
                         return;
                     };
-                    let result = run_one(out, &run);
+                    let result = run_one(out, &run).map(&keep);
                     results.lock().expect("results").push((i, result));
                 }
             });
@@ -101,4 +112,27 @@ fn run_one(out: &Path, run: &Run) -> Result<RunOutput> {
     let result = zonelab::run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {})?;
     write_results(&out.join("runs").join(&run.name), &cfg, &result)?;
     Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs on two threads give what they give one after another, in the order given.
+    #[test]
+    fn parallel_runs_equal_serial_runs() {
+        let text = "preset = \"rezns-40g\"\n[prefill]\nfraction = 0.25\n[[job]]\nrw = \"randrw\"\nbs = \"4KiB\"\niodepth = 8\nio_size = \"8MiB\"\n";
+        let runs = || {
+            (1..=4)
+                .map(|seed| Run::new(format!("seed-{seed}"), text, vec![format!("seed={seed}")]))
+                .collect::<Vec<_>>()
+        };
+        let dir = std::env::temp_dir().join(format!("zonelab-parallel-{}", std::process::id()));
+        let json = |o: RunOutput| serde_json::to_string(&o.summary).expect("summary");
+        let serial = run_parallel(&dir.join("serial"), runs(), 1, json).expect("serial");
+        let parallel = run_parallel(&dir.join("parallel"), runs(), 2, json).expect("two");
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(serial, parallel);
+        assert_ne!(serial[0], serial[1], "different seeds give different runs");
+    }
 }

@@ -18,7 +18,7 @@ use zonelab::report::Summary;
 use zonelab::sim::{DeviceSpec, RunOutput};
 
 use super::plot::{Scale, bar_chart, line_chart};
-use super::{Run, run_parallel};
+use super::{Run, run_parallel, threads};
 
 const REQUEST_SIZE: &str =
     include_str!("../../../../experiments/zns-characteristics/request-size.toml");
@@ -280,7 +280,7 @@ pub fn run(out: &Path) -> Result<()> {
     };
     runs.push(Run::new("fresh-zone-0", fresh, Vec::new()));
 
-    let outputs = run_parallel(out, runs, 2)?;
+    let outputs = run_parallel(out, runs, threads(), |o| o)?;
     let mut it = outputs.into_iter();
     let mut take = |n: usize| -> Vec<RunOutput> { (&mut it).take(n).collect() };
 
