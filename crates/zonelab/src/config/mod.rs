@@ -4,6 +4,7 @@
 
 pub mod device;
 pub mod firmware;
+pub mod kv;
 pub mod presets;
 pub mod workload;
 
@@ -11,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 pub use device::DeviceConfig;
 pub use firmware::FirmwareConfig;
+pub use kv::{DbBenchConfig, YcsbConfig};
 pub use workload::{JobConfig, ReplayConfig, ThreadsConfig};
 
 use crate::ftl::{FtlSpec, PreconditionPlan};
@@ -239,6 +241,12 @@ pub struct ExperimentConfig {
     pub replays: Vec<ReplayConfig>,
     #[serde(default)]
     pub threads: Vec<ThreadsConfig>,
+    /// db_bench on the key-value store model.
+    #[serde(default)]
+    pub dbbench: Vec<DbBenchConfig>,
+    /// YCSB core workloads on the key-value store model.
+    #[serde(default)]
+    pub ycsb: Vec<YcsbConfig>,
 }
 
 fn default_seed() -> u64 {
@@ -383,10 +391,21 @@ impl ExperimentConfig {
         for (i, t) in self.threads.iter().enumerate() {
             host.push(HostWorkload::Threads(t.validate(i, &info)?));
         }
+        for (i, d) in self.dbbench.iter().enumerate() {
+            host.push(HostWorkload::DbBench(d.validate(i, self.seed)?));
+        }
+        for (i, y) in self.ycsb.iter().enumerate() {
+            host.push(HostWorkload::Ycsb(y.validate(
+                i,
+                self.seed,
+                self.host.cores,
+            )?));
+        }
+        kv::check_names(&host)?;
         if need_workload && jobs.is_empty() && replays.is_empty() && host.is_empty() {
             return Err(ConfigError::field(
                 "job",
-                "the experiment has no workload: add a [[job]], [[replay]] or [[threads]]",
+                "the experiment has no workload: add a [[job]], [[replay]], [[threads]], [[dbbench]] or [[ycsb]]",
             ));
         }
         let firmware = match &info.zoned {

@@ -485,6 +485,10 @@ pub fn run_with(
         tasks: tasks.spawned(),
     };
     let errors = std::mem::take(&mut *kernel.errors.borrow_mut());
+    // Host layers' reports hold handles to the kernel too: make them, then drop them.
+    let layer_fns = std::mem::take(&mut *kernel.reports.borrow_mut());
+    let layers: std::collections::BTreeMap<String, serde_json::Value> =
+        layer_fns.into_iter().map(|(name, f)| (name, f())).collect();
     // Daemon tasks still hold handles to the kernel: drop them.
     tasks.clear();
     drop(tasks);
@@ -505,7 +509,8 @@ pub fn run_with(
         config_fingerprint,
         prefill_bytes,
     };
-    let summary = summarize(&identity, &*device, &metrics, host_report, reports, errors);
+    let mut summary = summarize(&identity, &*device, &metrics, host_report, reports, errors);
+    summary.layers = layers;
     Ok(RunOutput {
         summary,
         metrics,
