@@ -4,6 +4,7 @@
 
 pub mod device;
 pub mod firmware;
+pub mod layer;
 pub mod presets;
 pub mod workload;
 
@@ -11,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 pub use device::DeviceConfig;
 pub use firmware::FirmwareConfig;
+pub use layer::LayerConfig;
 pub use workload::{JobConfig, ReplayConfig, ThreadsConfig};
 
 use crate::metrics::series::DEFAULT_MAX_BUCKETS;
@@ -105,6 +107,10 @@ pub struct PrefillConfig {
     /// How much the region covers; default the rest of the device.
     #[serde(default)]
     pub size: Option<Extent>,
+    /// With a [layer] of several namespaces: the namespaces to fill the region of, in this
+    /// order (the order the layer places their zones in); default all of them.
+    #[serde(default)]
+    pub namespaces: Option<Vec<u32>>,
     /// How full each written zone is: 1.0 (default), 0.5, or a range [0.2, 0.8] drawn per zone.
     #[serde(default)]
     pub fill: Option<FillConfig>,
@@ -168,6 +174,9 @@ pub struct ExperimentConfig {
     pub device: DeviceConfig,
     #[serde(default)]
     pub firmware: FirmwareConfig,
+    /// A host-side layer between the workload and the device (static zones or eZNS).
+    #[serde(default)]
+    pub layer: Option<LayerConfig>,
     #[serde(default)]
     pub data: DataConfig,
     #[serde(default)]
@@ -313,7 +322,14 @@ impl ExperimentConfig {
         need_workload: bool,
     ) -> Result<Experiment, ConfigError> {
         let spec = self.device.validate("device.")?;
-        let info = spec.info();
+        let layer = match &self.layer {
+            Some(l) => Some(l.validate(&spec)?),
+            None => None,
+        };
+        let info = match &layer {
+            Some(l) => l.info(&spec),
+            None => spec.info(),
+        };
         let zoned = info.zoned.clone().expect("a ZNS device is zoned");
         let mut jobs = self
             .jobs
@@ -373,11 +389,37 @@ impl ExperimentConfig {
                 format!("{} must be between 1 and 4096", self.host.cores),
             ));
         }
+        if layer.is_some()
+            && !(self.faults.read_only_zones.is_empty() && self.faults.offline_zones.is_empty())
+        {
+            return Err(ConfigError::field(
+                "faults",
+                "faults put the device's own zones in Read Only or Offline; they do not combine with a [layer]",
+            ));
+        }
         let mut faulty: Vec<u32> = self.faults.read_only_zones.clone();
         faulty.extend(&self.faults.offline_zones);
         let prefill = match &self.prefill {
             None => PrefillPlan::default(),
             Some(p) => p.plan(&info, &faulty, self.seed)?,
+        };
+        let prefill_namespaces = match self.prefill.as_ref().and_then(|p| p.namespaces.clone()) {
+            None => (0..info.namespaces).collect(),
+            Some(list) => {
+                let mut seen = vec![false; info.namespaces as usize];
+                for &ns in &list {
+                    if ns >= info.namespaces || std::mem::replace(&mut seen[ns as usize], true) {
+                        return Err(ConfigError::field(
+                            "prefill.namespaces",
+                            format!(
+                                "namespace {ns} is not one of the {} namespaces, or is named twice",
+                                info.namespaces
+                            ),
+                        ));
+                    }
+                }
+                list
+            }
         };
         let active_after_prefill = prefill.partial_zones(zoned.zone_capacity_lbas);
         workload::check_writer_overlap(&jobs, &host)?;
@@ -389,6 +431,8 @@ impl ExperimentConfig {
                 .unwrap_or_else(|| default_name.to_string()),
             seed: self.seed,
             device: DeviceSpec::Zns(spec),
+            layer,
+            prefill_namespaces,
             firmware,
             retain_data: self.data.retention,
             interval: self.metrics.interval,

@@ -159,6 +159,8 @@ pub enum FirmwareReport {
     ZoneMapping(PoolReport),
     /// ReZNS.
     Renewable(RenewableReport),
+    /// The eZNS host layer (not a device policy, reported in the same place).
+    Elastic(crate::host::elastic::ElasticReport),
 }
 
 /// A zone-reset and zone-mapping policy. One file per policy in this module.

@@ -88,6 +88,9 @@ pub enum ZoneFillAction {
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobSpec {
     pub name: String,
+    /// The namespace it works in, and the tenant its metrics go to.
+    pub nsid: u32,
+    pub tenant: String,
     pub rw: Rw,
     pub block_lbas: u64,
     pub iodepth: u32,
