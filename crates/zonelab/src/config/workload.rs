@@ -43,6 +43,10 @@ pub struct JobConfig {
     pub loops: u32,
     #[serde(default)]
     pub runtime: Option<Duration>,
+    /// Wait this long after the run starts before the first I/O (fio's startdelay; the
+    /// runtime counts from then).
+    #[serde(default)]
+    pub startdelay: Option<Duration>,
     #[serde(default)]
     pub time_based: bool,
     /// Percentage of reads in `randrw`.
@@ -237,6 +241,7 @@ impl JobConfig {
             io_lbas: io_bytes.div_ceil(lba),
             loops: self.loops,
             runtime: self.runtime,
+            startdelay: self.startdelay.unwrap_or(Duration::ZERO),
             time_based: self.time_based,
             read_percent: match self.rw {
                 Rw::Read | Rw::Randread => 100,

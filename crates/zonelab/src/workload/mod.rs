@@ -101,6 +101,8 @@ pub struct JobSpec {
     pub io_lbas: u64,
     pub loops: u32,
     pub runtime: Option<Duration>,
+    /// When it starts, after the run's start.
+    pub startdelay: Duration,
     pub time_based: bool,
     pub read_percent: u32,
     pub rate_bytes_per_s: Option<u64>,
