@@ -1,5 +1,6 @@
 //! `zonelab reproduce PAPER`: rerun one paper's experiments and draw its figures.
 
+mod ezns;
 mod plot;
 mod preemptive_reset;
 mod rezns;
@@ -9,6 +10,10 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 pub const PAPERS: &[(&str, &str)] = &[
+    (
+        "ezns",
+        "eZNS (004_337d4095dd30c3f9.txt), section 5: local and global overdrive, scheduler fairness (no RocksDB/YCSB yet)",
+    ),
     (
         "preemptive-reset",
         "Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt), section 4.1: fio tail latency, mapping vs preemptive vs synchronous",
@@ -21,6 +26,7 @@ pub const PAPERS: &[(&str, &str)] = &[
 
 pub fn run(paper: &str, out: &Path) -> Result<()> {
     match paper {
+        "ezns" => ezns::run(out),
         "preemptive-reset" => preemptive_reset::run(out),
         "rezns" => rezns::run(out),
         other => {

@@ -160,6 +160,49 @@ pub fn bar_chart(
     Ok(())
 }
 
+/// Writes a line chart of `series` (label, (x, y) points) to `path`.
+pub fn line_chart(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<()> {
+    let err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
+    let root = SVGBackend::new(path, (800, 420)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let points = || series.iter().flat_map(|(_, v)| v.iter().copied());
+    let x_max = points().map(|p| p.0).fold(0.0, f64::max).max(1e-9);
+    let y_max = points().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.3;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0.0..x_max, 0.0..y_max)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, (label, values)) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        chart
+            .draw_series(LineSeries::new(
+                values.iter().copied(),
+                colour.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?
+            .label(label.clone())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], colour.stroke_width(2)));
+    }
+    legend(&mut chart, SeriesLabelPosition::UpperRight).map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::steps_from;
