@@ -8,7 +8,9 @@
 
 pub mod config;
 pub mod device;
+pub mod divisor;
 pub mod firmware;
+pub mod ftl;
 pub mod host;
 pub mod metrics;
 pub mod nand;

@@ -17,7 +17,7 @@ use zonelab::metrics::{Layer, OpKind, Percentile, TenantId};
 use zonelab::report::Summary;
 use zonelab::sim::{Inputs, RunOutput};
 
-use super::plot::{bar_chart, line_chart};
+use super::plot::{Scale, bar_chart, line_chart};
 use zonelab_cli::output::write_results;
 
 const LOCAL: &str = include_str!("../../../../experiments/ezns/local.toml");
@@ -175,7 +175,7 @@ fn global_overdrive(out: &Path, figures: &Path, s: &mut String) -> Result<()> {
     line_chart(
         &figures.join("global-overdrive-bandwidth.svg"),
         "Global overdrive: write bandwidth per namespace",
-        "time (s)",
+        ("time (s)", Scale::Linear),
         "MiB/s",
         &bw,
     )?;
@@ -198,7 +198,7 @@ fn global_overdrive(out: &Path, figures: &Path, s: &mut String) -> Result<()> {
     line_chart(
         &figures.join("global-overdrive-spares.svg"),
         "Global overdrive: spares in use per namespace",
-        "time (s)",
+        ("time (s)", Scale::Linear),
         "spare physical zones",
         &spares,
     )?;

@@ -161,6 +161,8 @@ pub enum FirmwareReport {
     Renewable(RenewableReport),
     /// The eZNS host layer (not a device policy, reported in the same place).
     Elastic(crate::host::elastic::ElasticReport),
+    /// The conventional SSD's FTL: garbage collection, WAF, free superblocks.
+    Ftl(crate::ftl::FtlReport),
 }
 
 /// A zone-reset and zone-mapping policy. One file per policy in this module.

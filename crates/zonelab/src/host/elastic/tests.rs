@@ -73,7 +73,9 @@ fn layer(overrides: &[&str], retention: bool) -> Elastic {
     let Some(crate::host::LayerSpec::Elastic(spec)) = &exp.layer else {
         panic!("an eZNS layer")
     };
-    let crate::sim::DeviceSpec::Zns(zns) = &exp.device;
+    let crate::sim::DeviceSpec::Zns(zns) = &exp.device else {
+        panic!("a ZNS device")
+    };
     let dev = Device::build(zns, &exp.firmware, retention, exp.interval);
     Elastic::new(dev, spec, exp.interval)
 }
