@@ -545,6 +545,27 @@ pub fn table(s: &Summary) -> String {
                 r.spare_zones_max
             );
         }
+        Some(FirmwareReport::Elastic(r)) => {
+            let spares: Vec<String> = r
+                .namespaces
+                .iter()
+                .map(|n| format!("ns{} {}/{}", n.namespace, n.spares_used_max, n.own_spares))
+                .collect();
+            let _ = writeln!(
+                t,
+                "ezns: {} physical zones allocated | {} overdrive cycles | {} spares lent, {} returned | {} reclaims | spares used max: {} | read cwnd cuts {} | queued reads {}, writes {} | admission delay {:.1} us/block",
+                r.allocations,
+                r.overdrive_cycles,
+                r.spares_lent,
+                r.spares_returned,
+                r.reclaims,
+                spares.join(", "),
+                r.read_cc_decreases,
+                r.reads_queued,
+                r.writes_queued,
+                r.admission_delay_ns as f64 / 1e3
+            );
+        }
         Some(FirmwareReport::Ftl(f)) => {
             let _ = writeln!(
                 t,

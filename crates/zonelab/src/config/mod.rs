@@ -5,6 +5,7 @@
 pub mod device;
 pub mod firmware;
 pub mod kv;
+pub mod layer;
 pub mod presets;
 pub mod workload;
 
@@ -13,6 +14,7 @@ use serde::{Deserialize, Serialize};
 pub use device::DeviceConfig;
 pub use firmware::FirmwareConfig;
 pub use kv::{DbBenchConfig, YcsbConfig};
+pub use layer::LayerConfig;
 pub use workload::{JobConfig, ReplayConfig, ThreadsConfig};
 
 use crate::ftl::{FtlSpec, PreconditionPlan};
@@ -108,6 +110,10 @@ pub struct PrefillConfig {
     /// How much the region covers; default the rest of the device.
     #[serde(default)]
     pub size: Option<Extent>,
+    /// With a [layer] of several namespaces: the namespaces to fill the region of, in this
+    /// order (the order the layer places their zones in); default all of them.
+    #[serde(default)]
+    pub namespaces: Option<Vec<u32>>,
     /// How full each written zone is: 1.0 (default), 0.5, or a range [0.2, 0.8] drawn per zone.
     #[serde(default)]
     pub fill: Option<FillConfig>,
@@ -221,6 +227,9 @@ pub struct ExperimentConfig {
     pub device: DeviceConfig,
     #[serde(default)]
     pub firmware: FirmwareConfig,
+    /// A host-side layer between the workload and the device (static zones or eZNS).
+    #[serde(default)]
+    pub layer: Option<LayerConfig>,
     #[serde(default)]
     pub data: DataConfig,
     #[serde(default)]
@@ -374,7 +383,20 @@ impl ExperimentConfig {
         need_workload: bool,
     ) -> Result<Experiment, ConfigError> {
         let device = self.device.validate("device.", self.seed)?;
-        let info = device.info();
+        let layer = match (&self.layer, &device) {
+            (None, _) => None,
+            (Some(l), DeviceSpec::Zns(spec)) => Some(l.validate(spec)?),
+            (Some(_), _) => {
+                return Err(ConfigError::field(
+                    "layer",
+                    "a host layer (static zones, eZNS) stripes over zones: it needs a ZNS device",
+                ));
+            }
+        };
+        let info = match (&layer, &device) {
+            (Some(l), DeviceSpec::Zns(spec)) => l.info(spec),
+            _ => device.info(),
+        };
         let mut jobs = self
             .jobs
             .iter()
@@ -451,12 +473,21 @@ impl ExperimentConfig {
                 format!("{} must be between 1 and 4096", self.host.cores),
             ));
         }
-        let (prefill, precondition) = match &info.zoned {
+        let (prefill, precondition, prefill_namespaces) = match &info.zoned {
             Some(zoned) => {
                 if self.precondition.is_some() {
                     return Err(ConfigError::field(
                         "precondition",
                         "applies to conventional devices; a ZNS device is set up with [prefill]",
+                    ));
+                }
+                if layer.is_some()
+                    && !(self.faults.read_only_zones.is_empty()
+                        && self.faults.offline_zones.is_empty())
+                {
+                    return Err(ConfigError::field(
+                        "faults",
+                        "faults put the device's own zones in Read Only or Offline; they do not combine with a [layer]",
                     ));
                 }
                 let mut faulty: Vec<u32> = self.faults.read_only_zones.clone();
@@ -465,10 +496,11 @@ impl ExperimentConfig {
                     None => PrefillPlan::default(),
                     Some(p) => p.plan(&info, &faulty, self.seed)?,
                 };
+                let prefill_namespaces = self.prefill_namespaces(info.namespaces)?;
                 let active_after_prefill = prefill.partial_zones(zoned.zone_capacity_lbas);
                 workload::check_writer_overlap(&jobs, &host)?;
                 workload::resolve_open_budget(&mut jobs, &host, zoned, active_after_prefill)?;
-                (prefill, None)
+                (prefill, None, prefill_namespaces)
             }
             None => {
                 if self.prefill.is_some() {
@@ -481,7 +513,7 @@ impl ExperimentConfig {
                     (Some(p), DeviceSpec::Conventional(spec)) => Some(p.plan(spec, self.seed)?),
                     _ => None,
                 };
-                (PrefillPlan::default(), plan)
+                (PrefillPlan::default(), plan, Vec::new())
             }
         };
         Ok(Experiment {
@@ -491,6 +523,8 @@ impl ExperimentConfig {
                 .unwrap_or_else(|| default_name.to_string()),
             seed: self.seed,
             device,
+            layer,
+            prefill_namespaces,
             firmware,
             retain_data: self.data.retention,
             interval: self.metrics.interval,
@@ -505,6 +539,27 @@ impl ExperimentConfig {
             cores: self.host.cores,
             trace: self.trace.enabled,
         })
+    }
+}
+
+impl ExperimentConfig {
+    /// The namespaces `[prefill]` fills, in order: as listed, or all `namespaces` of them.
+    fn prefill_namespaces(&self, namespaces: u32) -> Result<Vec<u32>, ConfigError> {
+        let Some(list) = self.prefill.as_ref().and_then(|p| p.namespaces.clone()) else {
+            return Ok((0..namespaces).collect());
+        };
+        let mut seen = vec![false; namespaces as usize];
+        for &ns in &list {
+            if ns >= namespaces || std::mem::replace(&mut seen[ns as usize], true) {
+                return Err(ConfigError::field(
+                    "prefill.namespaces",
+                    format!(
+                        "namespace {ns} is not one of the {namespaces} namespaces, or is named twice"
+                    ),
+                ));
+            }
+        }
+        Ok(list)
     }
 }
 

@@ -258,6 +258,8 @@ impl Kernel {
             Ok(a) => {
                 if a.done.is_none() {
                     self.waiters.borrow_mut().insert(tag, waiter());
+                    // A layer that queued the command says when to look again.
+                    self.advance_now();
                 }
                 Ok(Submitted {
                     done: a.done,

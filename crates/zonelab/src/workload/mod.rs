@@ -100,6 +100,9 @@ pub enum ZoneFillAction {
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobSpec {
     pub name: String,
+    /// The namespace it works in, and the tenant its metrics go to.
+    pub nsid: u32,
+    pub tenant: String,
     pub rw: Rw,
     pub block_lbas: u64,
     pub iodepth: u32,
@@ -113,6 +116,8 @@ pub struct JobSpec {
     pub io_lbas: u64,
     pub loops: u32,
     pub runtime: Option<Duration>,
+    /// When it starts, after the run's start.
+    pub startdelay: Duration,
     pub time_based: bool,
     pub read_percent: u32,
     pub rate_bytes_per_s: Option<u64>,
