@@ -9,6 +9,7 @@
 pub mod config;
 pub mod device;
 pub mod firmware;
+pub mod host;
 pub mod metrics;
 pub mod nand;
 pub mod report;

@@ -287,6 +287,10 @@ pub struct Summary {
     /// completions reached the host after the model's completion time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub realtime: Option<RealtimeReport>,
+    /// Host layers' own reports (the file layer's write amplification and GC, a workload's
+    /// phases), by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub layers: BTreeMap<String, serde_json::Value>,
 }
 
 /// How far behind the model a real-time front end delivered completions. A completion counts as
@@ -398,6 +402,7 @@ pub fn summarize(
         },
         firmware: r.firmware,
         realtime: None,
+        layers: BTreeMap::new(),
     }
 }
 

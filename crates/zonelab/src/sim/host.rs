@@ -257,6 +257,26 @@ impl Host {
             .record(key, submitted, self.now(), bytes);
     }
 
+    /// Starts the measured phase now, after a host workload's own set-up (a file set created
+    /// before a benchmark runs, as Filebench's pre-allocation or fio's ramp): device counters,
+    /// energy, latency histograms, time series and CPU accounting start again from zero.
+    /// Firmware reports and wear keep counting from the start of the run.
+    pub fn start_measurement(&self) {
+        let now = self.now();
+        self.kernel.device.borrow_mut().reset_counters();
+        self.kernel.metrics.borrow_mut().restart(now);
+        self.kernel.cores.borrow_mut().restart();
+    }
+
+    /// Registers a host layer's report, made when the run ends and written to the summary's
+    /// `layers` under `name` (a file layer's write amplification and GC counters, say).
+    pub fn add_report(&self, name: &str, report: impl Fn() -> serde_json::Value + 'static) {
+        self.kernel
+            .reports
+            .borrow_mut()
+            .push((name.to_string(), Box::new(report)));
+    }
+
     /// Host workloads report how far along they are (0..1) for the progress bar.
     pub fn set_progress(&self, fraction: f64) {
         self.kernel.progress.set(fraction.clamp(0.0, 1.0));

@@ -26,9 +26,9 @@ use crate::report::{HostReport, JobReport, RunIdentity, Summary, summarize};
 use crate::time::{Duration, Instant};
 use crate::trace::TraceSink;
 use crate::trace::read::{TraceError, TraceReader};
+use crate::workload::HostWorkload;
 use crate::workload::JobSpec;
 use crate::workload::replay::{ReplayGen, ReplaySpec};
-use crate::workload::HostWorkload;
 use crate::zns::{Device, PrefillPlan, ZnsSpec};
 use cores::Cores;
 use host::{Host, Tasks, poll_task};
@@ -399,7 +399,12 @@ pub fn run_with(
         });
     }
     for w in &experiment.host {
-        w.spawn(&Host::new(kernel.clone(), tasks.clone(), w.name(), w.name()));
+        w.spawn(&Host::new(
+            kernel.clone(),
+            tasks.clone(),
+            w.name(),
+            w.name(),
+        ));
     }
     setup(&Host::new(kernel.clone(), tasks.clone(), "host", "host"));
 
@@ -444,6 +449,10 @@ pub fn run_with(
         tasks: tasks.spawned(),
     };
     let errors = std::mem::take(&mut *kernel.errors.borrow_mut());
+    // Host layers' reports hold handles to the kernel too: make them, then drop them.
+    let layer_fns = std::mem::take(&mut *kernel.reports.borrow_mut());
+    let layers: std::collections::BTreeMap<String, serde_json::Value> =
+        layer_fns.into_iter().map(|(name, f)| (name, f())).collect();
     // Daemon tasks still hold handles to the kernel: drop them.
     tasks.clear();
     drop(tasks);
@@ -464,7 +473,8 @@ pub fn run_with(
         config_fingerprint,
         prefill_bytes,
     };
-    let summary = summarize(&identity, &*device, &metrics, host_report, reports, errors);
+    let mut summary = summarize(&identity, &*device, &metrics, host_report, reports, errors);
+    summary.layers = layers;
     Ok(RunOutput {
         summary,
         metrics,
