@@ -22,6 +22,10 @@ pub const PRESETS: &[(&str, &str)] = &[
         "smallzone-4t",
         include_str!("../../../../presets/smallzone-4t.toml"),
     ),
+    (
+        "hynix-1t",
+        include_str!("../../../../presets/hynix-1t.toml"),
+    ),
 ];
 
 /// The preset's text, as shipped (with its source comments).

@@ -1,6 +1,7 @@
 //! Workloads: what the host asks of the device. fio-like jobs ([`fio`]) run on the simulator's
 //! fast path; trace replay ([`replay`]) reissues a recorded stream.
 
+pub mod files;
 pub mod fio;
 pub mod replay;
 pub mod threads;
@@ -19,6 +20,8 @@ use threads::ThreadsSpec;
 #[derive(Clone, Debug, PartialEq)]
 pub enum HostWorkload {
     Threads(ThreadsSpec),
+    /// The host file layer and the file workloads on it.
+    Files(files::FilesSpec),
 }
 
 /// Zones a host workload writes: the region and how many it keeps open at once.
@@ -33,6 +36,7 @@ impl HostWorkload {
     pub fn name(&self) -> &str {
         match self {
             HostWorkload::Threads(t) => &t.name,
+            HostWorkload::Files(_) => "files",
         }
     }
 
@@ -40,6 +44,7 @@ impl HostWorkload {
     pub fn spawn(&self, host: &Host) {
         match self {
             HostWorkload::Threads(t) => threads::spawn(t, host),
+            HostWorkload::Files(f) => files::spawn(f, host),
         }
     }
 
@@ -51,6 +56,24 @@ impl HostWorkload {
                 first_zone: t.first_zone,
                 zone_count: t.zone_count,
                 open_zones: 2,
+            }),
+            // The file layer's logs (F2FS) or at least one zone per writer and its metadata
+            // (ZenFS, whose tokens adapt to the device's limits).
+            HostWorkload::Files(f) => Some(ZoneUse {
+                first_zone: f.fs.first_zone,
+                zone_count: f.fs.zone_count,
+                open_zones: match &f.fs.personality {
+                    crate::host::fs::Personality::F2fs(p) => {
+                        p.active_logs
+                            + match f.fs.gc.policy {
+                                crate::host::fs::GcPolicyKind::BasicZgc => 1,
+                                crate::host::fs::GcPolicyKind::LsmZgc if f.fs.gc.separate => 3,
+                                crate::host::fs::GcPolicyKind::LsmZgc => 1,
+                                _ => 0,
+                            }
+                    }
+                    crate::host::fs::Personality::Zenfs(z) => z.reserved_zones + 1,
+                },
             }),
         }
     }

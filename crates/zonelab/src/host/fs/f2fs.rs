@@ -254,9 +254,8 @@ pub(super) fn gc_data_log(f: &F2fsSpec) -> usize {
 
 /// The inode block must be rewritten.
 pub(super) fn dirty_inode(st: &mut State, ino: Ino) {
-    let i = st.inode_mut(ino);
-    i.dirty_nodes.insert(0);
-    i.meta_dirty = true;
+    st.dirty_node(ino, 0);
+    st.inode_mut(ino).meta_dirty = true;
 }
 
 /// FNV-1a: which dentry block a name hashes to.
@@ -293,6 +292,7 @@ pub(super) fn dirty_dentry(st: &mut State, dir: Ino, name: &str) {
         if !page.dirty {
             page.dirty = true;
             dirtied = 1;
+            i.dirty_idx.insert(fb);
         }
         i.dirty += dirtied;
         // Dentry blocks wait for a checkpoint (the flusher leaves directories alone).
@@ -300,8 +300,9 @@ pub(super) fn dirty_dentry(st: &mut State, dir: Ino, name: &str) {
         if now_new {
             i.allocated += 1;
         }
-        i.dirty_nodes.insert(0);
     }
+    st.dirty_node(dir, 0);
+    st.dirty_dirs.insert(dir);
     st.cached_pages += added;
     st.dirty_pages += dirtied as u64;
     if now_new {
@@ -320,13 +321,7 @@ pub(super) async fn write_nodes(
         let mut st = fs.st.borrow_mut();
         let inos: Vec<Ino> = match only {
             Some(i) => vec![i],
-            None => st
-                .inodes
-                .iter()
-                .enumerate()
-                .filter(|(_, n)| n.as_ref().is_some_and(|n| !n.dirty_nodes.is_empty()))
-                .map(|(i, _)| i as Ino)
-                .collect(),
+            None => std::mem::take(&mut st.node_dirty).into_iter().collect(),
         };
         let mut cmds: Vec<io::WriteCmd> = Vec::new();
         let mut old = Vec::new();
@@ -342,7 +337,7 @@ pub(super) async fn write_nodes(
             for idx in nodes {
                 let Some(z) = io::target_zone(fs, &mut st, Target::Stream(log), true) else {
                     // No zone for nodes: they stay dirty for the next try.
-                    st.inode_mut(ino).dirty_nodes.insert(idx);
+                    st.dirty_node(ino, idx);
                     continue;
                 };
                 let (b, got) = st.space.alloc(z, 1, now);
@@ -389,16 +384,20 @@ pub(super) async fn write_nodes(
 /// A checkpoint: dentry and node blocks, a device Flush, the metadata on the conventional
 /// device, then the prefree sections' resets.
 pub(super) async fn checkpoint(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> {
+    let seen = fs.st.borrow().stats.checkpoints;
+    checkpoint_after(fs, h, seen).await
+}
+
+/// A checkpoint, unless one was written since the caller saw `seen` checkpoints (writers that
+/// queued for the same prefree sections need only one).
+pub(super) async fn checkpoint_after(fs: &Rc<Inner>, h: &Host, seen: u64) -> Result<(), FsError> {
     let _g = fs.meta_lock.lock(h).await;
-    let dirs: Vec<Ino> = {
-        let st = fs.st.borrow();
-        st.inodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| n.as_ref().is_some_and(|n| n.is_dir() && n.dirty > 0))
-            .map(|(i, _)| i as Ino)
-            .collect()
-    };
+    if fs.st.borrow().stats.checkpoints != seen {
+        return Ok(());
+    }
+    let dirs: Vec<Ino> = std::mem::take(&mut fs.st.borrow_mut().dirty_dirs)
+        .into_iter()
+        .collect();
     for dir in dirs {
         io::flush_file_as(fs, h, dir, true).await?;
     }

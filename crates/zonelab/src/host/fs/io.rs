@@ -182,7 +182,7 @@ pub(crate) fn write_pages(
     let new = {
         let inode = st.inode(ino);
         (first..=last)
-            .filter(|b| !inode.pages.contains_key(b) && inode.map.get(*b).is_none())
+            .filter(|b| inode.map.get(*b).is_none() && !inode.pages.contains_key(b))
             .count() as u64
     };
     if st.used_blocks + new > st.capacity_blocks {
@@ -219,6 +219,7 @@ pub(crate) fn write_pages(
             if !page.dirty {
                 page.dirty = true;
                 dirtied += 1;
+                inode.dirty_idx.insert(b);
             }
         }
         inode.dirty += dirtied as u32;
@@ -232,7 +233,7 @@ pub(crate) fn write_pages(
     st.used_blocks += new;
     if matches!(fs.spec.personality, Personality::F2fs(_)) {
         // The inode block (size, block addresses) changes with the data.
-        st.inode_mut(ino).dirty_nodes.insert(0);
+        st.dirty_node(ino, 0);
     }
     if st.cache_limit_pages > 0 {
         st.touch(ino);
@@ -291,13 +292,7 @@ fn plan_data(
     now: Instant,
     reserve: bool,
 ) -> (Vec<WriteCmd>, bool) {
-    let dirty: Vec<u64> = st
-        .inode(ino)
-        .pages
-        .iter()
-        .filter(|(_, p)| p.dirty)
-        .map(|(&k, _)| k)
-        .collect();
+    let dirty: Vec<u64> = st.inode(ino).dirty_idx.iter().copied().collect();
     let target = data_target(fs, st, ino);
     let keep_clean = st.cache_limit_pages > 0;
     let size = st.inode(ino).size;
@@ -332,9 +327,8 @@ fn plan_data(
                 .set(fb, Run::new(z, block, n as u32), &mut old);
             st.fill(z, block, n as u32, Owner::Data { ino, index: fb });
             if is_f2fs {
-                let inode = st.inode_mut(ino);
                 for node in f2fs::node_of(fb)..=f2fs::node_of(fb + n as u64 - 1) {
-                    inode.dirty_nodes.insert(node);
+                    st.dirty_node(ino, node);
                 }
             }
             k += n;
@@ -348,6 +342,7 @@ fn plan_data(
                 if let (Some(d), Some(p)) = (data.as_mut(), page.data.as_ref()) {
                     d.extend_from_slice(p);
                 }
+                inode.dirty_idx.remove(&fb);
                 if keep {
                     page.dirty = false;
                 } else {
@@ -615,6 +610,7 @@ fn drop_data(st: &mut State, ino: Ino) {
         let dirty = inode.dirty as u64;
         inode.pages.clear();
         inode.dirty = 0;
+        inode.dirty_idx.clear();
         inode.dirty_since = None;
         let allocated = std::mem::take(&mut inode.allocated);
         inode.size = 0;
@@ -644,9 +640,9 @@ pub(crate) fn truncate(fs: &Inner, st: &mut State, ino: Ino) {
             inode.nodes.remove(i);
             inode.dirty_nodes.remove(i);
         }
-        inode.dirty_nodes.insert(0);
         inode.meta_dirty = true;
     }
+    st.dirty_node(ino, 0);
     st.kill_runs(&runs);
     let _ = fs;
 }
@@ -745,6 +741,7 @@ pub(crate) fn check(fs: &Inner) {
         cached += inode.pages.len() as u64;
         let d = inode.pages.values().filter(|p| p.dirty).count() as u64;
         assert_eq!(d, inode.dirty as u64, "inode {ino} dirty count");
+        assert_eq!(d, inode.dirty_idx.len() as u64, "inode {ino} dirty set");
         dirty += d;
         for (fb, r) in inode.map.iter() {
             for k in 0..r.len {

@@ -270,10 +270,10 @@ impl Fs {
         });
         let fs = Fs { inner };
         fs.start_daemons();
-        let weak = Rc::downgrade(&fs.inner);
-        host.add_report("fs", move || match weak.upgrade() {
-            Some(inner) => serde_json::to_value(report::make(&inner)).expect("serializes"),
-            None => serde_json::Value::Null,
+        // The run takes its reports (and so this handle) back before it ends.
+        let inner = fs.inner.clone();
+        host.add_report("fs", move || {
+            serde_json::to_value(report::make(&inner)).expect("serializes")
         });
         Ok(fs)
     }
@@ -606,19 +606,22 @@ impl Fs {
             let f = st.fd(fd.0)?;
             (f.ino, f.writable)
         };
+        // The descriptor closes even if writing the buffer fails (the error is returned).
+        let mut result = Ok(());
         if writable && self.is_zenfs() {
-            io::flush_file(&self.inner, h, ino).await?;
+            result = io::flush_file(&self.inner, h, ino).await;
             io::wait_written(&self.inner, h, ino).await;
             let (last_writer, dirty_meta) = {
                 let st = self.inner.st.borrow();
                 let i = st.inode(ino);
                 (i.writers == 1, i.meta_dirty && i.nlink > 0)
             };
-            if dirty_meta {
-                zenfs::persist(&self.inner, h, zenfs::Record::Update(ino)).await?;
+            if dirty_meta && result.is_ok() {
+                result = zenfs::persist(&self.inner, h, zenfs::Record::Update(ino)).await;
             }
             if last_writer {
-                zenfs::release_zone(&self.inner, h, ino).await?;
+                let r = zenfs::release_zone(&self.inner, h, ino).await;
+                result = result.and(r);
             }
         }
         let gone = {
@@ -640,7 +643,7 @@ impl Fs {
             zenfs::reset_unused(&self.inner, h).await?;
         }
         self.record(h, OpKind::Close, start, 0);
-        Ok(())
+        result
     }
 
     /// Deletes a file (its data goes when the last descriptor closes).
@@ -801,6 +804,11 @@ impl Fs {
         }
         st.cached_pages -= dropped;
     }
+}
+
+/// Whether `path` is an absolute path of names the layer takes.
+pub fn is_absolute_path(path: &str) -> bool {
+    state::components(path).is_ok()
 }
 
 /// Takes in the data a `[prefill]` left in the region as the file `/prefill`.

@@ -29,6 +29,8 @@ pub struct Inode {
     pub map: BlockMap,
     pub pages: BTreeMap<u64, Page>,
     pub dirty: u32,
+    /// The dirty pages' indices (writeback visits only these).
+    pub dirty_idx: BTreeSet<u64>,
     /// When the oldest dirty page was dirtied.
     pub dirty_since: Option<Instant>,
     pub children: BTreeMap<String, Ino>,
@@ -63,6 +65,7 @@ impl Inode {
             map: BlockMap::default(),
             pages: BTreeMap::new(),
             dirty: 0,
+            dirty_idx: BTreeSet::new(),
             dirty_since: None,
             children: BTreeMap::new(),
             lifetime,
@@ -153,6 +156,10 @@ pub struct State {
     pub dead: BTreeSet<u32>,
     /// Device commands of the layer in flight (F2FS's idle check).
     pub inflight_io: u32,
+    /// Inodes that may have dirty node blocks, and directories with dirty dentry blocks (F2FS's
+    /// checkpoint writes them without scanning every inode).
+    pub node_dirty: BTreeSet<Ino>,
+    pub dirty_dirs: BTreeSet<Ino>,
     pub zen: super::zenfs::ZenState,
     pub f2: super::f2fs::F2State,
     pub stats: Stats,
@@ -182,6 +189,8 @@ impl State {
             heads: vec![None; streams],
             dead: BTreeSet::new(),
             inflight_io: 0,
+            node_dirty: BTreeSet::new(),
+            dirty_dirs: BTreeSet::new(),
             zen: Default::default(),
             f2: Default::default(),
             stats: Stats::default(),
@@ -350,6 +359,12 @@ impl State {
         {
             self.dead.insert(z);
         }
+    }
+
+    /// F2FS: node block `idx` of `ino` must be rewritten.
+    pub fn dirty_node(&mut self, ino: Ino, idx: u32) {
+        self.inode_mut(ino).dirty_nodes.insert(idx);
+        self.node_dirty.insert(ino);
     }
 
     /// Stops stream `s` appending to its zone.

@@ -488,3 +488,114 @@ proptest! {
         }
     }
 }
+
+/// ZenFS with its GC on: files created, appended, closed and deleted until free space is short;
+/// the GC worker migrates live extents and resets the zones it empties; contents survive.
+#[test]
+fn zenfs_gc_migrates_live_extents_and_keeps_contents() {
+    let out = with_fs(tiny_zenfs(true), None, |fs, h| async move {
+        let mut rng = Pcg64Mcg::seed_from_u64(7);
+        let mut live: Vec<(String, Vec<u8>)> = Vec::new();
+        for i in 0..400u32 {
+            let path = format!("/f{i}");
+            let fd = fs
+                .create(&h, &path, CreateOptions::default())
+                .await
+                .unwrap();
+            let n = rng.random_range(2..40usize) * BLOCK_BYTES as usize;
+            let d = bytes(&mut rng, n);
+            match fs.append(&h, fd, n as u64, Some(&d)).await {
+                Ok(_) => {}
+                Err(FsError::NoSpace) => {
+                    let _ = fs.close(&h, fd).await;
+                    fs.delete(&h, &path).await.unwrap();
+                    continue;
+                }
+                Err(e) => panic!("{e}"),
+            }
+            match fs.close(&h, fd).await {
+                Ok(()) => live.push((path, d)),
+                Err(FsError::NoSpace) => fs.delete(&h, &path).await.unwrap(),
+                Err(e) => panic!("{e}"),
+            }
+            // Keep about 70% of the device live: delete random old files.
+            while live.iter().map(|l| l.1.len()).sum::<usize>() > 5 << 20 {
+                let k = rng.random_range(0..live.len());
+                let (p, _) = live.swap_remove(k);
+                fs.delete(&h, &p).await.unwrap();
+            }
+            h.sleep(crate::time::Duration::from_ms(5)).await;
+            fs.check();
+        }
+        for (p, d) in &live {
+            assert!(read_all(&fs, &h, p).await == *d, "{p}");
+        }
+    });
+    assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+    let r = gc_report(&out);
+    assert!(r.gc.zones_collected > 0, "ZenFS's GC ran: {:?}", r.gc);
+    assert!(r.zone_resets > 0);
+    out.device.check_invariants();
+}
+
+/// Many writers at once under open and active limits of 6: F2FS keeps its six logs, ZenFS its
+/// tokens (6 less 2 reserved); the device never sees more than 6 active zones and no command
+/// fails.
+#[test]
+fn zone_limits_hold_under_many_concurrent_writers() {
+    for spec in [tiny_f2fs(GcPolicyKind::Native), tiny_zenfs(false)] {
+        let zenfs = matches!(spec.personality, Personality::Zenfs(_));
+        let exp = experiment(Some(6));
+        let out = run_with(
+            &exp,
+            build_device(&exp),
+            Inputs::default(),
+            0,
+            &mut |_| {},
+            &move |host| {
+                let fs = Fs::mount(host, &spec).expect("mounts");
+                for t in 0..24u32 {
+                    let (fs, h) = (fs.clone(), host.for_tenant("w", &format!("w{t}")));
+                    host.spawn(&format!("w{t}"), false, async move {
+                        let mut rng = Pcg64Mcg::seed_from_u64(t as u64);
+                        for i in 0..8u32 {
+                            let path = format!("/w{t}-{i}");
+                            let fd = fs
+                                .create(&h, &path, CreateOptions::default())
+                                .await
+                                .unwrap();
+                            for _ in 0..rng.random_range(1..4u32) {
+                                let n = rng.random_range(1..5u64) * BLOCK_BYTES;
+                                fs.append(&h, fd, n, None).await.unwrap();
+                                if !zenfs {
+                                    fs.fsync(&h, fd).await.unwrap();
+                                }
+                            }
+                            fs.close(&h, fd).await.unwrap();
+                            if i % 4 != 0 {
+                                fs.delete(&h, &path).await.unwrap();
+                            }
+                        }
+                    });
+                }
+                let (fs, h) = (fs.clone(), host.clone());
+                host.spawn("checker", true, async move {
+                    loop {
+                        h.sleep(crate::time::Duration::from_us(200)).await;
+                        fs.check();
+                    }
+                });
+            },
+        )
+        .expect("no deadlock");
+        let c = &out.summary.device_counters;
+        assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+        assert!(c.active_zones_max <= 6, "{} active", c.active_zones_max);
+        assert!(c.open_zones_max <= 6);
+        assert!(
+            c.active_zones_max >= 2,
+            "writers used several zones at once"
+        );
+        out.device.check_invariants();
+    }
+}

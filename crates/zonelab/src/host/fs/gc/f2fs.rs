@@ -39,8 +39,8 @@ impl GcPolicy for F2fsCleaner {
     fn reserve_zones(&self) -> u32 {
         2
     }
-    fn fg_wanted(&self, _fs: &Inner, st: &State) -> bool {
-        st.space.free_count() <= st.f2.reserved_sections
+    fn fg_wanted_with(&self, _fs: &Inner, st: &State, extra: u32) -> bool {
+        st.space.free_count() + extra <= st.f2.reserved_sections
     }
     fn bg_wanted(&self, _fs: &Inner, _st: &State) -> bool {
         false

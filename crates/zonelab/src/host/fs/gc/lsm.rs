@@ -64,8 +64,8 @@ impl GcPolicy for LsmZgc {
     fn reserve_zones(&self) -> u32 {
         if self.separate { 3 } else { 1 }
     }
-    fn fg_wanted(&self, _fs: &Inner, st: &State) -> bool {
-        st.space.free_count() <= self.fg_free
+    fn fg_wanted_with(&self, _fs: &Inner, st: &State, extra: u32) -> bool {
+        st.space.free_count() + extra <= self.fg_free
     }
     fn bg_wanted(&self, _fs: &Inner, st: &State) -> bool {
         st.space.free_count() <= self.bg_free

@@ -45,8 +45,12 @@ pub(crate) trait GcPolicy {
     fn kind(&self) -> GcPolicyKind;
     /// Free zones user data may not take: kept for GC's destinations.
     fn reserve_zones(&self) -> u32;
-    /// A writer must collect before it writes (the foreground trigger).
-    fn fg_wanted(&self, fs: &Inner, st: &State) -> bool;
+    /// A writer must collect before it writes (the foreground trigger), were `extra` more
+    /// zones free.
+    fn fg_wanted_with(&self, fs: &Inner, st: &State, extra: u32) -> bool;
+    fn fg_wanted(&self, fs: &Inner, st: &State) -> bool {
+        self.fg_wanted_with(fs, st, 0)
+    }
     /// The background collector should run now.
     fn bg_wanted(&self, fs: &Inner, st: &State) -> bool;
     /// The next victim, if there is one worth collecting.
@@ -87,7 +91,7 @@ impl GcPolicy for NoGc {
     fn reserve_zones(&self) -> u32 {
         0
     }
-    fn fg_wanted(&self, _: &Inner, _: &State) -> bool {
+    fn fg_wanted_with(&self, _: &Inner, _: &State, _: u32) -> bool {
         false
     }
     fn bg_wanted(&self, _: &Inner, _: &State) -> bool {
@@ -501,14 +505,13 @@ fn plan_gc_write(
 
 /// A moved data block changes its file's metadata: F2FS's node pointing at it, ZenFS's extents.
 fn mark_moved(fs: &Inner, st: &mut State, ino: Ino, index: u64, n: u64) {
-    let inode = st.inode_mut(ino);
     match fs.spec.personality {
         Personality::F2fs(_) => {
             for node in super::f2fs::node_of(index)..=super::f2fs::node_of(index + n - 1) {
-                inode.dirty_nodes.insert(node);
+                st.dirty_node(ino, node);
             }
         }
-        Personality::Zenfs(_) => inode.meta_dirty = true,
+        Personality::Zenfs(_) => st.inode_mut(ino).meta_dirty = true,
     }
 }
 
@@ -522,43 +525,77 @@ fn dest_zone(fs: &Inner, st: &mut State, dest: Dest, want: u32) -> Option<u32> {
 }
 
 /// A writer about to write: collect in the foreground while the policy says so (F2FS's
-/// `f2fs_balance_fs`). Prefree sections are made free by a checkpoint first.
+/// `f2fs_balance_fs` and `f2fs_gc`). Dead zones waiting for a checkpoint (F2FS's prefree
+/// sections) count as freed: collection stops once they would be enough, then one checkpoint
+/// makes them free.
 pub(crate) async fn balance(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> {
+    let f2fs = matches!(fs.spec.personality, Personality::F2fs(_));
     loop {
-        let (want, dead) = {
+        let (want, enough_after_cp, cp_seen) = {
             let st = fs.st.borrow();
-            (fs.gc.borrow().fg_wanted(fs, &st), !st.dead.is_empty())
+            let gc = fs.gc.borrow();
+            let dead = if f2fs { st.dead.len() as u32 } else { 0 };
+            (
+                gc.fg_wanted(fs, &st),
+                dead > 0 && !gc.fg_wanted_with(fs, &st, dead),
+                st.stats.checkpoints,
+            )
         };
         if !want {
             return Ok(());
         }
-        if dead && matches!(fs.spec.personality, Personality::F2fs(_)) {
-            Box::pin(super::f2fs::checkpoint(fs, h)).await?;
+        if enough_after_cp {
+            Box::pin(super::f2fs::checkpoint_after(fs, h, cp_seen)).await?;
             continue;
         }
-        let _g = fs.gc_lock.lock(h).await;
+        let g = fs.gc_lock.lock(h).await;
         let victim = {
             let st = fs.st.borrow();
-            if !fs.gc.borrow().fg_wanted(fs, &st) {
+            let gc = fs.gc.borrow();
+            let dead = if f2fs { st.dead.len() as u32 } else { 0 };
+            if !gc.fg_wanted_with(fs, &st, dead) {
+                // Another writer collected (or a checkpoint will do) while this one waited.
+                None
+            } else {
+                drop(gc);
+                let now = h.now();
+                fs.gc.borrow_mut().victim(fs, &st, true, now)
+            }
+        };
+        match victim {
+            Some(v) => collect(fs, &fs.gc_host, v, true).await?,
+            None => {
+                drop(g);
+                let (dead, cp_seen) = {
+                    let st = fs.st.borrow();
+                    (!st.dead.is_empty(), st.stats.checkpoints)
+                };
+                if f2fs && dead {
+                    Box::pin(super::f2fs::checkpoint_after(fs, h, cp_seen)).await?;
+                    continue;
+                }
+                let st = fs.st.borrow();
+                if fs.gc.borrow().fg_wanted_with(fs, &st, 0)
+                    && !fs.gc.borrow().fg_wanted_with(fs, &st, st.dead.len() as u32)
+                {
+                    continue;
+                }
                 return Ok(());
             }
-            let now = h.now();
-            fs.gc.borrow_mut().victim(fs, &st, true, now)
-        };
-        let Some(v) = victim else {
-            return Ok(());
-        };
-        collect(fs, &fs.gc_host, v, true).await?;
+        }
     }
 }
 
 /// An allocation found no room: make some (a checkpoint or reset for dead zones, else a
 /// collection). False: nothing can be freed.
 pub(crate) async fn make_room(fs: &Rc<Inner>, h: &Host) -> Result<bool, FsError> {
-    let dead = !fs.st.borrow().dead.is_empty();
+    let (dead, cp_seen) = {
+        let st = fs.st.borrow();
+        (!st.dead.is_empty(), st.stats.checkpoints)
+    };
     if dead {
         match fs.spec.personality {
-            Personality::F2fs(_) => Box::pin(super::f2fs::checkpoint(fs, h)).await?,
+            Personality::F2fs(_) => Box::pin(super::f2fs::checkpoint_after(fs, h, cp_seen)).await?,
             Personality::Zenfs(_) => io::reset_dead(fs, h).await?,
         }
         return Ok(true);
@@ -628,6 +665,20 @@ async fn threshold_daemon(fs: Rc<Inner>) {
         };
         if !want {
             io::notified_or(&h, &fs.gc_cv, h.now() + Duration::from_ms(100)).await;
+            continue;
+        }
+        // F2FS frees dead sections only at a checkpoint.
+        let (dead, cp_seen) = {
+            let st = fs.st.borrow();
+            (!st.dead.is_empty(), st.stats.checkpoints)
+        };
+        if dead && matches!(fs.spec.personality, Personality::F2fs(_)) {
+            if super::f2fs::checkpoint_after(&fs, &h, cp_seen)
+                .await
+                .is_err()
+            {
+                h.sleep(Duration::from_ms(100)).await;
+            }
             continue;
         }
         let _g = fs.gc_lock.lock(&h).await;

@@ -27,7 +27,7 @@ impl GcPolicy for ZenfsGc {
     fn reserve_zones(&self) -> u32 {
         0
     }
-    fn fg_wanted(&self, _: &Inner, _: &State) -> bool {
+    fn fg_wanted_with(&self, _: &Inner, _: &State, _: u32) -> bool {
         false
     }
     fn bg_wanted(&self, _: &Inner, _: &State) -> bool {
@@ -71,22 +71,19 @@ fn lifetime_of(v: u8) -> Lifetime {
     }
 }
 
-/// `TakeMigrateZone`: the zone holding live data, not full, not being written, with room for
-/// `want` blocks, whose lifetime suits `lifetime` best.
+/// `TakeMigrateZone`: the zone holding live data, not full, not being written, whose lifetime
+/// suits `lifetime` best, among those with room for `want` blocks, else (chosen: ZenFS would
+/// skip the extent) the one with the most room, so an extent may be split.
 pub fn migrate_zone(st: &State, lifetime: u8, want: u32) -> Option<u32> {
     let file = lifetime_of(lifetime);
-    st.space
-        .zones
-        .iter()
-        .enumerate()
-        .filter(|(_, z)| {
-            z.role == Role::Data
-                && z.valid > 0
-                && z.head.is_none()
-                && !z.collecting
-                && z.room() >= want
-        })
+    let open = |z: &&crate::host::fs::space::Zone| {
+        z.role == Role::Data && z.valid > 0 && z.head.is_none() && !z.collecting && z.room() > 0
+    };
+    let zones = || st.space.zones.iter().enumerate().filter(|(_, z)| open(z));
+    zones()
+        .filter(|(_, z)| z.room() >= want)
         .min_by_key(|(i, z)| (crate::host::fs::zenfs::lifetime_diff(z.lifetime, file), *i))
+        .or_else(|| zones().max_by_key(|(i, z)| (z.room(), u32::MAX - *i as u32)))
         .map(|(i, _)| i as u32)
 }
 
