@@ -649,7 +649,7 @@ pub(crate) fn truncate(fs: &Inner, st: &mut State, ino: Ino) {
 
 /// A writer over the dirty limit waits for writeback; over the background limit it wakes the
 /// flusher (Linux's balance_dirty_pages).
-pub(crate) async fn balance_dirty(fs: &Rc<Inner>, h: &Host) {
+pub(crate) async fn balance_dirty(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> {
     let limit = fs.spec.cache.dirty_limit_bytes / BLOCK_BYTES;
     let background = fs.spec.cache.dirty_background_bytes / BLOCK_BYTES;
     let dirty = fs.st.borrow().dirty_pages;
@@ -659,26 +659,20 @@ pub(crate) async fn balance_dirty(fs: &Rc<Inner>, h: &Host) {
     if dirty > limit {
         fs.st.borrow_mut().stats.dirty_throttles += 1;
         while fs.st.borrow().dirty_pages > limit {
+            if fs.st.borrow().writeback_failed {
+                // Writeback found no room: the writer gets the error instead of waiting.
+                return Err(FsError::NoSpace);
+            }
             fs.flush_cv.notify_all(h);
             fs.io_cv.notified(h).await;
         }
     }
+    Ok(())
 }
 
-/// Waits for `cv` or until `until`, whichever comes first. A notification that arrives after
-/// the timeout wakes the task once more for nothing (host futures tolerate that).
+/// Waits for `cv` or until `until`, whichever comes first.
 pub(crate) async fn notified_or(h: &Host, cv: &crate::sim::sync::Condvar, until: Instant) {
-    let mut a = Box::pin(cv.notified(h));
-    let mut b = Box::pin(h.sleep_until(until));
-    std::future::poll_fn(|cx| {
-        use std::future::Future;
-        if a.as_mut().poll(cx).is_ready() || b.as_mut().poll(cx).is_ready() {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
-    })
-    .await;
+    cv.notified_until(h, until).await;
 }
 
 /// The page-cache flusher: every `writeback_interval`, or when woken above the background
@@ -713,7 +707,10 @@ pub(crate) async fn flusher(fs: Rc<Inner>) {
                 break;
             };
             let before = fs.st.borrow().dirty_pages;
-            if flush_file(&fs, &h, ino).await.is_err() {
+            let r = flush_file(&fs, &h, ino).await;
+            fs.st.borrow_mut().writeback_failed = r.is_err();
+            if r.is_err() {
+                fs.io_cv.notify_all(&h);
                 break;
             }
             let after = fs.st.borrow().dirty_pages;

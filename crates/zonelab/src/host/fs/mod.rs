@@ -525,7 +525,7 @@ impl Fs {
             self.pay(h, Some(fd), Duration::ZERO).await;
             io::flush_file(&self.inner, h, ino).await?;
         } else {
-            io::balance_dirty(&self.inner, h).await;
+            io::balance_dirty(&self.inner, h).await?;
         }
         self.record(h, OpKind::Write, start, len);
         Ok(())

@@ -167,6 +167,8 @@ pub struct State {
     pub generation: u64,
     /// Pages carry bytes (the device keeps data).
     pub data: bool,
+    /// The flusher's last writeback found no room (throttled writers get the error).
+    pub writeback_failed: bool,
 }
 
 impl State {
@@ -196,6 +198,7 @@ impl State {
             stats: Stats::default(),
             generation: 0,
             data: false,
+            writeback_failed: false,
         }
     }
 
