@@ -76,7 +76,7 @@ enum Command {
     },
     /// Rerun one paper's experiments: results, figures (SVG), a table and a summary.
     Reproduce {
-        /// Which paper: preemptive-reset or rezns.
+        /// Which paper: lsm-zgc, preemptive-reset or rezns.
         paper: String,
         /// Where to write (default: results/<paper>).
         #[arg(short, long)]
