@@ -4,8 +4,8 @@
 
 use std::cell::{Cell, RefCell, RefMut};
 use std::collections::VecDeque;
-use std::ops::{Deref, DerefMut};
 use std::future::Future;
+use std::ops::{Deref, DerefMut};
 use std::rc::Rc;
 use std::task::Poll;
 
