@@ -3,6 +3,8 @@
 
 mod bench;
 mod reproduce;
+#[cfg(feature = "ublk")]
+mod ublk;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -84,13 +86,21 @@ enum Command {
     },
     /// Measure simulated requests per wall-clock second and peak memory.
     Bench {
-        /// Smaller runs, for a quick look.
-        #[arg(long)]
+        /// 20x shorter runs, for a quick look (the same as `--scale 1`).
+        #[arg(long, conflicts_with = "scale")]
         quick: bool,
-        /// Run one case in this process and print its JSON line (used by `bench` itself).
-        #[arg(long, hide = true)]
+        /// Run length relative to `--quick` (default 20); memory should not grow with it.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        scale: Option<u64>,
+        /// Run one case in this process and print its JSON line.
+        #[arg(long)]
         case: Option<String>,
     },
+    /// Serve a device as a Linux zoned block device (/dev/ublkbN) through ublk, until Ctrl-C,
+    /// SIGTERM or `zonelab ublk --stop`; then write the results. Needs root, Linux >= 6.6 and
+    /// `modprobe ublk_drv`.
+    #[cfg(feature = "ublk")]
+    Ublk(ublk::Args),
 }
 
 #[derive(Subcommand)]
@@ -188,10 +198,13 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             reproduce::run(&paper, &out)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { quick, case } => {
+        #[cfg(feature = "ublk")]
+        Command::Ublk(args) => ublk::run(args),
+        Command::Bench { quick, scale, case } => {
+            let scale = scale.unwrap_or(if quick { 1 } else { bench::FULL_SCALE });
             match case {
-                Some(name) => bench::run_case(&name, quick)?,
-                None => bench::run_all(quick)?,
+                Some(name) => bench::run_case(&name, scale)?,
+                None => bench::run_all(scale)?,
             }
             Ok(ExitCode::SUCCESS)
         }

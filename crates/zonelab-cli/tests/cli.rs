@@ -372,3 +372,36 @@ fn rezns_reproduction_shows_fewer_erases_and_less_erase_energy() {
             .exists()
     );
 }
+
+/// F2FS's command stream, captured in the VM through `zonelab ublk` (vm/test.sh), replays in a
+/// plain run with no zone-rule error, command for command.
+#[test]
+fn a_captured_f2fs_trace_replays() {
+    let dir = temp_dir("f2fs-replay");
+    let exp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/ublk/f2fs-replay.toml");
+    let out = zonelab(&[
+        "run",
+        exp.to_str().unwrap(),
+        "-q",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let trace = std::fs::read_to_string(exp.with_file_name("f2fs-trace.csv")).unwrap();
+    let commands = trace.lines().count() as u64 - 1;
+    let ran: u64 = s["ops"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|o| o["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(ran, commands);
+    assert_eq!(s["errors"].as_array().unwrap().len(), 0);
+    assert_eq!(s["jobs"][0]["stopped"][0], "end of trace");
+}

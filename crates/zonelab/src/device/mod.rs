@@ -188,14 +188,14 @@ pub struct DeviceCounters {
 }
 
 /// Everything a device reports about itself.
-pub struct DeviceReport<'a> {
+pub struct DeviceReport {
     pub counters: DeviceCounters,
     pub nand: NandCounters,
     pub page_size_bytes: u64,
     pub energy: EnergyNj,
     pub wear: WearSummary,
     /// Per foreground read, write or append: how long erases held it up.
-    pub erase_wait: &'a Histogram<u64>,
+    pub erase_wait: Histogram<u64>,
     pub firmware: Option<FirmwareReport>,
 }
 
@@ -208,6 +208,12 @@ pub trait DeviceModel: Send {
 
     /// Takes a command at `now` (never earlier than the last submission or advance).
     fn submit(&mut self, now: Instant, cmd: Command<'_>) -> Result<Accepted, Status>;
+
+    /// Whether `advance` can ever do anything (background work or late completions): front ends
+    /// skip calling it for models that never do.
+    fn has_background_work(&self) -> bool {
+        true
+    }
 
     /// Lets the device do background work up to `now` and hands over completions that became
     /// known. Returns when it next wants to be advanced (a background erase ends, a timer is due,
@@ -238,7 +244,7 @@ pub trait DeviceModel: Send {
     /// When everything submitted so far is done and the device is idle.
     fn idle_at(&self) -> Instant;
 
-    fn report(&self, now: Instant) -> DeviceReport<'_>;
+    fn report(&self, now: Instant) -> DeviceReport;
 
     /// Starts a new measurement phase: counters go back to zero (wear stays).
     fn reset_counters(&mut self);

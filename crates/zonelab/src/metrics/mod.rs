@@ -3,7 +3,10 @@
 //! operations are recorded side by side; bandwidth and IOPS over time per tenant, with a memory
 //! bound. A tenant is whoever the operations are for: a job, a workload, a namespace.
 
+mod recorder;
 pub mod series;
+
+pub use recorder::Recorder;
 
 use std::collections::HashMap;
 
@@ -193,9 +196,16 @@ pub struct Slot {
     pub layer: Layer,
     pub op: OpKind,
     pub tenant: TenantId,
-    pub histogram: Histogram<u64>,
+    pub latency: Recorder,
     pub count: u64,
     pub bytes: u64,
+}
+
+impl Slot {
+    /// The latency histogram (built from the recorder's counts).
+    pub fn histogram(&self) -> Histogram<u64> {
+        self.latency.histogram()
+    }
 }
 
 /// Bandwidth series columns: read bytes, write bytes, read ops, write ops.
@@ -269,7 +279,7 @@ impl Metrics {
             layer,
             op,
             tenant,
-            histogram: latency_histogram(),
+            latency: Recorder::default(),
             count: 0,
             bytes: 0,
         });
@@ -281,8 +291,7 @@ impl Metrics {
     #[inline]
     pub fn record(&mut self, key: MetricKey, submit: Instant, done: Instant, bytes: u64) {
         let slot = &mut self.slots[key.0 as usize];
-        slot.histogram
-            .saturating_record(done.since(submit).ns().max(1));
+        slot.latency.record(done.since(submit).ns().max(1));
         slot.count += 1;
         slot.bytes += bytes;
         self.last_done = self.last_done.max(done);
@@ -320,8 +329,8 @@ impl Metrics {
             .filter(|s| s.layer == layer && s.op == op && s.count > 0)
         {
             match &mut out {
-                Some(h) => h.add(&s.histogram).expect("histograms of one shape"),
-                None => out = Some(s.histogram.clone()),
+                Some(h) => h.add(s.histogram()).expect("histograms of one shape"),
+                None => out = Some(s.histogram()),
             }
         }
         out
@@ -390,7 +399,7 @@ mod tests {
         m.record(kf, t(1000), t(9000), 0);
         let s = m.slot(ka);
         assert_eq!(s.count, 1000);
-        let p50 = s.histogram.value_at_percentile(50.0);
+        let p50 = s.histogram().value_at_percentile(50.0);
         assert!((499_000..=501_000).contains(&p50), "p50 {p50}");
         assert_eq!(m.merged(Layer::Device, OpKind::Read).unwrap().len(), 1001);
         assert_eq!(m.merged(Layer::File, OpKind::Fsync).unwrap().len(), 1);

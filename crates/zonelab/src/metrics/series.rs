@@ -15,6 +15,9 @@ pub const DEFAULT_MAX_BUCKETS: usize = 10_000;
 pub struct BucketSeries<const N: usize> {
     origin: Instant,
     interval: Duration,
+    /// The bucket the last value went into, and where it starts and ends (values mostly arrive
+    /// in time order, so most need no division).
+    last: (usize, u64, u64),
     requested_interval: Duration,
     max_buckets: usize,
     buckets: Vec<[u64; N]>,
@@ -26,6 +29,7 @@ impl<const N: usize> BucketSeries<N> {
         BucketSeries {
             origin,
             interval,
+            last: (0, origin.ns(), origin.ns() + interval.ns()),
             requested_interval: interval,
             max_buckets,
             buckets: Vec::new(),
@@ -34,6 +38,20 @@ impl<const N: usize> BucketSeries<N> {
 
     #[inline]
     pub fn add(&mut self, t: Instant, values: [u64; N]) {
+        let i = if t.ns() >= self.last.1 && t.ns() < self.last.2 && self.last.0 < self.buckets.len()
+        {
+            self.last.0
+        } else {
+            self.locate(t)
+        };
+        let b = &mut self.buckets[i];
+        for k in 0..N {
+            b[k] += values[k];
+        }
+    }
+
+    /// The bucket of `t`, made if new (coarsening past the bound).
+    fn locate(&mut self, t: Instant) -> usize {
         let mut i = (t.since(self.origin).ns() / self.interval.ns()) as usize;
         while i >= self.max_buckets {
             self.coarsen();
@@ -42,14 +60,14 @@ impl<const N: usize> BucketSeries<N> {
         if i >= self.buckets.len() {
             self.buckets.resize(i + 1, [0; N]);
         }
-        let b = &mut self.buckets[i];
-        for k in 0..N {
-            b[k] += values[k];
-        }
+        let start = self.origin.ns() + i as u64 * self.interval.ns();
+        self.last = (i, start, start + self.interval.ns());
+        i
     }
 
     fn coarsen(&mut self) {
         self.interval = Duration::from_ns(self.interval.ns() * 2);
+        self.last = (usize::MAX, 0, 0);
         let merged = self
             .buckets
             .chunks(2)

@@ -30,7 +30,13 @@ impl Calendar {
         if len == 0 {
             return Instant::from_ns(ready);
         }
-        self.forget(horizon.ns());
+        if self
+            .busy
+            .get(self.head)
+            .is_some_and(|iv| iv.1 <= horizon.ns())
+        {
+            self.forget(horizon.ns());
+        }
         let n = self.busy.len();
         // Fast paths: free from `ready` on, or busy in one stretch from before `ready`.
         if self.head == n {
@@ -52,23 +58,31 @@ impl Calendar {
             last.1 += len;
             return Instant::from_ns(start);
         }
-        // The first interval ending after `ready`.
-        let mut i = self.head + self.busy[self.head..].partition_point(|iv| iv.1 <= ready);
+        // The first interval ending after `ready` (a short scan back from the end for the few
+        // intervals a calendar usually holds, a binary search otherwise), then the first gap
+        // from there that is long enough.
+        let live = &self.busy[self.head..];
+        let mut k = if live.len() <= 8 {
+            live.iter()
+                .rposition(|iv| iv.1 <= ready)
+                .map_or(0, |p| p + 1)
+        } else {
+            live.partition_point(|iv| iv.1 <= ready)
+        };
         let mut t = ready;
-        while i < n {
-            let (start, end) = self.busy[i];
-            if start >= t + len {
+        for iv in &live[k..] {
+            if iv.0 >= t + len {
                 break;
             }
-            t = t.max(end);
-            i += 1;
+            t = t.max(iv.1);
+            k += 1;
         }
+        let i = self.head + k;
         self.insert(i, t, t + len);
         Instant::from_ns(t)
     }
 
     /// Drops intervals that ended by `horizon`.
-    #[inline]
     fn forget(&mut self, horizon: u64) {
         while self.head < self.busy.len() && self.busy[self.head].1 <= horizon {
             self.head += 1;

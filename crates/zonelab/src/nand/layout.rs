@@ -5,6 +5,7 @@
 //! (small-zone SSDs) and 32-die zones (Cosmos+) are the two ends of the same layout.
 
 use super::NandGeometry;
+pub use crate::divisor::Divisor;
 
 /// Where one program unit of a physical zone lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,11 +20,16 @@ pub struct Layout {
     channels: u32,
     dies_per_zone: u32,
     groups: u32,
+    per_zone: Divisor,
+    per_group: Divisor,
+    per_block: Divisor,
     blocks_per_zone_per_die: u32,
     units_per_block: u32,
     pub blocks_per_die: u32,
     pub unit_bytes: u64,
+    pub unit_div: Divisor,
     pub page_bytes: u64,
+    pub page_div: Divisor,
     pub pages_per_unit: u32,
 }
 
@@ -34,11 +40,16 @@ impl Layout {
             channels: geo.channels,
             dies_per_zone,
             groups: geo.dies() / dies_per_zone,
+            per_zone: Divisor::new(dies_per_zone as u64),
+            per_group: Divisor::new((geo.dies() / dies_per_zone) as u64),
+            per_block: Divisor::new(geo.units_per_block() as u64),
             blocks_per_zone_per_die,
             units_per_block: geo.units_per_block(),
             blocks_per_die: geo.blocks_per_die,
             unit_bytes: geo.program_unit_bytes(),
+            unit_div: Divisor::new(geo.program_unit_bytes()),
             page_bytes: geo.page_size_bytes,
+            page_div: Divisor::new(geo.page_size_bytes),
             pages_per_unit: geo.pages_per_program,
         }
     }
@@ -49,11 +60,11 @@ impl Layout {
 
     #[inline]
     pub fn unit(&self, zone: u32, unit: u64) -> UnitAddress {
-        let d = self.dies_per_zone as u64;
-        let die = (zone % self.groups) * self.dies_per_zone + (unit % d) as u32;
-        let unit_on_die = unit / d;
-        let block = (zone / self.groups) * self.blocks_per_zone_per_die
-            + (unit_on_die / self.units_per_block as u64) as u32;
+        let group = self.per_group.rest(zone as u64) as u32;
+        let slot = self.per_group.quot(zone as u64) as u32;
+        let die = group * self.dies_per_zone + self.per_zone.rest(unit) as u32;
+        let unit_on_die = self.per_zone.quot(unit);
+        let block = slot * self.blocks_per_zone_per_die + self.per_block.quot(unit_on_die) as u32;
         UnitAddress { die, block }
     }
 

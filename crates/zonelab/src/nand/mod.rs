@@ -21,7 +21,7 @@ mod spec;
 use std::collections::BTreeMap;
 
 pub use calendar::Calendar;
-pub use layout::{Layout, UnitAddress};
+pub use layout::{Divisor, Layout, UnitAddress};
 pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
 
 use crate::time::{Duration, Instant};

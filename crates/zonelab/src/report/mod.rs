@@ -372,7 +372,7 @@ pub fn summarize(
             layer: s.layer,
             op: s.op,
             tenant: metrics.tenant_name(s.tenant).to_string(),
-            summary: OpSummary::of(&s.histogram, s.count, s.bytes, elapsed),
+            summary: OpSummary::of(&s.histogram(), s.count, s.bytes, elapsed),
         })
         .collect();
     table.sort_by(|a, b| (a.layer, a.op, &a.tenant).cmp(&(b.layer, b.op, &b.tenant)));
@@ -394,7 +394,7 @@ pub fn summarize(
         wear: r.wear.into(),
         jobs,
         errors,
-        erase_wait_ns: LatencySummary::of(r.erase_wait),
+        erase_wait_ns: LatencySummary::of(&r.erase_wait),
         host,
         series_interval: IntervalNote {
             requested_ns: bw.requested_interval().ns(),
@@ -438,13 +438,14 @@ pub fn percentiles_csv(metrics: &Metrics) -> String {
             s.op.name(),
             crate::trace::sanitize(metrics.tenant_name(s.tenant))
         );
-        let _ = writeln!(out, "{prefix},mean,{:.0}", s.histogram.mean());
+        let h = s.histogram();
+        let _ = writeln!(out, "{prefix},mean,{:.0}", h.mean());
         for p in Percentile::ALL {
             let _ = writeln!(
                 out,
                 "{prefix},{},{}",
                 p.name(),
-                s.histogram.value_at_percentile(p.value())
+                h.value_at_percentile(p.value())
             );
         }
     }
@@ -554,7 +555,7 @@ pub fn render(
     }
     let r = device.report(metrics.last_done());
     if r.erase_wait.max() > 0 {
-        files.push(("erase_wait_cdf.csv".into(), cdf_csv(r.erase_wait)));
+        files.push(("erase_wait_cdf.csv".into(), cdf_csv(&r.erase_wait)));
     }
     if let Some(f) = &summary.firmware {
         files.push(("firmware_over_time.csv".into(), firmware_csv(f)));

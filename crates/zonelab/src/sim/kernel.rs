@@ -111,6 +111,8 @@ pub struct Kernel {
     pub(crate) arrived: RefCell<HashMap<u64, Instant>>,
     /// The pending DeviceWake, so there is at most one.
     device_wake: Cell<Option<Instant>>,
+    /// The device can do background work (else `advance` is never called).
+    background: bool,
     /// The task being polled.
     pub(crate) current: Cell<Option<TaskId>>,
     /// Share of the host workload done, reported by host workloads (0..1).
@@ -132,7 +134,9 @@ impl Kernel {
         cores: Cores,
         start: Instant,
     ) -> Self {
+        let background = device.has_background_work();
         Kernel {
+            background,
             now: Cell::new(start),
             sequence: Cell::new(0),
             queue: RefCell::new(BinaryHeap::new()),
@@ -272,7 +276,14 @@ impl Kernel {
     }
 
     /// Advances the device to now and routes the completions it reports.
+    #[inline]
     pub(crate) fn advance_device(&self) {
+        if self.background {
+            self.advance_now();
+        }
+    }
+
+    fn advance_now(&self) {
         let now = self.now.get();
         let mut done = self.scratch.borrow_mut();
         done.clear();

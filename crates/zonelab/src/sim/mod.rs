@@ -197,7 +197,7 @@ impl Simulation<'_> {
                     bytes,
                 } => {
                     let run = &mut self.runners[runner as usize];
-                    let key = k.device_key(kind, run.origin.tenant);
+                    let key = run.key(&k, kind);
                     k.metrics.borrow_mut().record(key, submitted, now, bytes);
                     run.completed(kind, bytes, now);
                     k.advance_device();
@@ -355,6 +355,7 @@ pub fn run_with(
                 resetting: false,
                 stopped: None,
                 report: JobReport::default(),
+                keys: [None; crate::metrics::OpKind::ALL.len()],
             });
         }
     }
@@ -396,6 +397,7 @@ pub fn run_with(
             resetting: false,
             stopped: None,
             report: JobReport::default(),
+            keys: [None; crate::metrics::OpKind::ALL.len()],
         });
     }
     for w in &experiment.host {

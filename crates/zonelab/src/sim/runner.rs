@@ -4,7 +4,7 @@
 
 use super::kernel::{EventKind, Kernel, Origin, Waiter};
 use crate::device::{Command, Op, ZoneAction};
-use crate::metrics::OpKind;
+use crate::metrics::{MetricKey, OpKind};
 use crate::report::JobReport;
 use crate::time::{Duration, Instant, NS_PER_S};
 use crate::workload::fio::JobGen;
@@ -38,6 +38,8 @@ pub(crate) struct Runner {
     pub resetting: bool,
     pub stopped: Option<StopReason>,
     pub report: JobReport,
+    /// Device-layer metric keys by operation kind, looked up once.
+    pub keys: [Option<MetricKey>; OpKind::ALL.len()],
 }
 
 pub(crate) fn kind_of(op: Op) -> OpKind {
@@ -45,6 +47,11 @@ pub(crate) fn kind_of(op: Op) -> OpKind {
 }
 
 impl Runner {
+    #[inline]
+    pub fn key(&mut self, k: &Kernel, kind: OpKind) -> MetricKey {
+        *self.keys[kind as usize].get_or_insert_with(|| k.device_key(kind, self.origin.tenant))
+    }
+
     pub fn done(&self) -> bool {
         self.stopped.is_some() && self.inflight == 0
     }
@@ -137,7 +144,9 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
                     g.issued(&**k.device.borrow(), request);
                 }
                 run.inflight += 1;
-                run.issued_lbas += bytes / lba_bytes;
+                if bytes > 0 {
+                    run.issued_lbas += nlb;
+                }
                 if bytes > 0 {
                     run.issued_ios += 1;
                 }

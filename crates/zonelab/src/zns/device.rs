@@ -12,7 +12,8 @@ use crate::device::{
     ReportFilter, Status, ZoneDescriptor, ZoneReport, ZoneState,
 };
 use crate::firmware::{self, PieceRef, PolicySpec, ResetPolicy};
-use crate::nand::{DieSet, EnergyNj, Layout, Nand, NandCounters, WearSummary};
+use crate::metrics::Recorder;
+use crate::nand::{DieSet, Divisor, EnergyNj, Layout, Nand, NandCounters, WearSummary};
 use crate::time::{Duration, Instant};
 
 pub struct Device {
@@ -39,6 +40,8 @@ pub struct Device {
     /// Per logical zone, the bytes written below `data_lbas` (with data retention only).
     pub(super) data: Option<ZoneStore>,
     pub(super) zone_lbas: u64,
+    pub(super) zone_div: Divisor,
+    pub(super) namespace_lbas: u64,
     pub(super) cap_lbas: u64,
     pub(super) lba_bytes: u64,
     pub(super) buffer_units: u64,
@@ -56,7 +59,7 @@ pub struct Device {
     /// The latest submission time: time never goes backwards.
     last_now: Instant,
     /// Per foreground command, how long erases held it up (ns).
-    erase_wait: Histogram<u64>,
+    erase_wait: Recorder,
 }
 
 impl Device {
@@ -93,6 +96,8 @@ impl Device {
             occupancy_epoch: 0,
             data: retain_data.then(|| ZoneStore::new(n, z.zone_capacity_bytes)),
             zone_lbas: spec.zone_size_lbas(),
+            zone_div: Divisor::new(spec.zone_size_lbas()),
+            namespace_lbas: spec.zone_size_lbas() * z.zone_count as u64,
             cap_lbas: spec.zone_capacity_lbas(),
             lba_bytes: z.lba_size_bytes,
             buffer_units,
@@ -103,8 +108,7 @@ impl Device {
             background_until: Instant::ZERO,
             programs_done: Instant::ZERO,
             last_now: Instant::ZERO,
-            erase_wait: Histogram::new_with_bounds(1, 3_600 * 1_000_000_000, 3)
-                .expect("valid histogram bounds"),
+            erase_wait: Recorder::default(),
             spec: spec.clone(),
         }
     }
@@ -140,7 +144,7 @@ impl Device {
         self.cap_lbas
     }
     pub fn namespace_lbas(&self) -> u64 {
-        self.zone_lbas * self.spec.zones.zone_count as u64
+        self.namespace_lbas
     }
     pub fn open_zones(&self) -> u32 {
         self.open_zones
@@ -223,7 +227,7 @@ impl Device {
     ) -> Accepted {
         self.busy_until = self.busy_until.max(done);
         let wait = (start - now).max(self.nand.take_erase_wait());
-        self.erase_wait.saturating_record(wait.ns());
+        self.erase_wait.record(wait.ns());
         Accepted {
             done: Some(done),
             lba,
@@ -233,8 +237,8 @@ impl Device {
     }
 
     /// How long foreground commands waited on erases (one sample per read, write or append).
-    pub fn erase_wait_histogram(&self) -> &Histogram<u64> {
-        &self.erase_wait
+    pub fn erase_wait_histogram(&self) -> Histogram<u64> {
+        self.erase_wait.histogram()
     }
 
     /// Puts a zone in Read Only or Offline, as a media fault would; its resources are released.
@@ -359,6 +363,10 @@ impl DeviceModel for Device {
         }
     }
 
+    fn has_background_work(&self) -> bool {
+        self.policy.has_background_work()
+    }
+
     fn advance(&mut self, now: Instant, _done: &mut Vec<Completed>) -> Option<Instant> {
         self.background(now)
     }
@@ -403,14 +411,14 @@ impl DeviceModel for Device {
             .max(self.blocked_until)
     }
 
-    fn report(&self, now: Instant) -> DeviceReport<'_> {
+    fn report(&self, now: Instant) -> DeviceReport {
         DeviceReport {
             counters: self.counters,
             nand: self.nand.counters,
             page_size_bytes: self.spec.nand.geometry.page_size_bytes,
             energy: self.energy(),
             wear: self.wear(),
-            erase_wait: &self.erase_wait,
+            erase_wait: self.erase_wait.histogram(),
             firmware: self.policy.report(now),
         }
     }
@@ -419,7 +427,7 @@ impl DeviceModel for Device {
         self.counters = DeviceCounters::default();
         self.nand.reset_counters();
         self.nand.take_erase_wait();
-        self.erase_wait.reset();
+        self.erase_wait = Recorder::default();
     }
 
     fn set_tracing(&mut self, on: bool) {

@@ -19,7 +19,7 @@ impl Device {
     ) -> Result<Accepted, Status> {
         let now = self.enter(now);
         self.check_range(slba, nlb, buf.as_ref().map(|b| b.len()))?;
-        let zi = (slba / self.zone_lbas) as u32;
+        let zi = self.zone_div.quot(slba) as u32;
         if self.zones[zi as usize].state == ZoneState::Offline {
             return Err(Status::ZoneIsOffline);
         }
@@ -48,7 +48,7 @@ impl Device {
     ) -> Result<Accepted, Status> {
         let now = self.enter(now);
         self.check_range(slba, nlb, data.map(<[u8]>::len))?;
-        let zi = (slba / self.zone_lbas) as u32;
+        let zi = self.zone_div.quot(slba) as u32;
         Self::check_writable(self.zones[zi as usize].state)?;
         let z = &self.zones[zi as usize];
         let offset = slba - zi as u64 * self.zone_lbas;
@@ -215,10 +215,10 @@ impl Device {
             let piece = &pieces[k];
             let within = pos - piece.lstart;
             let phys = piece.punit * unit + within;
-            let chunk = (page - phys % page)
+            let chunk = (page - self.layout.page_div.rest(phys))
                 .min(end - pos)
                 .min(piece.lstart + piece.data - pos);
-            let j = within / unit;
+            let j = self.layout.unit_div.quot(within);
             let stream_j = piece.stream_base + j;
             let in_controller = j >= piece.programmed_units
                 || (b > 0

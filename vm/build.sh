@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Builds the guest vm/test.sh boots: Debian's 6.12 kernel (bookworm-backports) with the modules
+# the tests load (ublk_drv, null_blk, f2fs and what they depend on), busybox, the host's fio,
+# blkzone, f2fs-tools, db_bench, bash and GNU grep/sed with their shared libraries, fio's
+# t/zbd tests, and the zonelab binary, all in one initramfs. Everything comes from Debian packages
+# (installed with apt, or downloaded into target/vm/debs) or is built here; downloads are cached
+# under target/vm, so a rerun only rebuilds the initramfs. Prints the kernel and initramfs paths.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+out="$root/target/vm"
+mkdir -p "$out/debs"
+
+sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+export DEBIAN_FRONTEND=noninteractive
+export PATH="$PATH:/usr/sbin:/sbin"  # blkzone, mkfs.f2fs and fsck.f2fs live there
+log() { echo "vm/build.sh: $*" >&2; }
+
+# Host tools: QEMU, the programs copied into the guest, and libclang for libublk's bindgen.
+need=()
+for p in qemu-system-x86_64:qemu-system-x86 mkfs.f2fs:f2fs-tools \
+         fio:fio db_bench:rocksdb-tools blkzone:util-linux cpio:cpio modinfo:kmod xz:xz-utils; do
+  command -v "${p%%:*}" >/dev/null 2>&1 || need+=("${p#*:}")
+done
+dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static)
+ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing ${need[*]}"
+  sudo_ apt-get update -qq
+  sudo_ apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+# The guest needs the static busybox (busybox-static replaces the dynamic one).
+busybox=$(dpkg -L busybox-static | grep -m1 '/busybox$')
+
+# The kernel: linux-image-6.12 from bookworm-backports (ublk_drv with zoned support, f2fs,
+# null_blk), downloaded once.
+deb=$(ls "$out"/debs/linux-image-6.12*.deb 2>/dev/null | head -n 1 || true)
+if [ -z "$deb" ]; then
+  src=/etc/apt/sources.list.d/zonelab-backports.sources
+  if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    log "adding bookworm-backports to apt's sources"
+    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      | sudo_ tee "$src" >/dev/null
+  fi
+  sudo_ apt-get update -qq
+  meta=$(apt-cache madison linux-image-amd64 | awk -F'|' '/bookworm-backports/ {gsub(/ /, "", $2); print $2; exit}')
+  [ -n "$meta" ] || { echo "error: bookworm-backports has no linux-image-amd64" >&2; exit 1; }
+  pkg=$(apt-cache depends "linux-image-amd64=$meta" | awk '/Depends: linux-image-6\.12/ {print $2; exit}')
+  [ -n "$pkg" ] || { echo "error: linux-image-amd64 $meta does not depend on a 6.12 image" >&2; exit 1; }
+  log "downloading $pkg $meta"
+  (cd "$out/debs" && apt-get download -q "$pkg=$meta" >/dev/null)
+  deb=$(ls "$out"/debs/linux-image-6.12*.deb | head -n 1)
+fi
+kdir="$out/kernel"
+if [ ! -f "$kdir/.from" ] || [ "$(cat "$kdir/.from")" != "$(basename "$deb")" ]; then
+  rm -rf "$kdir" && mkdir -p "$kdir"
+  dpkg-deb -x "$deb" "$kdir"
+  basename "$deb" >"$kdir/.from"
+fi
+kver=$(ls "$kdir/lib/modules" | head -n 1)
+vmlinuz="$kdir/boot/vmlinuz-$kver"
+
+# fio's zoned block device tests, from the sources fio/build.sh unpacks.
+fiov=$(dpkg-query -W -f='${Version}' fio)
+zbd="$root/target/fio/fio-${fiov%%-*}/t/zbd"
+[ -f "$zbd/test-zbd-support" ] || bash fio/build.sh >&2
+[ -f "$zbd/test-zbd-support" ] || { echo "error: $zbd/test-zbd-support missing" >&2; exit 1; }
+
+cargo build --release --locked -p zonelab-cli >&2
+
+# The initramfs tree.
+tree="$out/initramfs"
+rm -rf "$tree"
+mkdir -p "$tree"/{bin,sbin,dev,proc,sys,tmp,run,mnt,results,lib/modules,zbd/t/zbd,exp,guest}
+cp "$busybox" "$tree/bin/busybox"
+for applet in $("$tree/bin/busybox" --list); do
+  [ -e "$tree/bin/$applet" ] || ln -s busybox "$tree/bin/$applet"
+done
+
+# Host programs and every shared library they load (dynamic loader included).
+copy_prog() {
+  local src=$1 dst="$tree/bin/$(basename "$1")"
+  rm -f "$dst" && cp -L "$src" "$dst"
+  ldd "$src" | awk '/=> \// {print $3} /^[ \t]*\// {print $1}' | while read -r lib; do
+    mkdir -p "$tree$(dirname "$lib")"
+    [ -e "$tree$lib" ] || cp -L "$lib" "$tree$lib"
+  done
+}
+for prog in bash grep sed timeout fio blkzone mkfs.f2fs fsck.f2fs db_bench; do
+  copy_prog "$(command -v "$prog")"
+done
+copy_prog "$root/target/release/zonelab"
+# fio's t/zbd/test-zbd-support runs ../../fio from its own directory.
+cp "$zbd/test-zbd-support" "$zbd/functions" "$tree/zbd/t/zbd/"
+ln -s /bin/fio "$tree/zbd/fio"
+ln -s /bin/bash "$tree/bin/sh.bash"
+
+# Modules, dependencies first, decompressed so busybox insmod loads them.
+mods="$kdir/lib/modules/$kver/kernel"
+modpath() { find "$mods" -name "$(echo "$1" | sed 's/[-_]/[-_]/g').ko*" | head -n 1; }
+order=()
+add_mod() {
+  local name=$1 path dep
+  for seen in "${order[@]:-}"; do [ "$seen" = "$name" ] && return 0; done
+  path=$(modpath "$name")
+  [ -n "$path" ] || { echo "error: module $name not in $deb" >&2; exit 1; }
+  for dep in $(modinfo -F depends "$path" | tr ',' ' '); do
+    add_mod "$dep"
+  done
+  # Soft dependencies may name an alias (f2fs: crc32); crc32_generic is listed below.
+  for dep in $(modinfo -F softdep "$path" | sed -n 's/.*pre: *//p'); do
+    [ -z "$(modpath "$dep")" ] || add_mod "$dep"
+  done
+  order+=("$name")
+  xz -dc "$path" >"$tree/lib/modules/$name.ko" 2>/dev/null || cp "$path" "$tree/lib/modules/$name.ko"
+}
+for m in configfs null_blk ublk_drv crc32_generic f2fs; do add_mod "$m"; done
+printf '%s\n' "${order[@]}" >"$tree/lib/modules/order"
+
+cp "$root"/experiments/ublk/*.toml "$tree/exp/"
+cp "$root"/vm/guest/* "$tree/guest/"
+cp "$root/vm/guest/init" "$tree/init"
+chmod +x "$tree/init" "$tree"/guest/*
+
+(cd "$tree" && find . | cpio -o -H newc --quiet) >"$out/initramfs.cpio"
+log "initramfs $(du -h "$out/initramfs.cpio" | cut -f1), kernel $kver, modules: ${order[*]}"
+echo "$vmlinuz"
+echo "$out/initramfs.cpio"
