@@ -244,7 +244,7 @@ impl Metrics {
         self.origin = origin;
         self.last_done = origin;
         for s in &mut self.slots {
-            s.histogram.reset();
+            s.latency.reset();
             s.count = 0;
             s.bytes = 0;
         }

@@ -102,7 +102,7 @@ async fn worker(
 ) -> Result<(), FsError> {
     let mut rng = Pcg64Mcg::seed_from_u64(mix_seed(
         ctx.seed,
-        ((ctx.index as u64) << 32) + 0x0u64 + t as u64 + 1,
+        ((ctx.index as u64) << 32) + t as u64 + 1,
     ));
     let mut fds: Vec<Fd> = Vec::new();
     for p in paths {
