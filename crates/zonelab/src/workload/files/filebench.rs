@@ -151,15 +151,25 @@ impl Fileset {
     }
 }
 
-/// The path of entry `i`: leaf directories of `width` entries, in a tree `width` wide.
+/// The path of entry `i`: leaf directories of `width` entries, under as many directory levels
+/// as `width` fits into the leaf count (Filebench's mean depth, ln(nfiles) / ln(width), rounded
+/// down); the top level holds what is left, so it may be wider than `width`.
 fn entry_path(dir: &str, width: u64, nfiles: u64, i: u64) -> String {
+    let mut levels = 0;
+    let mut n = nfiles;
+    while width > 1 && n / width >= width {
+        n /= width;
+        levels += 1;
+    }
     let mut parts = Vec::new();
-    let mut leaves = nfiles.div_ceil(width);
     let mut idx = i / width;
-    while leaves > 1 {
-        parts.push(idx % width);
-        idx /= width;
-        leaves = leaves.div_ceil(width);
+    for level in 0..levels {
+        if level + 1 == levels {
+            parts.push(idx);
+        } else {
+            parts.push(idx % width);
+            idx /= width;
+        }
     }
     let mut p = dir.to_string();
     for d in parts.iter().rev() {
@@ -427,6 +437,9 @@ mod tests {
         // 10,000 files, width 20: 500 leaf directories under 25 directories.
         assert_eq!(entry_path("/s", 20, 10_000, 0), "/s/d0/d0/f0");
         assert_eq!(entry_path("/s", 20, 10_000, 9_999), "/s/d24/d19/f9999");
+        // 1,000 files, width 20: 50 directories at the top.
+        assert_eq!(entry_path("/s", 20, 1_000, 999), "/s/d49/f999");
+        assert_eq!(entry_path("/s", 20, 50, 49), "/s/f49");
         let mut rng = Pcg64Mcg::seed_from_u64(1);
         let mut f = Fileset::new(
             (0..4).map(|i| format!("/f{i}")).collect(),

@@ -228,3 +228,6 @@ pub(crate) async fn mkdir_p(fs: &Fs, h: &Host, dir: &str) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
