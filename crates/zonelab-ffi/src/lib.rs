@@ -116,6 +116,12 @@ impl Engine {
         }
         let cfg = ExperimentConfig::parse(&text, &overrides)?;
         let exp = cfg.validate_device(name)?;
+        if exp.device.info().zoned.is_none() {
+            bail!(
+                "device `{}` is a conventional SSD; the ZoneLab fio engine drives zoned devices only (run conventional devices with `zonelab run`)",
+                exp.device.name()
+            );
+        }
         let mut device = build_device(&exp);
         let start = device.idle_at();
         device.reset_counters();

@@ -632,6 +632,12 @@ pub fn validate(
         }
         return Ok(None);
     }
+    if info.zoned.is_none() {
+        return Err(ConfigError::field(
+            "fs",
+            "the file layer places files in zones: it needs a ZNS device, not a conventional one",
+        ));
+    }
     let default = FsConfig::default();
     let fsc = fs.unwrap_or(&default);
     let spec = fsc.validate(info, data)?;

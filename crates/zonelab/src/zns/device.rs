@@ -81,7 +81,7 @@ impl Device {
             .collect();
         Device {
             info: spec.info(),
-            nand: Nand::new(&spec.nand.geometry, &spec.nand.timing),
+            nand: Nand::from_spec(&spec.nand),
             layout,
             zones,
             phys_high: vec![0; n],
