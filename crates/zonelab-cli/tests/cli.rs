@@ -469,3 +469,97 @@ fn a_captured_f2fs_trace_replays() {
     assert_eq!(s["errors"].as_array().unwrap().len(), 0);
     assert_eq!(s["jobs"][0]["stopped"][0], "end of trace");
 }
+
+/// db_bench and YCSB through `zonelab run`: key-value rows in the table and the results, the
+/// workloads' phases in the summary, the same bytes from another process and from the resolved
+/// config. (The store's files are in memory until it runs on the file layer.)
+#[test]
+fn key_value_workloads_run_end_to_end() {
+    let dir = temp_dir("kv");
+    let exp = write_experiment(
+        &dir,
+        r#"
+seed = 5
+preset = "cosmos-zns"
+[[dbbench]]
+name = "db"
+benchmarks = "fillrandom,readrandom"
+num = 3000
+[dbbench.options]
+write_buffer_size = "64KiB"
+target_file_size_base = "64KiB"
+max_bytes_for_level_base = "256KiB"
+[[ycsb]]
+name = "y"
+workload = "a"
+recordcount = 2000
+operationcount = 2000
+[ycsb.options]
+write_buffer_size = "64KiB"
+"#,
+    );
+    let (a, b, c) = (dir.join("a"), dir.join("b"), dir.join("c"));
+    let o = zonelab(&["run", exp.to_str().unwrap(), "-o", a.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    for row in [
+        "kv put [db.fillrandom]",
+        "kv get [db.readrandom]",
+        "kv insert [y.load]",
+        "kv get [y.run]",
+        "kv update [y.run]",
+    ] {
+        assert!(stdout.contains(row), "{row} missing: {stdout}");
+    }
+    assert!(
+        stdout.contains("db: fillrandom 3000 ops") && stdout.contains("readrandom 3000 ops"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("key-value operations per wall second"),
+        "{stdout}"
+    );
+    let sa = std::fs::read_to_string(a.join("summary.json")).unwrap();
+    let s: serde_json::Value = serde_json::from_str(&sa).unwrap();
+    let kv_ops = |tenant: &str| -> u64 {
+        s["table"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["layer"] == "kv" && r["tenant"] == tenant)
+            .map(|r| r["count"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(kv_ops("db.fillrandom"), 3000);
+    assert_eq!(kv_ops("db.readrandom"), 3000);
+    assert_eq!(kv_ops("y.load"), 2000);
+    assert_eq!(kv_ops("y.run"), 2000);
+    let store = &s["layers"]["db"]["store"];
+    assert!(store["flushes"].as_u64().unwrap() > 0, "{store}");
+    assert!(store["compactions"].as_u64().unwrap() > 0, "{store}");
+    assert!(s["layers"]["y"]["error"].is_null());
+    let csv = std::fs::read_to_string(a.join("latency_percentiles.csv")).unwrap();
+    assert!(csv.contains("kv,put,db.fillrandom,p99,"), "{csv}");
+    // Another process, and the resolved config, give the same bytes.
+    for (out, src) in [(&b, exp.clone()), (&c, a.join("config.resolved.toml"))] {
+        let o = zonelab(&[
+            "run",
+            src.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "-q",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let without_name = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains("\"experiment\""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(sa, std::fs::read_to_string(b.join("summary.json")).unwrap());
+    assert_eq!(
+        without_name(&sa),
+        without_name(&std::fs::read_to_string(c.join("summary.json")).unwrap())
+    );
+}

@@ -5,6 +5,7 @@
 pub mod device;
 pub mod files;
 pub mod firmware;
+pub mod kv;
 pub mod presets;
 pub mod workload;
 
@@ -12,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 pub use device::DeviceConfig;
 pub use firmware::FirmwareConfig;
+pub use kv::{DbBenchConfig, YcsbConfig};
 pub use workload::{JobConfig, ReplayConfig, ThreadsConfig};
 
 use crate::ftl::{FtlSpec, PreconditionPlan};
@@ -249,6 +251,12 @@ pub struct ExperimentConfig {
     pub fio_files: Vec<files::FioFilesConfig>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub updates: Vec<files::UpdatesConfig>,
+    /// db_bench on the key-value store model.
+    #[serde(default)]
+    pub dbbench: Vec<DbBenchConfig>,
+    /// YCSB core workloads on the key-value store model.
+    #[serde(default)]
+    pub ycsb: Vec<YcsbConfig>,
 }
 
 fn default_seed() -> u64 {
@@ -405,10 +413,21 @@ impl ExperimentConfig {
         if let Some(f) = &file_layer {
             host.push(HostWorkload::Files(f.clone()));
         }
+        for (i, d) in self.dbbench.iter().enumerate() {
+            host.push(HostWorkload::DbBench(d.validate(i, self.seed)?));
+        }
+        for (i, y) in self.ycsb.iter().enumerate() {
+            host.push(HostWorkload::Ycsb(y.validate(
+                i,
+                self.seed,
+                self.host.cores,
+            )?));
+        }
+        kv::check_names(&host)?;
         if need_workload && jobs.is_empty() && replays.is_empty() && host.is_empty() {
             return Err(ConfigError::field(
                 "job",
-                "the experiment has no workload: add a [[job]], [[replay]], [[threads]] or a file workload ([[filebench]], [[fio_files]], [[updates]])",
+                "the experiment has no workload: add a [[job]], [[replay]], [[threads]], [[dbbench]], [[ycsb]] or a file workload ([[filebench]], [[fio_files]], [[updates]])",
             ));
         }
         let firmware = match &info.zoned {

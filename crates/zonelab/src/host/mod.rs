@@ -1,9 +1,10 @@
 //! Host layers that run as tasks on the simulation kernel: the zoned file layer ([`fs`]) with its
-//! placement personalities and zone GC policies. Key-value stores and tenants' schedulers come
-//! next and use the same shape: a handle shared by tasks, async operations taking the calling
-//! task's [`Host`](crate::sim::host::Host).
+//! placement personalities and zone GC policies, and the key-value store ([`kv`]). Each is a
+//! handle shared by tasks whose async operations take the calling task's
+//! [`Host`](crate::sim::host::Host).
 
 pub mod fs;
+pub mod kv;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -4,6 +4,7 @@
 pub mod block;
 pub mod files;
 pub mod fio;
+pub mod kv;
 pub mod replay;
 pub mod threads;
 
@@ -23,6 +24,10 @@ pub enum HostWorkload {
     Threads(ThreadsSpec),
     /// The host file layer and the file workloads on it.
     Files(files::FilesSpec),
+    /// db_bench on the key-value store model.
+    DbBench(kv::dbbench::DbBenchSpec),
+    /// A YCSB core workload on the key-value store model.
+    Ycsb(kv::ycsb::YcsbSpec),
 }
 
 /// Zones a host workload writes: the region and how many it keeps open at once.
@@ -38,6 +43,8 @@ impl HostWorkload {
         match self {
             HostWorkload::Threads(t) => &t.name,
             HostWorkload::Files(_) => "files",
+            HostWorkload::DbBench(d) => &d.name,
+            HostWorkload::Ycsb(y) => &y.name,
         }
     }
 
@@ -46,6 +53,8 @@ impl HostWorkload {
         match self {
             HostWorkload::Threads(t) => threads::spawn(t, host),
             HostWorkload::Files(f) => files::spawn(f, host),
+            HostWorkload::DbBench(d) => kv::dbbench::spawn(d, host),
+            HostWorkload::Ycsb(y) => kv::ycsb::spawn(y, host),
         }
     }
 
@@ -76,6 +85,8 @@ impl HostWorkload {
                     crate::host::fs::Personality::Zenfs(z) => z.reserved_zones + 1,
                 },
             }),
+            // Key-value stores write through a file layer, which owns its zones.
+            HostWorkload::DbBench(_) | HostWorkload::Ycsb(_) => None,
         }
     }
 }
