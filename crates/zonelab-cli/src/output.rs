@@ -283,6 +283,55 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
                     exp.cores
                 );
             }
+            HostWorkload::Files(f) => {
+                use zonelab::workload::files::FileWorkload;
+                let fs = &f.fs;
+                let _ = writeln!(
+                    s,
+                    "file layer: {} over zones {}..{}, GC {}, page cache {} MiB, on {} host cores",
+                    fs.personality.name(),
+                    fs.first_zone,
+                    fs.first_zone + fs.zone_count,
+                    fs.gc.policy.name(),
+                    fs.cache.page_cache_bytes >> 20,
+                    exp.cores
+                );
+                for w in &f.workloads {
+                    let line = match w {
+                        FileWorkload::Filebench(b) => format!(
+                            "filebench {}: {}, {} files of {} KiB in dirs {} wide, {} threads, {:.0} s",
+                            b.name,
+                            b.kind.name(),
+                            b.nfiles,
+                            b.file_bytes >> 10,
+                            b.dir_width,
+                            b.threads,
+                            b.run.secs_f64()
+                        ),
+                        FileWorkload::FioFiles(j) => format!(
+                            "fio_files {}: {} jobs x {} MiB files, {} KiB {} writes, fsync every {}, {} loops",
+                            j.name,
+                            j.threads,
+                            j.file_bytes >> 20,
+                            j.bs >> 10,
+                            if j.random { "random" } else { "sequential" },
+                            j.fsync,
+                            j.loops
+                        ),
+                        FileWorkload::Updates(u) => format!(
+                            "updates {}: {} files x {} MiB, {} updates of {} KiB ({:?}), {} threads",
+                            u.name,
+                            u.files,
+                            u.file_bytes >> 20,
+                            u.updates,
+                            u.bs >> 10,
+                            u.pattern,
+                            u.threads
+                        ),
+                    };
+                    let _ = writeln!(s, "{line}");
+                }
+            }
             HostWorkload::DbBench(d) => {
                 let names: Vec<&str> = d.benchmarks.iter().map(|b| b.name()).collect();
                 let _ = writeln!(

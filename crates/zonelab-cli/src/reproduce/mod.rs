@@ -2,6 +2,7 @@
 
 mod block_interface_tax;
 mod ezns;
+mod lsm_zgc;
 mod plot;
 mod preemptive_reset;
 mod rezns;
@@ -19,6 +20,10 @@ pub const PAPERS: &[(&str, &str)] = &[
     (
         "ezns",
         "eZNS (004_337d4095dd30c3f9.txt), section 5: local and global overdrive, scheduler fairness (no RocksDB/YCSB yet)",
+    ),
+    (
+        "lsm-zgc",
+        "LSM-ZGC (003_b9d3f7203b354fdb.txt), section 4: GC overhead of Basic_ZGC vs LSM_ZGC on the F2FS-like layer by utilisation, hot/cold separation, threshold_cold",
     ),
     (
         "preemptive-reset",
@@ -41,6 +46,7 @@ pub const PAPERS: &[(&str, &str)] = &[
 pub fn run(paper: &str, out: &Path) -> Result<()> {
     match paper {
         "ezns" => ezns::run(out),
+        "lsm-zgc" => lsm_zgc::run(out),
         "preemptive-reset" => preemptive_reset::run(out),
         "rezns" => rezns::run(out),
         "zns-characteristics" => zns_characteristics::run(out),

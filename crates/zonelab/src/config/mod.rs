@@ -3,6 +3,7 @@
 //! module holds the serde input only; the validated specs belong to the modules that use them.
 
 pub mod device;
+pub mod files;
 pub mod firmware;
 pub mod kv;
 pub mod layer;
@@ -250,6 +251,15 @@ pub struct ExperimentConfig {
     pub replays: Vec<ReplayConfig>,
     #[serde(default)]
     pub threads: Vec<ThreadsConfig>,
+    /// The host file layer (`[fs]`) and the file workloads on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs: Option<files::FsConfig>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filebench: Vec<files::FilebenchConfig>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fio_files: Vec<files::FioFilesConfig>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub updates: Vec<files::UpdatesConfig>,
     /// db_bench on the key-value store model.
     #[serde(default)]
     pub dbbench: Vec<DbBenchConfig>,
@@ -413,6 +423,18 @@ impl ExperimentConfig {
         for (i, t) in self.threads.iter().enumerate() {
             host.push(HostWorkload::Threads(t.validate(i, &info)?));
         }
+        let file_layer = files::validate(
+            self.fs.as_ref(),
+            &self.filebench,
+            &self.fio_files,
+            &self.updates,
+            &info,
+            self.data.retention,
+            self.seed,
+        )?;
+        if let Some(f) = &file_layer {
+            host.push(HostWorkload::Files(f.clone()));
+        }
         for (i, d) in self.dbbench.iter().enumerate() {
             host.push(HostWorkload::DbBench(d.validate(i, self.seed)?));
         }
@@ -427,7 +449,7 @@ impl ExperimentConfig {
         if need_workload && jobs.is_empty() && replays.is_empty() && host.is_empty() {
             return Err(ConfigError::field(
                 "job",
-                "the experiment has no workload: add a [[job]], [[replay]], [[threads]], [[dbbench]] or [[ycsb]]",
+                "the experiment has no workload: add a [[job]], [[replay]], [[threads]], [[dbbench]], [[ycsb]] or a file workload ([[filebench]], [[fio_files]], [[updates]])",
             ));
         }
         let firmware = match &info.zoned {
@@ -516,6 +538,20 @@ impl ExperimentConfig {
                 (PrefillPlan::default(), plan, Vec::new())
             }
         };
+        if let Some(f) = &file_layer
+            && let crate::host::fs::Personality::Zenfs(z) = &f.fs.personality
+        {
+            let meta = f.fs.first_zone..f.fs.first_zone + z.meta_zones;
+            if let Some((zone, _)) = prefill.zones.iter().find(|(zone, _)| meta.contains(zone)) {
+                return Err(ConfigError::field(
+                    "prefill.offset",
+                    format!(
+                        "zone {zone} is one of ZenFS's metadata zones {}..{}; start the prefill after them",
+                        meta.start, meta.end
+                    ),
+                ));
+            }
+        }
         Ok(Experiment {
             name: self
                 .name

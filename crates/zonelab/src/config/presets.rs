@@ -23,6 +23,10 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../../../presets/smallzone-4t.toml"),
     ),
     (
+        "hynix-1t",
+        include_str!("../../../../presets/hynix-1t.toml"),
+    ),
+    (
         "proto-zns-1t",
         include_str!("../../../../presets/proto-zns-1t.toml"),
     ),

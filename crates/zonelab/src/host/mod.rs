@@ -1,16 +1,22 @@
-//! Host side. Layers that run as tasks on the simulation kernel: the key-value store ([`kv`]),
-//! and next to it the zoned file layer it runs on; each is a handle shared by tasks whose async
-//! operations take the calling task's [`Host`](crate::sim::host::Host). Layers that present a
+//! Host side. Layers that run as tasks on the simulation kernel: the zoned file layer ([`fs`])
+//! with its placement personalities and zone GC policies, and the key-value store ([`kv`]); each
+//! is a handle shared by tasks whose async operations take the calling task's
+//! [`Host`](crate::sim::host::Host). Layers that present a
 //! device behind the device seam: static logical zones striped over physical zones ([`striped`],
 //! the baseline eZNS is measured against) and eZNS's elastic v-zones with its zone arbiter and I/O
 //! scheduler ([`elastic`]); each wraps the ZNS device and implements
 //! [`crate::device::DeviceModel`], so every front end drives it as a device.
 
 pub mod elastic;
+pub mod fs;
 pub mod kv;
 pub mod lzone;
 pub mod stripe;
 pub mod striped;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
 
 use crate::device::{DeviceInfo, DeviceModel};
 use crate::time::Duration;
@@ -58,4 +64,31 @@ impl LayerSpec {
             }
         }
     }
+}
+
+/// Runs `futures` at once inside one task and waits for all of them; results in order. Commands
+/// are submitted in the order the futures are given (each submits when first polled).
+pub async fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
+    let mut futs: Vec<Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut out: Vec<Option<F::Output>> = futs.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (f, slot) in futs.iter_mut().zip(out.iter_mut()) {
+            if slot.is_none() {
+                match f.as_mut().poll(cx) {
+                    Poll::Ready(v) => *slot = Some(v),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter()
+        .map(|v| v.expect("every future finished"))
+        .collect()
 }

@@ -238,6 +238,19 @@ impl Metrics {
         }
     }
 
+    /// Measures again from `origin`: counts, histograms and series go back to zero; tenants and
+    /// keys stay valid.
+    pub fn restart(&mut self, origin: Instant) {
+        self.origin = origin;
+        self.last_done = origin;
+        for s in &mut self.slots {
+            s.latency.reset();
+            s.count = 0;
+            s.bytes = 0;
+        }
+        self.per_tenant.iter_mut().for_each(|t| *t = None);
+    }
+
     /// The tenant called `name`, added if new.
     pub fn tenant(&mut self, name: &str) -> TenantId {
         if let Some(i) = self.tenants.iter().position(|t| t == name) {

@@ -69,6 +69,12 @@ impl Recorder {
         self.len == 0
     }
 
+    /// Forgets everything recorded (a measured phase restarts).
+    pub fn reset(&mut self) {
+        self.counts.fill(0);
+        self.len = 0;
+    }
+
     /// The HDR histogram of everything recorded.
     pub fn histogram(&self) -> Histogram<u64> {
         let mut h = latency_histogram();
@@ -88,11 +94,17 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// Every figure a report reads equals recording the values straight into the histogram.
+        /// Every figure a report reads equals recording the values straight into the histogram
+        /// (after a reset has dropped what came before).
         #[test]
         fn equals_the_hdr_histogram(values in prop::collection::vec(
             prop_oneof![0u64..3_000, 0u64..10_000_000, 0u64..u64::MAX], 1..300)) {
             let mut r = Recorder::default();
+            for &v in values.iter().rev().take(7) {
+                r.record(v / 2 + 1);
+            }
+            r.reset();
+            prop_assert!(r.is_empty());
             let mut h = latency_histogram();
             for &v in &values {
                 r.record(v);

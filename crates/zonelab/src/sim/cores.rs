@@ -42,6 +42,12 @@ impl Cores {
         start + duration
     }
 
+    /// Starts CPU accounting again (a new measured phase); cores keep their queued work.
+    pub fn restart(&mut self) {
+        self.busy.iter_mut().for_each(|b| *b = Duration::ZERO);
+        self.waited = Duration::ZERO;
+    }
+
     pub fn count(&self) -> u32 {
         self.free.len() as u32
     }

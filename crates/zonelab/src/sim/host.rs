@@ -257,6 +257,17 @@ impl Host {
             .record(key, submitted, self.now(), bytes);
     }
 
+    /// Starts the measured phase now, after a host workload's own set-up (a file set created
+    /// before a benchmark runs, as Filebench's pre-allocation or fio's ramp): device counters,
+    /// energy, latency histograms, time series and CPU accounting start again from zero.
+    /// Firmware reports and wear keep counting from the start of the run.
+    pub fn start_measurement(&self) {
+        let now = self.now();
+        self.kernel.device.borrow_mut().reset_counters();
+        self.kernel.metrics.borrow_mut().restart(now);
+        self.kernel.cores.borrow_mut().restart();
+    }
+
     /// Registers a host layer's report, made when the run ends and written to the summary's
     /// `layers` under `name` (a file layer's write amplification and GC counters, say).
     pub fn add_report(&self, name: &str, report: impl Fn() -> serde_json::Value + 'static) {

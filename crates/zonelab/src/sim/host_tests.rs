@@ -8,7 +8,7 @@ use super::sync::{Condvar, Mutex, Semaphore};
 use super::*;
 use crate::config::ExperimentConfig;
 use crate::device::{Command, Op};
-use crate::time::Duration;
+use crate::time::{Duration, Instant};
 
 const DEVICE: &str = r#"
 [device]
@@ -222,4 +222,29 @@ fn daemons_do_not_keep_a_run_going() {
     })
     .unwrap();
     assert_eq!(out.summary.ops["write"].count, 1);
+}
+
+#[test]
+fn a_timed_wait_ends_at_its_deadline_or_at_the_notification() {
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s = seen.clone();
+    run_tasks(&move |host| {
+        let cv = Rc::new(Condvar::new());
+        let (h, c, s2) = (host.clone(), cv.clone(), s.clone());
+        host.spawn("timed", false, async move {
+            // Times out at 50 us (nobody notifies yet): no waiter stays behind.
+            let first = c.notified_until(&h, Instant::from_ns(50_000)).await;
+            s2.borrow_mut().push((first, h.now().ns(), c.waiting()));
+            // Notified at 80 us, well before its 1 ms deadline.
+            let second = c.notified_until(&h, Instant::from_ns(1_000_000)).await;
+            s2.borrow_mut().push((second, h.now().ns(), c.waiting()));
+        });
+        let h = host.clone();
+        host.spawn("notifier", false, async move {
+            h.sleep(Duration::from_us(80)).await;
+            cv.notify_all(&h);
+        });
+    })
+    .unwrap();
+    assert_eq!(*seen.borrow(), [(false, 50_000, 0), (true, 80_000, 0)]);
 }

@@ -4,6 +4,7 @@
 
 use std::cell::{Cell, RefCell, RefMut};
 use std::collections::VecDeque;
+use std::future::Future;
 use std::ops::{Deref, DerefMut};
 use std::rc::Rc;
 use std::task::Poll;
@@ -168,6 +169,32 @@ impl Condvar {
             }
         })
         .await;
+    }
+
+    /// Waits for the next notification or until `until`, whichever comes first (a daemon that
+    /// also wakes on a timer); true if notified. A timed-out wait leaves no waiter behind.
+    pub async fn notified_until(&self, host: &Host, until: crate::time::Instant) -> bool {
+        let flag = Rc::new(Cell::new(false));
+        self.waiters
+            .borrow_mut()
+            .push_back((current(host), flag.clone()));
+        let mut timer = Box::pin(host.sleep_until(until));
+        let notified = std::future::poll_fn(|cx| {
+            if flag.get() {
+                return Poll::Ready(true);
+            }
+            if timer.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(false);
+            }
+            Poll::Pending
+        })
+        .await;
+        if !notified {
+            self.waiters
+                .borrow_mut()
+                .retain(|(_, f)| !Rc::ptr_eq(f, &flag));
+        }
+        notified
     }
 
     /// Releases `guard`, waits for a notification, and takes the lock again.

@@ -2,6 +2,7 @@
 //! fast path; trace replay ([`replay`]) reissues a recorded stream.
 
 pub mod block;
+pub mod files;
 pub mod fio;
 pub mod kv;
 pub mod replay;
@@ -21,6 +22,8 @@ use threads::ThreadsSpec;
 #[derive(Clone, Debug, PartialEq)]
 pub enum HostWorkload {
     Threads(ThreadsSpec),
+    /// The host file layer and the file workloads on it.
+    Files(files::FilesSpec),
     /// db_bench on the key-value store model.
     DbBench(kv::dbbench::DbBenchSpec),
     /// A YCSB core workload on the key-value store model.
@@ -39,6 +42,7 @@ impl HostWorkload {
     pub fn name(&self) -> &str {
         match self {
             HostWorkload::Threads(t) => &t.name,
+            HostWorkload::Files(_) => "files",
             HostWorkload::DbBench(d) => &d.name,
             HostWorkload::Ycsb(y) => &y.name,
         }
@@ -48,6 +52,7 @@ impl HostWorkload {
     pub fn spawn(&self, host: &Host) {
         match self {
             HostWorkload::Threads(t) => threads::spawn(t, host),
+            HostWorkload::Files(f) => files::spawn(f, host),
             HostWorkload::DbBench(d) => kv::dbbench::spawn(d, host),
             HostWorkload::Ycsb(y) => kv::ycsb::spawn(y, host),
         }
@@ -61,6 +66,24 @@ impl HostWorkload {
                 first_zone: t.first_zone,
                 zone_count: t.zone_count,
                 open_zones: 2,
+            }),
+            // The file layer's logs (F2FS) or at least one zone per writer and its metadata
+            // (ZenFS, whose tokens adapt to the device's limits).
+            HostWorkload::Files(f) => Some(ZoneUse {
+                first_zone: f.fs.first_zone,
+                zone_count: f.fs.zone_count,
+                open_zones: match &f.fs.personality {
+                    crate::host::fs::Personality::F2fs(p) => {
+                        p.active_logs
+                            + match f.fs.gc.policy {
+                                crate::host::fs::GcPolicyKind::BasicZgc => 1,
+                                crate::host::fs::GcPolicyKind::LsmZgc if f.fs.gc.separate => 3,
+                                crate::host::fs::GcPolicyKind::LsmZgc => 1,
+                                _ => 0,
+                            }
+                    }
+                    crate::host::fs::Personality::Zenfs(z) => z.reserved_zones + 1,
+                },
             }),
             // Key-value stores write through a file layer, which owns its zones.
             HostWorkload::DbBench(_) | HostWorkload::Ycsb(_) => None,

@@ -1,0 +1,329 @@
+//! LSM-ZGC (003_b9d3f7203b354fdb.txt, HotStorage'20 slides, section 4) on `hynix-1t`: GC
+//! overhead (time and bytes copied) of Basic_ZGC against LSM_ZGC by average utilisation under
+//! uniform and 70/30 updates, LSM_ZGC with and without hot/cold separation at utilisation 0.6,
+//! and the sensitivity to threshold_cold at 0.6. The runs are independent: two at a time.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use zonelab::config::ExperimentConfig;
+use zonelab::host::fs::FsReport;
+use zonelab::report::Summary;
+use zonelab::sim::Inputs;
+
+use super::plot::bar_chart;
+use zonelab_cli::output::write_results;
+
+const UPDATES: &str = include_str!("../../../../experiments/lsm-zgc/updates.toml");
+/// Average utilisations swept (CHOSEN: the slides plot an x-axis of utilisations without
+/// listing them).
+const UTILISATIONS: [u32; 3] = [40, 60, 80];
+/// threshold_cold values swept at utilisation 0.6 (CHOSEN around the paper's 0.8).
+const THRESHOLDS: [f64; 3] = [0.6, 0.8, 0.9];
+const POLICIES: [&str; 2] = ["basic_zgc", "lsm_zgc"];
+const PATTERNS: [&str; 2] = ["uniform", "hotcold"];
+
+/// One run: its name, the experiment text and its overrides.
+struct Run {
+    name: String,
+    text: String,
+    overrides: Vec<String>,
+}
+
+fn job(pattern: &str, util: u32, policy: &str, extra: &[String]) -> Run {
+    let text = UPDATES
+        .replace("pattern = \"hotcold\"", &format!("pattern = \"{pattern}\""))
+        .replace("dataset = \"60%\"", &format!("dataset = \"{util}%\""));
+    let mut overrides = vec![format!("fs.gc.policy=\"{policy}\"")];
+    overrides.extend_from_slice(extra);
+    let tail: String = extra
+        .iter()
+        .map(|o| format!("-{}", o.trim_start_matches("fs.gc.").replace('=', "-")))
+        .collect();
+    Run {
+        name: format!("{pattern}-u{util}-{policy}{tail}"),
+        text,
+        overrides,
+    }
+}
+
+fn run_one(out: &Path, r: &Run) -> Result<Summary> {
+    let cfg = ExperimentConfig::parse(&r.text, &r.overrides)
+        .with_context(|| format!("experiments/lsm-zgc ({})", r.name))?;
+    let exp = cfg.validate(&r.name)?;
+    eprintln!("running {}", r.name);
+    let result = zonelab::run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {})?;
+    write_results(&out.join("runs").join(&r.name), &cfg, &result)?;
+    Ok(result.summary)
+}
+
+/// Runs every run, two at a time (the runs share nothing), in order of the list.
+fn run_all(out: &Path, runs: &[Run]) -> Result<Vec<Summary>> {
+    let workers = 2;
+    let mut results: Vec<Option<Result<Summary>>> = (0..runs.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                scope.spawn(move || {
+                    (w..runs.len())
+                        .step_by(workers)
+                        .map(|i| (i, run_one(out, &runs[i])))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            for (i, r) in h.join().expect("a reproduction run panicked") {
+                results[i] = Some(r);
+            }
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.expect("every run was done"))
+        .collect()
+}
+
+fn fs_report(s: &Summary) -> Result<FsReport> {
+    let v = s
+        .layers
+        .get("fs")
+        .context("a run of the file layer reports layers.fs")?;
+    Ok(serde_json::from_value(v.clone())?)
+}
+
+fn gc_s(r: &FsReport) -> f64 {
+    r.gc.time_ns as f64 / 1e9
+}
+
+fn gc_gib(r: &FsReport) -> f64 {
+    r.gc.bytes_written as f64 / (1u64 << 30) as f64
+}
+
+fn ratio(basic: f64, lsm: f64) -> f64 {
+    if lsm == 0.0 { 0.0 } else { basic / lsm }
+}
+
+/// Every run, and where the separation and threshold_cold runs start in the list.
+fn runs() -> (Vec<Run>, usize, usize) {
+    let mut runs = Vec::new();
+    for pattern in PATTERNS {
+        for util in UTILISATIONS {
+            for policy in POLICIES {
+                runs.push(job(pattern, util, policy, &[]));
+            }
+        }
+    }
+    let separation = runs.len();
+    runs.push(job(
+        "hotcold",
+        60,
+        "lsm_zgc",
+        &["fs.gc.separate=false".into()],
+    ));
+    let thresholds = runs.len();
+    for t in THRESHOLDS.iter().filter(|&&t| t != 0.8) {
+        runs.push(job(
+            "hotcold",
+            60,
+            "lsm_zgc",
+            &[format!("fs.gc.threshold_cold={t}")],
+        ));
+    }
+    (runs, separation, thresholds)
+}
+
+pub fn run(out: &Path) -> Result<()> {
+    let figures = out.join("figures");
+    std::fs::create_dir_all(&figures)
+        .with_context(|| format!("cannot create {}", figures.display()))?;
+    let (runs, separation, thresholds) = runs();
+    let summaries = run_all(out, &runs)?;
+    let reports: Vec<FsReport> = summaries.iter().map(fs_report).collect::<Result<_>>()?;
+
+    // The utilisation sweep: reports[(p * UTILISATIONS.len() + u) * 2 + policy].
+    let at =
+        |p: usize, u: usize, policy: usize| &reports[(p * UTILISATIONS.len() + u) * 2 + policy];
+    let groups: Vec<String> = UTILISATIONS.iter().map(|u| format!("{u}%")).collect();
+    for (p, pattern) in PATTERNS.iter().enumerate() {
+        for (file, title, unit, get) in [
+            (
+                "gc-time",
+                "GC time",
+                "s",
+                &gc_s as &dyn Fn(&FsReport) -> f64,
+            ),
+            ("gc-copied", "Bytes copied by GC", "GiB", &gc_gib),
+        ] {
+            let series: Vec<(String, Vec<f64>)> = ["Basic_ZGC", "LSM_ZGC"]
+                .iter()
+                .enumerate()
+                .map(|(k, name)| {
+                    let v = (0..UTILISATIONS.len()).map(|u| get(at(p, u, k))).collect();
+                    (name.to_string(), v)
+                })
+                .collect();
+            bar_chart(
+                &figures.join(format!("{file}-{pattern}.svg")),
+                &format!("{title}, {pattern} updates, by average utilisation"),
+                unit,
+                &groups,
+                &series,
+            )?;
+        }
+    }
+
+    let mut s = String::from(
+        "# LSM-ZGC, reproduced with ZoneLab\n\n\
+         Source: 003_b9d3f7203b354fdb.txt (HotStorage'20 slides), section 4 and appendix. Device:\n\
+         `hynix-1t` (1 TB, 1 GiB zones). Stack: the F2FS-like layer on 32 of its zones with\n\
+         Basic_ZGC or LSM_ZGC as its zone GC (greedy victims, 2 MiB segments, threshold_cold 0.8).\n\
+         Workload (experiments/lsm-zgc/updates.toml): 16 files filled to the average utilisation,\n\
+         then 6,000,000 updates of 4 KiB by one thread, uniform or 70% of them to 30% of the data.\n\
+         GC time is simulated time from victim choice to victim reset, foreground and background.\n\
+         Rerun with `zonelab reproduce lsm-zgc`.\n\n\
+         ## GC overhead by average utilisation\n\n\
+         | pattern | utilisation | GC s Basic | LSM | Basic/LSM | GiB copied Basic | LSM | Basic/LSM | zones collected Basic | LSM | GiB read Basic | LSM |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut gains: Vec<Vec<f64>> = vec![Vec::new(); PATTERNS.len()];
+    for (p, pattern) in PATTERNS.iter().enumerate() {
+        for (u, util) in UTILISATIONS.iter().enumerate() {
+            let (b, l) = (at(p, u, 0), at(p, u, 1));
+            let g = ratio(gc_s(b), gc_s(l));
+            gains[p].push(g);
+            let _ = writeln!(
+                s,
+                "| {pattern} | {util}% | {:.1} | {:.1} | {g:.2}x | {:.2} | {:.2} | {:.2}x | {} | {} | {:.2} | {:.2} |",
+                gc_s(b),
+                gc_s(l),
+                gc_gib(b),
+                gc_gib(l),
+                ratio(gc_gib(b), gc_gib(l)),
+                b.gc.zones_collected,
+                l.gc.zones_collected,
+                b.gc.bytes_read as f64 / (1u64 << 30) as f64,
+                l.gc.bytes_read as f64 / (1u64 << 30) as f64,
+            );
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let max = |v: &[f64]| v.iter().copied().fold(f64::MIN, f64::max);
+    let _ = write!(
+        s,
+        "\n## Beside the paper's claims\n\n\
+         | claim (paper) | ZoneLab |\n|---|---|\n\
+         | uniform updates: LSM_ZGC cuts GC overhead 1.9x on average, 2.3x at most | {:.2}x on average, {:.2}x at most (GC time) |\n\
+         | 70/30 updates: 1.4x on average, 1.6x at most | {:.2}x on average, {:.2}x at most |\n\n",
+        mean(&gains[0]),
+        max(&gains[0]),
+        mean(&gains[1]),
+        max(&gains[1]),
+    );
+    let (copied_b, copied_l): (f64, f64) = (0..PATTERNS.len())
+        .flat_map(|p| (0..UTILISATIONS.len()).map(move |u| (p, u)))
+        .map(|(p, u)| (gc_gib(at(p, u, 0)), gc_gib(at(p, u, 1))))
+        .fold((0.0, 0.0), |a, x| (a.0 + x.0, a.1 + x.1));
+    let _ = write!(
+        s,
+        "Across the sweep LSM_ZGC copied {:.2}x the bytes Basic_ZGC copied: its gain here is in time,\n\
+         not in bytes. It reads a victim's units whole (valid and invalid data together, large\n\
+         sequential reads) where Basic_ZGC reads each run of valid blocks on its own (many small reads once 4 KiB\n\
+         updates have fragmented the zone), so it spends less time per\n\
+         zone even when it collects more zones. The slides report the overhead as time; they give no\n\
+         bytes copied to compare with.\n\n",
+        ratio(copied_l, copied_b),
+    );
+    let with = at(1, 1, 1);
+    let without = &reports[separation];
+    let _ = write!(
+        s,
+        "## Hot/cold separation (LSM_ZGC, 70/30 updates, utilisation 0.6)\n\n\
+         | | GC s | GiB copied | zones collected | victims by live share (tenths 0-10) |\n|---|---:|---:|---:|---|\n\
+         | without separation | {:.1} | {:.2} | {} | {:?} |\n\
+         | with separation | {:.1} | {:.2} | {} | {:?} |\n\n",
+        gc_s(without),
+        gc_gib(without),
+        without.gc.zones_collected,
+        without.gc.victim_utilisation_tenths,
+        gc_s(with),
+        gc_gib(with),
+        with.gc.zones_collected,
+        with.gc.victim_utilisation_tenths,
+    );
+    let _ = write!(
+        s,
+        "{}\n\n",
+        if gc_s(with) < gc_s(without) {
+            "Separation lowered GC time here, as the slides report."
+        } else {
+            "Unlike the slides, separation did not lower GC time here (the victims' live shares are in\n\
+             the last column); why is not established by these runs."
+        }
+    );
+    s += "## threshold_cold (LSM_ZGC, 70/30 updates, utilisation 0.6)\n\n\
+          | threshold_cold | GC s | GiB copied | to C1C GiB | to C1H GiB | to C2 GiB |\n|---:|---:|---:|---:|---:|---:|\n";
+    let mut extra = thresholds;
+    for t in THRESHOLDS {
+        let r = if t == 0.8 {
+            with
+        } else {
+            extra += 1;
+            &reports[extra - 1]
+        };
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        let _ = writeln!(
+            s,
+            "| {t} | {:.1} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            gc_s(r),
+            gc_gib(r),
+            gib(r.gc.c1c_bytes),
+            gib(r.gc.c1h_bytes),
+            gib(r.gc.c2_bytes),
+        );
+    }
+    s += "\nThe effect of the initial utilisation at threshold_cold 0.8 is the LSM_ZGC column of the\n\
+          utilisation table above.\n\n\
+          **Where the setups differ.** The paper ran its own LSM_ZGC on the SK hynix prototype; ZoneLab\n\
+          models that device from its published QD1 latencies (presets/hynix-1t.toml) and runs the\n\
+          collectors inside an F2FS-like layer with a 256 MiB page cache, on 32 zones instead of 1024,\n\
+          with utilisations, update counts and the victim rule chosen (the slides give none of them).\n\
+          The slides' figures are charts without a table, so only their stated ratios are compared.\n\
+          The multi-thread scalability run (worker only 40, LSM_ZGC 45, Basic_ZGC 53) is not\n\
+          reproduced.\n\n\
+          Figures: figures/gc-time-{uniform,hotcold}.svg, figures/gc-copied-{uniform,hotcold}.svg.\n\
+          Per-run results: runs/<name>/ (summary.json, layers.fs.gc).\n";
+    std::fs::write(out.join("summary.md"), &s)?;
+    print!("{s}");
+    eprintln!("results, figures and summary.md in {}", out.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_run_validates_with_its_own_pattern_utilisation_and_policy() {
+        let (runs, separation, thresholds) = runs();
+        assert_eq!(runs.len(), 15);
+        assert_eq!((separation, thresholds), (12, 13));
+        let mut names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), runs.len(), "run names are unique");
+        for r in &runs {
+            let (pattern, util) = (r.name.split('-').next().unwrap(), &r.name[..]);
+            assert!(
+                r.text.contains(&format!("pattern = \"{pattern}\"")),
+                "{util}"
+            );
+            let u = util.split("-u").nth(1).unwrap().split('-').next().unwrap();
+            assert!(r.text.contains(&format!("dataset = \"{u}%\"")), "{util}");
+            let cfg = ExperimentConfig::parse(&r.text, &r.overrides).unwrap();
+            cfg.validate(&r.name)
+                .unwrap_or_else(|e| panic!("{}: {e}", r.name));
+        }
+    }
+}

@@ -1,0 +1,427 @@
+//! The F2FS personality in zoned mode (Linux fs/f2fs as of 5.16, f2fs-tools 1.14;
+//! ../shared/reference/host-stack.md (b)).
+//!
+//! - Main area: every zone of the region is a section of 2 MiB segments; LFS only (no
+//!   in-place updates, no SSR). Six logs (`active_logs`; 2 and 4 map as F2FS does): hot data
+//!   (dentry blocks, files hinted short-lived), warm data (other files), cold data (files hinted
+//!   extreme, blocks moved by GC), hot node (directories' nodes), warm node (files' inode and
+//!   direct node blocks), cold node (indirect nodes, not modelled).
+//! - A file's block addresses live in its inode (923 of them) and in direct node blocks (1018
+//!   each); writing a data block dirties the node that points at it, and fsync writes the
+//!   file's dirty nodes to the node log, then sends a device Flush. Indirect nodes are not
+//!   rewritten: F2FS's NAT lets a node move without its parent changing.
+//! - Directories store their entries in dentry blocks (214 entries each) written to the hot
+//!   data log at a checkpoint.
+//! - Checkpoints (every `cp_interval`, and before foreground cleaning when prefree sections
+//!   exist): dirty dentry and node blocks go to the main area, then the CP pack, dirty NAT and
+//!   SIT blocks and the segments' summary blocks go to the conventional device, then prefree
+//!   sections are reset (5.16 resets a zoned section synchronously when it is discarded).
+//! - The conventional device is not the simulated ZNS device (the kernel drives one device):
+//!   it is a queue with a fixed latency per request and a transfer rate (`meta_latency`,
+//!   `meta_rate_mb_s`), its bytes reported apart. This is how `mkfs.f2fs -m -c zns regular`
+//!   splits a ZNS setup: the ZNS device never sees those writes, so modelling them as device
+//!   writes on a reserved zone range would add resets and erases the paper's device never had.
+//! - Space: mkfs.f2fs's reserved and over-provisioned segments ([`super::spec::f2fs_mkfs_space`])
+//!   are kept from users; cleaning triggers are F2FS's (foreground: free sections at most the
+//!   reserved ones; background: cost-benefit when the device is idle, see `gc/f2fs.rs`).
+
+use std::rc::Rc;
+
+use super::map::Run;
+use super::space::{Owner, Space};
+use super::state::{Ino, Inode, Page, State};
+use super::{
+    BLOCK_BYTES, COLD_DATA, F2fsSpec, FsError, FsSpec, HOT_DATA, HOT_NODE, Inner, Personality,
+    Target, WARM_DATA, WARM_NODE, io,
+};
+use crate::device::{Command, Op};
+use crate::sim::host::Host;
+use crate::time::Duration;
+
+/// Block addresses in an inode (`ADDRS_PER_INODE` with inline xattrs) and a direct node
+/// (`ADDRS_PER_BLOCK`).
+const ADDRS_PER_INODE: u64 = 923;
+const ADDRS_PER_BLOCK: u64 = 1018;
+/// Dentries per dentry block (`NR_DENTRY_IN_BLOCK`), NAT entries per NAT block
+/// (`NAT_ENTRY_PER_BLOCK`), SIT entries per SIT block (`SIT_ENTRY_PER_BLOCK`).
+const DENTRIES_PER_BLOCK: u64 = 214;
+const NAT_PER_BLOCK: u32 = 455;
+const SIT_PER_BLOCK: u32 = 55;
+/// The CP pack: header and footer blocks (orphan and summary blocks folded in).
+const CP_PACK_BLOCKS: u64 = 2;
+
+/// Checkpoint bookkeeping: what changed since the last one.
+#[derive(Default)]
+pub struct F2State {
+    pub on: bool,
+    pub seg_blocks: u32,
+    pub segs_per_zone: u32,
+    pub reserved_sections: u32,
+    /// Over-provisioned segments, the reserved ones included.
+    pub ovp_segments: u64,
+    /// SIT blocks whose entries changed; segments written (their summary blocks).
+    sit_dirty: Vec<u64>,
+    sit_count: u64,
+    ssa_dirty: Vec<u64>,
+    ssa_count: u64,
+    /// NAT blocks whose entries changed.
+    nat_dirty: std::collections::BTreeSet<u32>,
+}
+
+fn set_bit(bits: &mut [u64], i: usize, count: &mut u64) {
+    let (w, b) = (i / 64, 1u64 << (i % 64));
+    if bits[w] & b == 0 {
+        bits[w] |= b;
+        *count += 1;
+    }
+}
+
+impl F2State {
+    fn segment(&self, zone: u32, block: u32) -> usize {
+        zone as usize * self.segs_per_zone as usize + (block / self.seg_blocks) as usize
+    }
+
+    pub fn note_fill(&mut self, _space: &Space, zone: u32, block: u32, len: u32) {
+        if !self.on {
+            return;
+        }
+        let (a, b) = (
+            self.segment(zone, block),
+            self.segment(zone, block + len - 1),
+        );
+        for s in a..=b {
+            set_bit(&mut self.ssa_dirty, s, &mut self.ssa_count);
+            set_bit(
+                &mut self.sit_dirty,
+                s / SIT_PER_BLOCK as usize,
+                &mut self.sit_count,
+            );
+        }
+    }
+
+    pub fn note_kill(&mut self, _space: &Space, r: Run) {
+        if !self.on {
+            return;
+        }
+        let (a, b) = (
+            self.segment(r.zone, r.block),
+            self.segment(r.zone, r.block + r.len - 1),
+        );
+        for s in a..=b {
+            set_bit(
+                &mut self.sit_dirty,
+                s / SIT_PER_BLOCK as usize,
+                &mut self.sit_count,
+            );
+        }
+    }
+
+    pub fn note_node_moved(&mut self, ino: Ino) {
+        self.nat_dirty.insert(ino / NAT_PER_BLOCK);
+    }
+
+    /// Metadata blocks the next checkpoint writes to the conventional device, and forget them.
+    fn take_checkpoint_blocks(&mut self) -> u64 {
+        let n = CP_PACK_BLOCKS + self.nat_dirty.len() as u64 + self.sit_count + self.ssa_count;
+        self.nat_dirty.clear();
+        self.sit_dirty.iter_mut().for_each(|w| *w = 0);
+        self.ssa_dirty.iter_mut().for_each(|w| *w = 0);
+        self.sit_count = 0;
+        self.ssa_count = 0;
+        n
+    }
+}
+
+fn spec(fs: &Inner) -> &F2fsSpec {
+    match &fs.spec.personality {
+        Personality::F2fs(f) => f,
+        Personality::Zenfs(_) => unreachable!("an F2FS call on ZenFS"),
+    }
+}
+
+/// Lays out the main area; returns the blocks users may fill.
+pub(super) fn mkfs(
+    st: &mut State,
+    f: &F2fsSpec,
+    spec: &FsSpec,
+    cap_blocks: u32,
+) -> Result<u64, FsError> {
+    let segs_per_zone = cap_blocks / f.segment_blocks;
+    if segs_per_zone == 0 {
+        return Err(FsError::Unsupported(format!(
+            "F2FS needs zones of at least one {}-block segment; a zone holds {cap_blocks} blocks",
+            f.segment_blocks
+        )));
+    }
+    let main = spec.zone_count as u64 * segs_per_zone as u64;
+    let spz = segs_per_zone as u64;
+    let (rsvd, ovp) = match (f.reserved_sections, f.overprovision_pct) {
+        (Some(r), pct) => {
+            let rsvd = r as u64 * spz;
+            let ovp = pct.map_or(0.0, |p| main.saturating_sub(rsvd) as f64 * p / 100.0) as u64;
+            (rsvd, rsvd + ovp)
+        }
+        (None, pct) => super::spec::f2fs_mkfs_space(main, spz, pct).ok_or_else(|| {
+            FsError::Unsupported(format!(
+                "mkfs.f2fs: {} sections of {spz} segments leave no room after the reserved and over-provisioned space; set fs.f2fs.reserved_sections",
+                spec.zone_count
+            ))
+        })?,
+    };
+    if ovp >= main {
+        return Err(FsError::Unsupported(format!(
+            "F2FS keeps {ovp} of {main} segments from users: nothing is left"
+        )));
+    }
+    let segs = main as usize;
+    st.f2 = F2State {
+        on: true,
+        seg_blocks: f.segment_blocks,
+        segs_per_zone,
+        reserved_sections: rsvd.div_ceil(spz) as u32,
+        ovp_segments: ovp,
+        sit_dirty: vec![0; (segs / SIT_PER_BLOCK as usize).div_ceil(64) + 1],
+        sit_count: 0,
+        ssa_dirty: vec![0; segs.div_ceil(64) + 1],
+        ssa_count: 0,
+        nat_dirty: Default::default(),
+    };
+    Ok((main - ovp) * f.segment_blocks as u64)
+}
+
+/// The node block holding the address of file block `fb` (0: the inode).
+pub(super) fn node_of(fb: u64) -> u32 {
+    if fb < ADDRS_PER_INODE {
+        0
+    } else {
+        1 + ((fb - ADDRS_PER_INODE) / ADDRS_PER_BLOCK) as u32
+    }
+}
+
+/// The log a file's data goes to (`__get_segment_type_{2,4,6}`; write hints as
+/// `f2fs_rw_hint_to_seg_type`: short-lived hot, extreme cold).
+pub(super) fn data_log(f: &F2fsSpec, inode: &Inode) -> usize {
+    match f.active_logs {
+        2 => HOT_DATA,
+        4 => {
+            if inode.is_dir() {
+                HOT_DATA
+            } else {
+                COLD_DATA
+            }
+        }
+        _ => {
+            if inode.is_dir() || inode.lifetime == super::Lifetime::Short {
+                HOT_DATA
+            } else if inode.lifetime == super::Lifetime::Extreme {
+                COLD_DATA
+            } else {
+                WARM_DATA
+            }
+        }
+    }
+}
+
+/// The log a node block goes to.
+pub(super) fn node_log(f: &F2fsSpec, inode: &Inode) -> usize {
+    match f.active_logs {
+        2 => HOT_NODE,
+        4 => {
+            if inode.is_dir() {
+                HOT_NODE
+            } else {
+                super::COLD_NODE
+            }
+        }
+        _ => {
+            if inode.is_dir() {
+                HOT_NODE
+            } else {
+                WARM_NODE
+            }
+        }
+    }
+}
+
+/// The log GC moves data to.
+pub(super) fn gc_data_log(f: &F2fsSpec) -> usize {
+    if f.active_logs == 2 {
+        HOT_DATA
+    } else {
+        COLD_DATA
+    }
+}
+
+/// The inode block must be rewritten.
+pub(super) fn dirty_inode(st: &mut State, ino: Ino) {
+    st.dirty_node(ino, 0);
+    st.inode_mut(ino).meta_dirty = true;
+}
+
+/// FNV-1a: which dentry block a name hashes to.
+fn name_hash(name: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// An entry of `dir` was added, removed or changed: its dentry block is dirty.
+pub(super) fn dirty_dentry(st: &mut State, dir: Ino, name: &str) {
+    let entries = st.inode(dir).children.len() as u64;
+    let blocks = entries.div_ceil(DENTRIES_PER_BLOCK).max(1);
+    let fb = name_hash(name) % blocks;
+    let data_mode = st.data;
+    let now_new = {
+        let i = st.inode(dir);
+        !i.pages.contains_key(&fb) && i.map.get(fb).is_none()
+    };
+    let mut added = 0;
+    let mut dirtied = 0;
+    {
+        let i = st.inode_mut(dir);
+        let page = i.pages.entry(fb).or_insert_with(|| {
+            added = 1;
+            Page {
+                dirty: false,
+                data: data_mode.then(|| vec![0u8; BLOCK_BYTES as usize].into()),
+            }
+        });
+        if !page.dirty {
+            page.dirty = true;
+            dirtied = 1;
+            i.dirty_idx.insert(fb);
+        }
+        i.dirty += dirtied;
+        // Dentry blocks wait for a checkpoint (the flusher leaves directories alone).
+        i.size = i.size.max((fb + 1) * BLOCK_BYTES);
+        if now_new {
+            i.allocated += 1;
+        }
+    }
+    st.dirty_node(dir, 0);
+    st.dirty_dirs.insert(dir);
+    st.cached_pages += added;
+    st.dirty_pages += dirtied as u64;
+    if now_new {
+        st.used_blocks += 1;
+    }
+}
+
+/// Writes dirty node blocks (of `only`, or of every inode at a checkpoint) to the node logs.
+pub(super) async fn write_nodes(
+    fs: &Rc<Inner>,
+    h: &Host,
+    only: Option<Ino>,
+) -> Result<(), FsError> {
+    let f = spec(fs).clone();
+    let cmds = {
+        let mut st = fs.st.borrow_mut();
+        let inos: Vec<Ino> = match only {
+            Some(i) => vec![i],
+            None => std::mem::take(&mut st.node_dirty).into_iter().collect(),
+        };
+        let mut cmds: Vec<io::WriteCmd> = Vec::new();
+        let mut old = Vec::new();
+        let now = h.now();
+        for ino in inos {
+            if !st.exists(ino) {
+                continue;
+            }
+            let log = node_log(&f, st.inode(ino));
+            let nodes: Vec<u32> = std::mem::take(&mut st.inode_mut(ino).dirty_nodes)
+                .into_iter()
+                .collect();
+            for idx in nodes {
+                let Some(z) = io::target_zone(fs, &mut st, Target::Stream(log), true) else {
+                    // No zone for nodes: they stay dirty for the next try.
+                    st.dirty_node(ino, idx);
+                    continue;
+                };
+                let (b, got) = st.space.alloc(z, 1, now);
+                debug_assert_eq!(got, 1);
+                if let Some((oz, ob)) = st.inode_mut(ino).nodes.insert(idx, (z, b)) {
+                    old.push(Run::new(oz, ob, 1));
+                }
+                st.fill(
+                    z,
+                    b,
+                    1,
+                    Owner::Node {
+                        ino,
+                        index: idx as u64,
+                    },
+                );
+                st.f2.note_node_moved(ino);
+                st.stats.meta_blocks_written += 1;
+                match cmds.last_mut() {
+                    Some(c)
+                        if c.zone == z && c.block + c.len == b && c.len < fs.spec.max_io_blocks =>
+                    {
+                        c.len += 1;
+                        if let Some(d) = c.data.as_mut() {
+                            d.resize(d.len() + BLOCK_BYTES as usize, 0);
+                        }
+                    }
+                    _ => cmds.push(io::WriteCmd {
+                        zone: z,
+                        block: b,
+                        len: 1,
+                        data: fs.spec.data.then(|| vec![0u8; BLOCK_BYTES as usize]),
+                    }),
+                }
+            }
+            st.inode_mut(ino).meta_dirty = false;
+        }
+        st.kill_runs(&old);
+        cmds
+    };
+    io::submit_writes(fs, h, cmds, None).await
+}
+
+/// A checkpoint: dentry and node blocks, a device Flush, the metadata on the conventional
+/// device, then the prefree sections' resets.
+pub(super) async fn checkpoint(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> {
+    let seen = fs.st.borrow().stats.checkpoints;
+    checkpoint_after(fs, h, seen).await
+}
+
+/// A checkpoint, unless one was written since the caller saw `seen` checkpoints (writers that
+/// queued for the same prefree sections need only one).
+pub(super) async fn checkpoint_after(fs: &Rc<Inner>, h: &Host, seen: u64) -> Result<(), FsError> {
+    let _g = fs.meta_lock.lock(h).await;
+    if fs.st.borrow().stats.checkpoints != seen {
+        return Ok(());
+    }
+    let dirs: Vec<Ino> = std::mem::take(&mut fs.st.borrow_mut().dirty_dirs)
+        .into_iter()
+        .collect();
+    for dir in dirs {
+        io::flush_file_as(fs, h, dir, true).await?;
+    }
+    write_nodes(fs, h, None).await?;
+    h.io(Command::new(Op::Flush, 0, 0)).await?;
+    let blocks = fs.st.borrow_mut().f2.take_checkpoint_blocks();
+    let f = spec(fs);
+    let t = f.meta_latency + Duration::transfer(blocks * BLOCK_BYTES, f.meta_rate_mb_s);
+    h.cpu(fs.spec.cpu.submit).await;
+    h.sleep(t).await;
+    {
+        let mut st = fs.st.borrow_mut();
+        st.stats.meta_device_bytes += blocks * BLOCK_BYTES;
+        st.stats.checkpoints += 1;
+    }
+    io::reset_dead(fs, h).await
+}
+
+/// Checkpoints every `cp_interval`.
+pub(super) async fn cp_daemon(fs: Rc<Inner>) {
+    let h = fs.host.clone();
+    let every = spec(&fs).cp_interval;
+    loop {
+        h.sleep(every).await;
+        let _ = checkpoint(&fs, &h).await;
+    }
+}

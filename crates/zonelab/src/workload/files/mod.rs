@@ -1,0 +1,233 @@
+//! File workloads on the host file layer ([`crate::host::fs`]): Filebench's varmail and
+//! fileserver ([`filebench`]), fio writing files as ReZNS section 4.2 runs it ([`fio_files`]),
+//! and block updates over a data set for zone-GC studies ([`updates`]).
+//!
+//! One [`FilesSpec`] mounts the file layer and runs every file workload of an experiment on it:
+//! first each workload's set-up (files pre-allocated, a data set filled), then the measured
+//! phase starts ([`Host::start_measurement`]: device counters, energy and latencies from zero)
+//! and the workloads run together. Each workload's threads are host tasks of its own tenant;
+//! its report goes to the summary's `layers.files`.
+
+pub mod filebench;
+pub mod fio_files;
+pub mod updates;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::host::fs::{Fs, FsSpec};
+use crate::sim::TaskId;
+use crate::sim::host::Host;
+
+/// The file layer and the workloads that run on it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FilesSpec {
+    pub fs: FsSpec,
+    pub workloads: Vec<FileWorkload>,
+    /// The run's seed (each workload thread draws its own stream from it).
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FileWorkload {
+    Filebench(filebench::FilebenchSpec),
+    FioFiles(fio_files::FioFilesSpec),
+    Updates(updates::UpdatesSpec),
+}
+
+impl FileWorkload {
+    pub fn name(&self) -> &str {
+        match self {
+            FileWorkload::Filebench(s) => &s.name,
+            FileWorkload::FioFiles(s) => &s.name,
+            FileWorkload::Updates(s) => &s.name,
+        }
+    }
+}
+
+/// What one file workload did in the measured phase.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FileWorkloadReport {
+    pub name: String,
+    pub kind: String,
+    /// Operations done (Filebench flowops, fio writes and fsyncs, updates).
+    pub ops: u64,
+    pub elapsed_ns: u64,
+    pub ops_per_s: f64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub mib_per_s: f64,
+    /// Simulated time the set-up took (not measured).
+    pub setup_ns: u64,
+    /// Filebench: each flowop's count.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub flowops: BTreeMap<String, u64>,
+    /// fio: each loop (consecutive run) on its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loops: Vec<LoopReport>,
+    /// Calls the file layer refused (no space), by operation.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failures: BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoopReport {
+    pub elapsed_ns: u64,
+    pub write_bytes: u64,
+    pub mib_per_s: f64,
+}
+
+impl FileWorkloadReport {
+    /// Rates from the counts and the elapsed time.
+    pub fn finish(&mut self) {
+        let s = self.elapsed_ns.max(1) as f64 / 1e9;
+        self.ops_per_s = self.ops as f64 / s;
+        self.mib_per_s = (self.read_bytes + self.write_bytes) as f64 / (1u64 << 20) as f64 / s;
+    }
+
+    pub fn fail(&mut self, op: &str) {
+        *self.failures.entry(op.to_string()).or_default() += 1;
+    }
+}
+
+pub(crate) type Shared<T> = Rc<RefCell<T>>;
+
+/// Mounts the file layer and starts the workloads' tasks on `host`.
+pub fn spawn(spec: &FilesSpec, host: &Host) {
+    let fs = Fs::mount(host, &spec.fs).expect("the [fs] table was checked against the device");
+    let reports: Shared<Vec<FileWorkloadReport>> = Rc::new(RefCell::new(
+        spec.workloads
+            .iter()
+            .map(|w| FileWorkloadReport {
+                name: w.name().to_string(),
+                kind: match w {
+                    FileWorkload::Filebench(f) => f.kind.name().to_string(),
+                    FileWorkload::FioFiles(_) => "fio".into(),
+                    FileWorkload::Updates(_) => "updates".into(),
+                },
+                ..Default::default()
+            })
+            .collect(),
+    ));
+    let r = reports.clone();
+    host.add_report("files", move || {
+        serde_json::to_value(&*r.borrow()).expect("serializes")
+    });
+    let progress: Shared<Vec<f64>> = Rc::new(RefCell::new(vec![0.0; spec.workloads.len()]));
+    let (spec, h) = (spec.clone(), host.clone());
+    host.spawn("files", false, async move {
+        // Set-up, all workloads at once, then the measured phase.
+        let setups: Vec<_> = spec
+            .workloads
+            .iter()
+            .enumerate()
+            .map(|(i, w)| setup(w, &fs, &h, spec.seed, i))
+            .collect();
+        let states = crate::host::join_all(setups).await;
+        let t0 = h.now();
+        for r in reports.borrow_mut().iter_mut() {
+            r.setup_ns = t0.ns();
+        }
+        h.start_measurement();
+        fs.reset_stats();
+        let mut tasks: Vec<(usize, Vec<TaskId>)> = Vec::new();
+        for (i, (w, state)) in spec.workloads.iter().zip(states).enumerate() {
+            let ctx = Ctx {
+                fs: fs.clone(),
+                host: h.for_tenant(w.name(), w.name()),
+                seed: spec.seed,
+                index: i,
+                report: reports.clone(),
+                progress: progress.clone(),
+            };
+            let ids = match (w, state) {
+                (FileWorkload::Filebench(s), Setup::Filebench(set)) => filebench::run(s, &ctx, set),
+                (FileWorkload::FioFiles(s), _) => fio_files::run(s, &ctx),
+                (FileWorkload::Updates(s), Setup::Updates(files)) => updates::run(s, &ctx, files),
+                _ => unreachable!("set-up matches its workload"),
+            };
+            tasks.push((i, ids));
+        }
+        for (i, ids) in tasks {
+            for id in ids {
+                h.join(id).await;
+            }
+            let mut r = reports.borrow_mut();
+            let rep = &mut r[i];
+            if rep.elapsed_ns == 0 {
+                rep.elapsed_ns = (h.now() - t0).ns();
+            }
+            rep.finish();
+        }
+    });
+}
+
+/// What a workload's set-up leaves for its run.
+enum Setup {
+    None,
+    Filebench(Shared<filebench::Fileset>),
+    Updates(Vec<String>),
+}
+
+async fn setup(w: &FileWorkload, fs: &Fs, h: &Host, seed: u64, index: usize) -> Setup {
+    let h = h.for_tenant(w.name(), &format!("{}.setup", w.name()));
+    match w {
+        FileWorkload::Filebench(s) => {
+            Setup::Filebench(filebench::setup(s, fs, &h, seed, index).await)
+        }
+        FileWorkload::FioFiles(s) => {
+            fio_files::setup(s, fs, &h).await;
+            Setup::None
+        }
+        FileWorkload::Updates(s) => Setup::Updates(updates::setup(s, fs, &h).await),
+    }
+}
+
+/// What a workload's threads share.
+#[derive(Clone)]
+pub(crate) struct Ctx {
+    pub fs: Fs,
+    pub host: Host,
+    pub seed: u64,
+    pub index: usize,
+    pub report: Shared<Vec<FileWorkloadReport>>,
+    pub progress: Shared<Vec<f64>>,
+}
+
+impl Ctx {
+    /// A thread's own host (tenant of the workload, trace source of the thread).
+    pub fn thread_host(&self, name: &str, t: u32) -> Host {
+        self.host.for_tenant(name, &format!("{name}.{t}"))
+    }
+
+    pub fn report<R>(&self, f: impl FnOnce(&mut FileWorkloadReport) -> R) -> R {
+        f(&mut self.report.borrow_mut()[self.index])
+    }
+
+    pub fn set_progress(&self, fraction: f64) {
+        let mut p = self.progress.borrow_mut();
+        p[self.index] = fraction;
+        let mean = p.iter().sum::<f64>() / p.len() as f64;
+        self.host.set_progress(mean);
+    }
+}
+
+/// Makes every directory on the way to `dir` (absolute).
+pub(crate) async fn mkdir_p(fs: &Fs, h: &Host, dir: &str) {
+    let mut path = String::new();
+    for part in dir.split('/').filter(|p| !p.is_empty()) {
+        path.push('/');
+        path.push_str(part);
+        if fs.stat_now(&path).is_err() {
+            fs.mkdir(h, &path)
+                .await
+                .expect("directories of a workload fit the file layer");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
