@@ -10,15 +10,14 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use zonelab::config::ExperimentConfig;
 use zonelab::firmware::FirmwareReport;
 use zonelab::host::elastic::ElasticReport;
 use zonelab::metrics::{Layer, OpKind, Percentile, TenantId};
 use zonelab::report::Summary;
-use zonelab::sim::{Inputs, RunOutput};
+use zonelab::sim::RunOutput;
 
+use super::Run;
 use super::plot::{Scale, bar_chart, line_chart};
-use zonelab_cli::output::write_results;
 
 const LOCAL: &str = include_str!("../../../../experiments/ezns/local.toml");
 const GLOBAL: &str = include_str!("../../../../experiments/ezns/global.toml");
@@ -27,13 +26,7 @@ const FAIR_WRITE: &str = include_str!("../../../../experiments/ezns/fair-write.t
 const WRITERS: [u32; 3] = [4, 8, 16];
 
 fn run_one(out: &Path, name: &str, text: &str, overrides: &[String]) -> Result<RunOutput> {
-    let cfg = ExperimentConfig::parse(text, overrides)
-        .with_context(|| format!("experiments/ezns ({name})"))?;
-    let exp = cfg.validate(name)?;
-    eprintln!("running {name}");
-    let result = zonelab::run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {})?;
-    write_results(&out.join("runs").join(name), &cfg, &result)?;
-    Ok(result)
+    super::run_one(out, &Run::new(name, text, overrides.to_vec()))
 }
 
 fn elastic(s: &Summary) -> Result<ElasticReport> {

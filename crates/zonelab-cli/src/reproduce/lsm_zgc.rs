@@ -1,19 +1,17 @@
 //! LSM-ZGC (003_b9d3f7203b354fdb.txt, HotStorage'20 slides, section 4) on `hynix-1t`: GC
 //! overhead (time and bytes copied) of Basic_ZGC against LSM_ZGC by average utilisation under
 //! uniform and 70/30 updates, LSM_ZGC with and without hot/cold separation at utilisation 0.6,
-//! and the sensitivity to threshold_cold at 0.6. The runs are independent: two at a time.
+//! and the sensitivity to threshold_cold at 0.6. The runs are independent: they go to every core.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use zonelab::config::ExperimentConfig;
 use zonelab::host::fs::FsReport;
 use zonelab::report::Summary;
-use zonelab::sim::Inputs;
 
 use super::plot::bar_chart;
-use zonelab_cli::output::write_results;
+use super::{Run, run_parallel, threads};
 
 const UPDATES: &str = include_str!("../../../../experiments/lsm-zgc/updates.toml");
 /// Average utilisations swept (CHOSEN: the slides plot an x-axis of utilisations without
@@ -23,13 +21,6 @@ const UTILISATIONS: [u32; 3] = [40, 60, 80];
 const THRESHOLDS: [f64; 3] = [0.6, 0.8, 0.9];
 const POLICIES: [&str; 2] = ["basic_zgc", "lsm_zgc"];
 const PATTERNS: [&str; 2] = ["uniform", "hotcold"];
-
-/// One run: its name, the experiment text and its overrides.
-struct Run {
-    name: String,
-    text: String,
-    overrides: Vec<String>,
-}
 
 fn job(pattern: &str, util: u32, policy: &str, extra: &[String]) -> Run {
     let text = UPDATES
@@ -41,48 +32,7 @@ fn job(pattern: &str, util: u32, policy: &str, extra: &[String]) -> Run {
         .iter()
         .map(|o| format!("-{}", o.trim_start_matches("fs.gc.").replace('=', "-")))
         .collect();
-    Run {
-        name: format!("{pattern}-u{util}-{policy}{tail}"),
-        text,
-        overrides,
-    }
-}
-
-fn run_one(out: &Path, r: &Run) -> Result<Summary> {
-    let cfg = ExperimentConfig::parse(&r.text, &r.overrides)
-        .with_context(|| format!("experiments/lsm-zgc ({})", r.name))?;
-    let exp = cfg.validate(&r.name)?;
-    eprintln!("running {}", r.name);
-    let result = zonelab::run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {})?;
-    write_results(&out.join("runs").join(&r.name), &cfg, &result)?;
-    Ok(result.summary)
-}
-
-/// Runs every run, two at a time (the runs share nothing), in order of the list.
-fn run_all(out: &Path, runs: &[Run]) -> Result<Vec<Summary>> {
-    let workers = 2;
-    let mut results: Vec<Option<Result<Summary>>> = (0..runs.len()).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|w| {
-                scope.spawn(move || {
-                    (w..runs.len())
-                        .step_by(workers)
-                        .map(|i| (i, run_one(out, &runs[i])))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for h in handles {
-            for (i, r) in h.join().expect("a reproduction run panicked") {
-                results[i] = Some(r);
-            }
-        }
-    });
-    results
-        .into_iter()
-        .map(|r| r.expect("every run was done"))
-        .collect()
+    Run::new(format!("{pattern}-u{util}-{policy}{tail}"), text, overrides)
 }
 
 fn fs_report(s: &Summary) -> Result<FsReport> {
@@ -139,7 +89,7 @@ pub fn run(out: &Path) -> Result<()> {
     std::fs::create_dir_all(&figures)
         .with_context(|| format!("cannot create {}", figures.display()))?;
     let (runs, separation, thresholds) = runs();
-    let summaries = run_all(out, &runs)?;
+    let summaries = run_parallel(out, runs, threads(), |o| o.summary)?;
     let reports: Vec<FsReport> = summaries.iter().map(fs_report).collect::<Result<_>>()?;
 
     // The utilisation sweep: reports[(p * UTILISATIONS.len() + u) * 2 + policy].
@@ -303,6 +253,7 @@ pub fn run(out: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use zonelab::config::ExperimentConfig;
 
     #[test]
     fn every_run_validates_with_its_own_pattern_utilisation_and_policy() {

@@ -114,7 +114,8 @@ pub fn run_parallel<T: Send>(
     results.into_iter().map(|(_, r)| r).collect()
 }
 
-fn run_one(out: &Path, run: &Run) -> Result<RunOutput> {
+/// Runs one run and writes its results directory under `out/runs/`.
+pub fn run_one(out: &Path, run: &Run) -> Result<RunOutput> {
     let cfg = ExperimentConfig::parse(&run.text, &run.overrides)
         .with_context(|| format!("run {}", run.name))?;
     let exp = cfg
