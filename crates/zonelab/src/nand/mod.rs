@@ -27,7 +27,7 @@ pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
 use crate::time::{Duration, Instant};
 
 /// Operation counts since the start (or the last [`Nand::reset_counters`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NandCounters {
     pub page_reads: u64,
     pub page_programs: u64,
@@ -143,8 +143,20 @@ impl DieSet {
     }
 }
 
+/// What [`Nand::save`] keeps.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct NandState {
+    dies: Vec<Die>,
+    channels: Vec<Calendar>,
+    host_in: Calendar,
+    host_out: Calendar,
+    horizon: Instant,
+    erase_counts: Vec<u32>,
+    counters: NandCounters,
+}
+
 /// One die's timeline.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Die {
     /// When the die can start its next operation.
     free: u64,
@@ -393,6 +405,56 @@ impl Nand {
             max,
             histogram,
         }
+    }
+
+    /// The timelines, calendars, wear and counters, as a device state file keeps them (the
+    /// geometry and timing come from the device's configuration).
+    pub fn save(&self) -> NandState {
+        NandState {
+            dies: self.dies.clone(),
+            channels: self.channels.clone(),
+            host_in: self.host_in.clone(),
+            host_out: self.host_out.clone(),
+            horizon: self.horizon,
+            erase_counts: self.erase_counts.clone(),
+            counters: self.counters,
+        }
+    }
+
+    /// Takes the state [`Nand::save`] gave, after checking it fits this geometry; on error
+    /// nothing has changed.
+    pub fn restore(&mut self, s: NandState) -> Result<(), String> {
+        if s.dies.len() != self.dies.len()
+            || s.channels.len() != self.channels.len()
+            || s.erase_counts.len() != self.erase_counts.len()
+        {
+            return Err(format!(
+                "NAND state for {} dies, {} channels and {} blocks; the device has {}, {} and {}",
+                s.dies.len(),
+                s.channels.len(),
+                s.erase_counts.len(),
+                self.dies.len(),
+                self.channels.len(),
+                self.erase_counts.len()
+            ));
+        }
+        if !s
+            .channels
+            .iter()
+            .chain([&s.host_in, &s.host_out])
+            .all(Calendar::well_formed)
+        {
+            return Err("NAND state: a channel calendar is malformed".into());
+        }
+        self.dies = s.dies;
+        self.channels = s.channels;
+        self.host_in = s.host_in;
+        self.host_out = s.host_out;
+        self.horizon = s.horizon;
+        self.erase_counts = s.erase_counts;
+        self.counters = s.counters;
+        self.erase_wait = Duration::ZERO;
+        Ok(())
     }
 
     /// Checks the calendars' invariants (tests).

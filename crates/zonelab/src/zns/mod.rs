@@ -18,12 +18,14 @@ mod background;
 mod device;
 mod io;
 mod mgmt;
+mod persist;
 mod pieces;
 mod prefill;
 mod state;
 mod store;
 
 pub use device::Device;
+pub use persist::ZnsState;
 pub use prefill::{PrefillPattern, PrefillPlan};
 
 use crate::device::{DeviceInfo, ZonedInfo};

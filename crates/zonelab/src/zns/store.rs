@@ -81,6 +81,39 @@ impl ZoneStore {
         buf[have..].fill(0);
     }
 
+    /// The bytes held for `zone` (a prefix of the zone).
+    pub(crate) fn bytes(&self, zone: u32) -> &[u8] {
+        &self.zones[zone as usize].bytes
+    }
+
+    /// Makes `zone` hold `len` bytes: zeros, with each `(offset, bytes)` extent laid over them
+    /// (a device state file keeps only the pages that are not zero). The caller has checked
+    /// that everything fits the zone's capacity.
+    pub(crate) fn restore<'a>(
+        &mut self,
+        zone: u32,
+        len: usize,
+        extents: impl Iterator<Item = (usize, &'a [u8])>,
+    ) {
+        assert!(
+            len <= self.zone_capacity_bytes,
+            "zone {zone}: restored data beyond capacity"
+        );
+        let mut bytes = if len == 0 {
+            Vec::new()
+        } else {
+            Vec::with_capacity(self.zone_capacity_bytes)
+        };
+        bytes.resize(len, 0);
+        for (offset, data) in extents {
+            bytes[offset..offset + data.len()].copy_from_slice(data);
+        }
+        self.zones[zone as usize] = Buffer {
+            high_water: len,
+            bytes,
+        };
+    }
+
     /// Forgets `zone`'s data (a reset); its buffer goes to the next zone to be written.
     pub(crate) fn clear(&mut self, zone: u32) {
         let mut buffer = std::mem::take(&mut self.zones[zone as usize]);
