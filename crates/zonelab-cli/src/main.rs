@@ -176,7 +176,7 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             };
             let (report, zone_lbas, lba) = match (preset, experiment, results) {
                 (Some(p), None, None) => {
-                    let text = format!("preset = \"{p}\"\n");
+                    let text = zonelab::config::preset_file(&p);
                     let exp = ExperimentConfig::parse(&text, &[])?.validate_device(&p)?;
                     fresh_report(&exp, filter, max)?
                 }

@@ -65,7 +65,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 .unwrap_or("experiment")
                 .to_string(),
         ),
-        (None, Some(preset)) => (format!("preset = \"{preset}\"\n"), preset.clone()),
+        (None, Some(preset)) => (zonelab::config::preset_file(preset), preset.clone()),
         _ => bail!("give an experiment file or --preset NAME"),
     };
     let cfg = ExperimentConfig::parse(&text, &args.overrides)?;

@@ -197,6 +197,14 @@ fn one() -> u32 {
     1
 }
 
+/// An experiment file naming only the preset `name`, quoted as TOML whatever it holds (a name
+/// is never pasted into TOML text).
+pub fn preset_file(name: &str) -> String {
+    let mut t = toml::Table::new();
+    t.insert("preset".into(), toml::Value::String(name.into()));
+    toml::to_string(&t).expect("a table of one string serializes")
+}
+
 /// Sets `a.b.c = value` in a TOML table, creating tables on the way. The value is read as a TOML
 /// literal when it parses as one, else as a string.
 pub fn apply_override(root: &mut toml::Table, assignment: &str) -> Result<(), ConfigError> {
