@@ -207,7 +207,8 @@ impl<'de> Deserialize<'de> for Duration {
         if !d.is_human_readable() {
             return u64::deserialize(d).map(Duration);
         }
-        match crate::units::IntOrText::deserialize(d)? {
+        let expected = "a duration: a string such as \"500ms\", \"10s\" or \"20us\"";
+        match crate::units::IntOrText::read(d, expected)? {
             crate::units::IntOrText::Int(n) => Err(serde::de::Error::custom(format!(
                 "{n} has no unit; write e.g. \"{n}s\" or \"{n}ms\""
             ))),
