@@ -263,24 +263,27 @@ static void log_status(const char *what, uint64_t offset, uint64_t len, int stat
 			status & 0xff);
 }
 
-/* NVMe status to errno, so fio reports something a user can act on. */
+/*
+ * NVMe status to errno as Linux's NVMe driver maps them (nvme_error_status, as the ublk front end
+ * does), so fio sees what it would see on a real ZNS SSD: Invalid Field and the like are "not
+ * supported", LBA Out of Range a target error, the two resource limits their own errors, and
+ * every other zone error a plain I/O error (which fio's zbd code recognises as an unaligned write).
+ */
 static int zl_errno(int status)
 {
+	int sct = (status >> 8) & 0xff, sc = status & 0xff;
+
 	if (status < 0)
 		return -status;
-	switch (status & 0xff) {
-	case 0x80: /* LBA Out of Range */
-	case 0xB8: /* Zone Boundary Error */
-		return ERANGE;
-	case 0xB9: /* Zone Is Full */
-	case 0xBD: /* Too Many Active Zones */
-	case 0xBE: /* Too Many Open Zones */
-		return ENOSPC;
-	case 0xBA: /* Zone Is Read Only */
-		return EROFS;
-	default:
-		return EIO;
-	}
+	if (sct == 0 && (sc == 0x01 || sc == 0x02 || sc == 0x0B))
+		return EOPNOTSUPP;
+	if (sct == 0 && sc == 0x80)
+		return EREMOTEIO;
+	if (sct == 1 && sc == 0xBD) /* Too Many Active Zones */
+		return EOVERFLOW;
+	if (sct == 1 && sc == 0xBE) /* Too Many Open Zones */
+		return ETOOMANYREFS;
+	return EIO;
 }
 
 /*

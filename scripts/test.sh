@@ -21,6 +21,8 @@ trap 'rm -f "$log"' EXIT
 cargo test --workspace --all-targets --locked 2>&1 | tee "$log"
 engine=$(bash fio/build.sh | tail -n 1)
 ZONELAB_FIO_ENGINE="$engine" cargo test --locked -p zonelab-ffi --test fio -- --ignored 2>&1 | tee -a "$log"
+# fio's own t/zbd suite on three device shapes (in parallel; about 5 minutes).
+ZONELAB_FIO_ENGINE="$engine" cargo test --locked -p zonelab-cli --test zbd -- --ignored --nocapture 2>&1 | tee -a "$log"
 bash vm/test.sh 2>&1 | tee -a "$log"
 awk '/^test result:/ { p += $4; f += $6 } /^vm: [0-9]+ passed/ { p += $2; f += $4 }
      END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
