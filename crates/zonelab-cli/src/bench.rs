@@ -13,43 +13,99 @@ struct Case {
     name: &'static str,
     /// What it measures.
     what: &'static str,
-    /// The experiment, with `{io}` for the io_size.
+    /// The experiment, with `{io}` for the run's length (an io_size, or operations per thread).
     template: &'static str,
-    io_size: &'static str,
-    /// The io_size with `--quick`.
-    quick_io_size: &'static str,
+    /// The length at scale 1 (`--quick`), in `unit`s; a full run is [`FULL_SCALE`] times longer.
+    base: u64,
+    unit: &'static str,
 }
+
+/// How much longer than `--quick` a default run is.
+pub const FULL_SCALE: u64 = 20;
 
 const CASES: &[Case] = &[
     Case {
         name: "randread-4k",
         what: "4 KiB random reads, QD32, on a fully prefilled rezns-40g",
         template: "preset = \"rezns-40g\"\n[prefill]\nfraction = 1.0\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
-        io_size: "80GiB",
-        quick_io_size: "4GiB",
+        base: 4,
+        unit: "GiB",
     },
     Case {
         name: "zone-write-4k",
         what: "4 KiB zone-sequential writes over 256 open zones (randwrite, zonemode=zbd), QD32, smallzone-4t",
         template: "preset = \"smallzone-4t\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 32\nmax_open_zones = 256\nio_size = \"{io}\"\n",
-        io_size: "40GiB",
-        quick_io_size: "2GiB",
+        base: 2,
+        unit: "GiB",
     },
     Case {
         name: "seqwrite-2m",
         what: "2 MiB sequential writes, QD1, rezns-40g (wraps and resets zones)",
         template: "preset = \"rezns-40g\"\n[[job]]\nrw = \"write\"\nbs = \"2MiB\"\nio_size = \"{io}\"\n",
-        io_size: "400GiB",
-        quick_io_size: "40GiB",
+        base: 40,
+        unit: "GiB",
     },
     Case {
         name: "memory-4tb",
         what: "peak memory: 4 KiB random reads on a half-prefilled 4 TB-class smallzone-4t, no data retention",
         template: "preset = \"smallzone-4t\"\n[prefill]\nfraction = 0.5\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
-        io_size: "20GiB",
-        quick_io_size: "2GiB",
+        base: 2,
+        unit: "GiB",
+    },
+    Case {
+        name: "one-channel-8dies",
+        what: "4 KiB random reads, QD32, over 8 dies behind one channel (zn540 NAND timing), fully prefilled",
+        template: ONE_CHANNEL_8_DIES,
+        base: 2,
+        unit: "GiB",
+    },
+    Case {
+        name: "threads-1000",
+        what: "1,000 host threads, each 4 KiB zone appends with a flush after each, rezns-40g",
+        template: "preset = \"rezns-40g\"\n[[threads]]\ncount = 1000\nbs = \"4KiB\"\nops = {io}\nfsync = true\n",
+        base: 100,
+        unit: "",
     },
 ];
+
+/// One channel of eight dies, each zone striped over all eight (1,024 zones of 8 MiB): the case
+/// the old single "next free" channel booking got wrong. Timing: NVMeVirt's WD_ZN540 (as the
+/// zn540 preset); geometry chosen to fit one channel.
+const ONE_CHANNEL_8_DIES: &str = r#"
+[device]
+name = "one-channel-8dies"
+source = "NVMeVirt ssd_config.h WD_ZN540 timing; geometry chosen"
+[device.geometry]
+channels = 1
+dies_per_channel = 8
+blocks_per_die = 1024
+pages_per_block = 32
+page_size_bytes = "32KiB"
+lba_size_bytes = 4096
+[device.zones]
+dies_per_zone = 8
+zone_size_bytes = "8MiB"
+zone_capacity_bytes = "8MiB"
+[device.timing]
+read_latency_ns = 58000
+program_latency_ns = 187000
+erase_latency_ns = 3000000
+channel_rate_mb_s = 450
+host_rate_mb_s = 3050
+read_overhead_ns = 13000
+write_overhead_ns = 5600
+[device.energy]
+read_nj_per_page = 679.0
+program_nj_per_page = 7660.0
+erase_nj_per_block = 43125.0
+[prefill]
+fraction = 1.0
+[[job]]
+rw = "randread"
+bs = "4KiB"
+iodepth = 32
+io_size = "{io}"
+"#;
 
 #[derive(Serialize, Deserialize)]
 struct CaseResult {
@@ -70,16 +126,13 @@ fn peak_rss_mib() -> f64 {
         .map_or(f64::NAN, |kib| kib / 1024.0)
 }
 
-pub fn run_case(name: &str, quick: bool) -> Result<()> {
+pub fn run_case(name: &str, scale: u64) -> Result<()> {
     let Some(case) = CASES.iter().find(|c| c.name == name) else {
-        bail!("unknown bench case `{name}`");
+        let names: Vec<&str> = CASES.iter().map(|c| c.name).collect();
+        bail!("unknown bench case `{name}` (cases: {})", names.join(", "));
     };
-    let io = if quick {
-        case.quick_io_size
-    } else {
-        case.io_size
-    };
-    let text = case.template.replace("{io}", io);
+    let io = format!("{}{}", case.base * scale, case.unit);
+    let text = case.template.replace("{io}", &io);
     let exp = ExperimentConfig::parse(&text, &[])?.validate(name)?;
     // Time the measured phase only, not building the device.
     let device = zonelab::sim::build_device(&exp);
@@ -99,7 +152,7 @@ pub fn run_case(name: &str, quick: bool) -> Result<()> {
     Ok(())
 }
 
-pub fn run_all(quick: bool) -> Result<()> {
+pub fn run_all(scale: u64) -> Result<()> {
     let exe = std::env::current_exe().context("cannot find the zonelab binary")?;
     println!(
         "| case | what | requests | wall s | simulated requests / wall s | simulated s | peak RSS MiB |"
@@ -107,10 +160,7 @@ pub fn run_all(quick: bool) -> Result<()> {
     println!("|---|---|---:|---:|---:|---:|---:|");
     for &Case { name, what, .. } in CASES {
         let mut cmd = Command::new(&exe);
-        cmd.args(["bench", "--case", name]);
-        if quick {
-            cmd.arg("--quick");
-        }
+        cmd.args(["bench", "--case", name, "--scale", &scale.to_string()]);
         let out = cmd
             .output()
             .with_context(|| format!("cannot run bench case {name}"))?;
@@ -127,4 +177,31 @@ pub fn run_all(quick: bool) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_case_is_a_valid_experiment() {
+        for case in CASES {
+            let text = case
+                .template
+                .replace("{io}", &format!("{}{}", case.base, case.unit));
+            let cfg = ExperimentConfig::parse(&text, &[])
+                .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+            cfg.validate(case.name)
+                .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        }
+    }
+
+    #[test]
+    fn an_unknown_case_names_the_known_ones() {
+        let e = run_case("nope", 1).unwrap_err().to_string();
+        assert!(
+            e.contains("randread-4k") && e.contains("threads-1000"),
+            "{e}"
+        );
+    }
 }

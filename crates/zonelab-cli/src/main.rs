@@ -96,11 +96,14 @@ enum Command {
     },
     /// Measure simulated requests per wall-clock second and peak memory.
     Bench {
-        /// Smaller runs, for a quick look.
-        #[arg(long)]
+        /// 20x shorter runs, for a quick look (the same as `--scale 1`).
+        #[arg(long, conflicts_with = "scale")]
         quick: bool,
-        /// Run one case in this process and print its JSON line (used by `bench` itself).
-        #[arg(long, hide = true)]
+        /// Run length relative to `--quick` (default 20); memory should not grow with it.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        scale: Option<u64>,
+        /// Run one case in this process and print its JSON line.
+        #[arg(long)]
         case: Option<String>,
     },
     /// Serve a device as a Linux zoned block device (/dev/ublkbN) through ublk, until Ctrl-C,
@@ -240,10 +243,11 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
         }
         #[cfg(feature = "ublk")]
         Command::Ublk(args) => ublk::run(args),
-        Command::Bench { quick, case } => {
+        Command::Bench { quick, scale, case } => {
+            let scale = scale.unwrap_or(if quick { 1 } else { bench::FULL_SCALE });
             match case {
-                Some(name) => bench::run_case(&name, quick)?,
-                None => bench::run_all(quick)?,
+                Some(name) => bench::run_case(&name, scale)?,
+                None => bench::run_all(scale)?,
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod device;
+pub mod divisor;
 pub mod firmware;
 pub mod metrics;
 pub mod nand;

@@ -381,6 +381,11 @@ impl ResetPolicy for Renewable {
 
     fn report(&self, _now: Instant) -> Option<FirmwareReport> {
         let mut r = self.report.clone();
+        r.spare_samples = self
+            .spare_samples
+            .points()
+            .map(|(t, spare_zones)| SpareSample { t, spare_zones })
+            .collect();
         r.spare_zones = self.spare.len() as u32;
         r.spare_list = self
             .spare

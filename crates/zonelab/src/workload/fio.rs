@@ -10,6 +10,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::{JobSpec, Next, Request, StopReason, ZoneFillAction, mix_seed};
 use crate::device::{DeviceModel, Op, ZoneAction, ZoneState};
+use crate::divisor::Divisor;
 
 /// Host data a read may return from `zone` (none from an Offline zone).
 fn readable_lbas(device: &dyn DeviceModel, zone: u32) -> u64 {
@@ -24,6 +25,9 @@ pub struct JobGen {
     first: u32,
     end: u32,
     bs: u64,
+    /// `bs` as a divisor, and how many blocks of it a zone's capacity holds.
+    bs_div: Divisor,
+    blocks_per_zone: u64,
     /// Sequential position: zone and LBA offset in it.
     seq_zone: u32,
     seq_offset: u64,
@@ -79,6 +83,8 @@ impl JobGen {
             first,
             end,
             bs: spec.block_lbas,
+            bs_div: Divisor::new(spec.block_lbas),
+            blocks_per_zone: cap_lbas / spec.block_lbas,
             seq_zone: first,
             seq_offset: 0,
             open: Vec::new(),
@@ -216,14 +222,13 @@ impl JobGen {
             return Next::Done(StopReason::NoDataToRead);
         }
         let zone = self.readable[self.rng.random_range(0..self.readable.len())];
-        let blocks_written = readable_lbas(device, zone) / self.bs;
+        let blocks_written = self.bs_div.quot(readable_lbas(device, zone));
         if blocks_written == 0 {
             // Written below one block since the list was built; rebuild next time.
             self.readable_epoch = None;
             return self.random_read(device);
         }
-        let blocks = self.cap_lbas / self.bs;
-        let mut block = self.rng.random_range(0..blocks);
+        let mut block = self.rng.random_range(0..self.blocks_per_zone);
         if block >= blocks_written {
             block %= blocks_written;
         }

@@ -206,6 +206,9 @@ fn spare_list_is_sorted_by_remaining_capacity_and_regc_releases_the_smallest() {
     let r = report(&d);
     assert_eq!((r.rzone_resets, r.regc_releases, r.zones_erased), (3, 1, 1));
     assert_eq!(d.nand_counters().block_erases, 10);
+    // The spare-list length over time (firmware_over_time.csv): one interval here, its last value.
+    let lengths: Vec<u32> = r.spare_samples.iter().map(|s| s.spare_zones).collect();
+    assert_eq!(lengths, [2], "{:?}", r.spare_samples);
     // The next zone to need space gets the 80% Rzone (physical zone 1) first.
     write_blocks(&mut d, 10, 3, 1);
     assert_eq!(d.zone_pieces(3)[0].zone, 1);

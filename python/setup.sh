@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the `zonelab` Python package from source into a virtualenv under target/ and runs its
+# tests: creates target/pyenv (Python 3.11 or newer), pip-installs maturin and the package's
+# dependencies from python/requirements-dev.txt (PyPI), builds the release CLI (the tests compare
+# with it), builds the wheel with maturin and installs it, then runs pytest (python/tests).
+#   bash python/setup.sh            build, install, test
+#   bash python/setup.sh --no-test  build and install only
+# Afterwards: target/pyenv/bin/python -c 'import zonelab'. PYTHON=... picks the interpreter.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python=${PYTHON:-python3}
+venv=target/pyenv
+command -v "$python" >/dev/null || { echo "error: $python not found; install Python 3.11 or newer" >&2; exit 1; }
+"$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+    || { echo "error: $python is $("$python" --version 2>&1); zonelab needs Python 3.11 or newer" >&2; exit 1; }
+if [ ! -x "$venv/bin/python" ]; then
+    "$python" -m venv "$venv" \
+        || { echo "error: cannot create a virtualenv; on Debian: apt-get install python3-venv" >&2; exit 1; }
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-dev.txt
+cargo build --release --locked -p zonelab-cli
+rm -f target/wheels/zonelab-*.whl
+(cd python && ../"$venv"/bin/maturin build --release --locked --quiet \
+    --interpreter ../"$venv"/bin/python --compatibility linux --out ../target/wheels)
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/zonelab-*.whl
+if [ "${1:-}" != "--no-test" ]; then
+    ZONELAB_BIN="$PWD/target/release/zonelab" "$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider
+fi
