@@ -296,6 +296,24 @@ fn results_report(dir: &Path, filter: ReportFilter, max: usize) -> Result<(ZoneR
             wp: f[3].parse().with_context(bad)?,
             capacity_lbas: f[4].parse().with_context(bad)?,
         };
+        let size = zoned.zone_size_lbas;
+        let zone: u64 = f[0].parse().with_context(bad)?;
+        if zone >= zoned.zone_count as u64
+            || d.zslba != zone * size
+            || d.capacity_lbas > size
+            || !(d.zslba..=d.zslba + size).contains(&d.wp)
+        {
+            bail!(
+                "{}:{}: zone {zone} (start {}, write pointer {}, capacity {}) does not fit the \
+                 device's {} zones of {size} LBAs: the write pointer must lie in the zone",
+                csv.display(),
+                n + 1,
+                d.zslba,
+                d.wp,
+                d.capacity_lbas,
+                zoned.zone_count
+            );
+        }
         if filter.matches(d.state) {
             matching += 1;
             if descriptors.len() < max {
