@@ -88,7 +88,7 @@ enum Command {
     },
     /// Rerun one paper's experiments: results, figures (SVG), a table and a summary.
     Reproduce {
-        /// Which paper: preemptive-reset or rezns.
+        /// Which paper: preemptive-reset, rezns, zns-characteristics or block-interface-tax.
         paper: String,
         /// Where to write (default: results/<paper>).
         #[arg(short, long)]
@@ -259,6 +259,12 @@ fn fresh_report(
     filter: ReportFilter,
     max: usize,
 ) -> Result<(ZoneReport, u64, u64)> {
+    if exp.device.info().zoned.is_none() {
+        bail!(
+            "device `{}` is a conventional SSD (not zoned): it has no zones to report",
+            exp.device.name()
+        );
+    }
     let device = zonelab::sim::build_device(exp);
     let report = device
         .report_zones(0, 0, filter, false, max)

@@ -142,10 +142,9 @@ impl CsvFile {
         let f = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
         let mut out = BufWriter::with_capacity(1 << 20, f);
         writeln!(out, "{}", zonelab::trace::CSV_HEADER)?;
-        let DeviceSpec::Zns(spec) = &exp.device;
         Ok(CsvFile {
             out,
-            channels: spec.nand.geometry.channels,
+            channels: exp.device.nand().geometry.channels,
             line: String::new(),
             error: None,
         })
@@ -222,7 +221,10 @@ pub fn write_files(dir: &Path, files: &[(String, String)]) -> Result<()> {
 
 /// What the experiment resolved to, in a few lines.
 pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
-    let DeviceSpec::Zns(spec) = &exp.device;
+    let spec = match &exp.device {
+        DeviceSpec::Zns(spec) => spec,
+        DeviceSpec::Conventional(spec) => return describe_conventional(exp, spec),
+    };
     let (g, z, t) = (&spec.nand.geometry, &spec.zones, &spec.nand.timing);
     let limit = |l: Option<u32>| l.map_or("no limit".to_string(), |v| v.to_string());
     let mut s = format!(
@@ -294,6 +296,91 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
                 );
             }
         }
+    }
+    s
+}
+
+/// What a conventional device's experiment resolved to.
+fn describe_conventional(exp: &Experiment, spec: &zonelab::ftl::FtlSpec) -> String {
+    let (g, t) = (&spec.nand.geometry, &spec.nand.timing);
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    let unit = spec.mapping_unit_bytes;
+    let mut s = format!(
+        "device {} (conventional): {:.1} GiB logical on {:.1} GiB of NAND ({}% over-provisioning), {} superblocks of {} MiB over {} dies, {} KiB pages\n",
+        spec.name,
+        gib(spec.logical_units * unit),
+        gib(spec.physical_units() * unit),
+        spec.over_provisioning_percent,
+        spec.superblocks(),
+        (spec.units_per_superblock() * unit) >> 20,
+        g.dies(),
+        g.page_size_bytes >> 10,
+    );
+    let _ = writeln!(
+        s,
+        "FTL: {} KiB mapping unit (map {:.2} GiB when full), write buffer {} KiB, GC {} below {} free superblocks (background below {}), wear levelling {}",
+        unit >> 10,
+        gib(spec.map_bytes()),
+        (spec.write_buffer_units as u64 * g.program_unit_bytes()) >> 10,
+        spec.victim.name(),
+        spec.gc_free_superblocks,
+        spec.background_gc_free_superblocks,
+        if spec.wear_leveling_threshold == 0 {
+            "dynamic".to_string()
+        } else {
+            format!("static at {} erases apart", spec.wear_leveling_threshold)
+        }
+    );
+    let _ = writeln!(
+        s,
+        "timing: tR {} us, tPROG {} us, erase {} ms, channel {} MB/s, host {} MB/s{}",
+        t.read_latency.ns() as f64 / 1e3,
+        t.program_latency.ns() as f64 / 1e3,
+        t.erase_latency.ns() as f64 / 1e6,
+        t.channel_rate_mb_s,
+        t.host_rate_mb_s,
+        if spec.nand.aging.is_some() {
+            "; NAND aging on"
+        } else {
+            ""
+        }
+    );
+    if let Some(p) = &exp.precondition {
+        let _ = writeln!(
+            s,
+            "precondition: fill {:.1}% sequentially{}",
+            p.fill_units as f64 * 100.0 / spec.logical_units as f64,
+            if p.random_overwrite {
+                format!(
+                    ", then {} KiB random overwrite until steady state (window {}, at most {} rounds)",
+                    (p.block_units * unit) >> 10,
+                    p.window,
+                    p.max_rounds
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    for j in &exp.jobs {
+        let _ = writeln!(
+            s,
+            "job {}: {:?} bs {} KiB, iodepth {}, numjobs {}, LBAs {}..{}",
+            j.name,
+            j.rw,
+            j.block_lbas * spec.lba_size_bytes / 1024,
+            j.iodepth,
+            j.numjobs,
+            j.first_lba,
+            j.first_lba + j.region_lbas
+        );
+    }
+    for r in &exp.replays {
+        let _ = writeln!(
+            s,
+            "replay {}: {} ({:?}), iodepth {}",
+            r.name, r.trace, r.mode, r.iodepth
+        );
     }
     s
 }
@@ -400,6 +487,37 @@ pub fn table(s: &Summary) -> String {
                 r.spare_zones,
                 r.spare_zones_max
             );
+        }
+        Some(FirmwareReport::Ftl(f)) => {
+            let _ = writeln!(
+                t,
+                "FTL ({}): WAF {} | GC copied {:.1} MiB, erased {} superblocks ({} foreground, {} background, {} wear levelling) | free superblocks {}",
+                f.victim_policy,
+                f.waf.map_or("-".to_string(), |w| format!("{w:.3}")),
+                f.gc_copied_bytes as f64 / (1 << 20) as f64,
+                f.gc_erased_superblocks,
+                f.foreground_collections,
+                f.background_collections,
+                f.wear_leveling_moves,
+                f.free_superblocks
+            );
+            if let Some(p) = &f.precondition {
+                let _ = writeln!(
+                    t,
+                    "precondition: filled {:.1} GiB, overwrote {:.1} GiB in {} rounds, last round WAF {}, steady state {}",
+                    p.filled_bytes as f64 / (1u64 << 30) as f64,
+                    p.overwritten_bytes as f64 / (1u64 << 30) as f64,
+                    p.rounds,
+                    p.round_waf
+                        .last()
+                        .map_or("-".to_string(), |w| format!("{w:.3}")),
+                    if p.steady_state {
+                        "reached"
+                    } else {
+                        "not reached"
+                    }
+                );
+            }
         }
         None => {}
     }

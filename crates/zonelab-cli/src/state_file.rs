@@ -47,6 +47,13 @@ pub fn open(
             );
         };
         let exp = validate(&cfg)?;
+        if exp.device.info().zoned.is_none() {
+            bail!(
+                "{}: device `{}` is a conventional SSD; state files hold ZNS devices only",
+                path.display(),
+                exp.device.name()
+            );
+        }
         let device = build_device(&exp);
         return Ok(Loaded {
             identity: state::identity(&cfg),
@@ -80,7 +87,9 @@ pub fn open(
 
 /// Saves `device` to `path` atomically, with the clock at `now`.
 pub fn save(path: &Path, identity: &str, now: Instant, device: &dyn DeviceModel) -> Result<()> {
-    write_atomic(path, &state::encode(identity, now, device))
+    let bytes = state::encode(identity, now, device)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    write_atomic(path, &bytes)
 }
 
 /// Writes `bytes` to a temporary file beside `path`, syncs it and renames it over `path`, so a

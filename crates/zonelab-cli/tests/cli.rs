@@ -186,6 +186,11 @@ fn presets_and_fresh_reports() {
         "nvmevirt-zn540",
         "zn540",
         "smallzone-4t",
+        "proto-zns-1t",
+        "zn540-conv-op7",
+        "zn540-conv-op28",
+        "proto-conv-1t-op7",
+        "proto-conv-1t-op28",
     ] {
         assert!(list.contains(p), "{p} missing from {list}");
     }
@@ -201,6 +206,65 @@ fn presets_and_fresh_reports() {
     let o = zonelab(&["presets", "show", "nope"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown preset `nope`"));
+}
+
+/// A small conventional SSD on zn540's NAND: 1 GiB raw in 4 MiB blocks (32 superblocks).
+const CONVENTIONAL: &str = r#"
+seed = 3
+preset = "zn540-conv-op28"
+[device.geometry]
+blocks_per_die = 32
+pages_per_block = 128
+[metrics]
+interval = "10ms"
+[precondition]
+round = 0.5
+max_rounds = 20
+[[job]]
+rw = "randwrite"
+bs = "16KiB"
+iodepth = 16
+io_size = "512MiB"
+"#;
+
+#[test]
+fn a_conventional_ssd_runs_and_reports_its_ftl() {
+    let dir = temp_dir("conventional");
+    let exp = write_experiment(&dir, CONVENTIONAL);
+    let out = dir.join("out");
+    let o = zonelab(&["run", exp.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("(conventional)"), "{stdout}");
+    assert!(stdout.contains("FTL (greedy): WAF"), "{stdout}");
+    assert!(stdout.contains("precondition: filled"), "{stdout}");
+    let series = std::fs::read_to_string(out.join("firmware_over_time.csv")).unwrap();
+    assert!(
+        series.starts_with("time_s,host_mib,gc_copied_mib,"),
+        "{series}"
+    );
+    assert!(!out.join("zones.csv").exists());
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(
+        summary.contains("\"kind\": \"ftl\""),
+        "the FTL's report in summary.json"
+    );
+    // The zone report of a conventional preset is a clear error, not a panic.
+    let o = zonelab(&["report-zones", "--preset", "zn540-conv-op7"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("not zoned") && !err.contains("panicked"),
+        "{err}"
+    );
+    rejects(
+        &CONVENTIONAL.replace("iodepth = 16", "iodepth = 16\noffset = \"2z\""),
+        "job[0].offset",
+    );
+    rejects(
+        &CONVENTIONAL.replace("[precondition]", "[precondition]\nfill = 2.0"),
+        "precondition.fill",
+    );
 }
 
 /// Runs `check` on a broken experiment: a non-zero exit, the field named, no panic.

@@ -293,6 +293,12 @@ impl Engine {
         let cfg = ExperimentConfig::parse(&text, &overrides)?;
         let identity = state::identity(&cfg);
         let exp = cfg.validate_device(name)?;
+        if exp.device.info().zoned.is_none() {
+            bail!(
+                "device `{}` is a conventional SSD; the ZoneLab fio engine drives zoned devices only (run conventional devices with `zonelab run`)",
+                exp.device.name()
+            );
+        }
         let (mut device, start) = match saved {
             Some(s) => {
                 state::check_identity(&s.identity, &identity).map_err(in_state)?;
@@ -505,7 +511,8 @@ impl Engine {
             return Ok(());
         };
         let now = Instant::from_ns(self.now_ns()).max(self.device.idle_at());
-        let bytes = state::encode(&self.identity, now, &*self.device);
+        let bytes = state::encode(&self.identity, now, &*self.device)
+            .with_context(|| format!("zonelab_state={}", path.display()))?;
         files::write_atomic(path, &bytes)
             .with_context(|| format!("zonelab_state={}", path.display()))
     }

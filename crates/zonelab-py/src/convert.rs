@@ -281,7 +281,7 @@ pub fn zones(py: Python<'_>, out: &RunOutput) -> PyResult<Py<PyDict>> {
 }
 
 /// The firmware policy's series (firmware_over_time.csv): `(kind, table)`, the kind naming the
-/// report (`zone_mapping`, `renewable`); `None` for policies without one.
+/// report (`zone_mapping`, `renewable`, `ftl`); `None` for policies without one.
 pub fn firmware(py: Python<'_>, out: &RunOutput) -> PyResult<Option<(String, Py<PyDict>)>> {
     let secs = |t: zonelab::time::Instant| t.secs_f64();
     let mut t = Table::default();
@@ -312,6 +312,27 @@ pub fn firmware(py: Python<'_>, out: &RunOutput) -> PyResult<Option<(String, Py<
                 t.u64("spare_zones", s.spare_zones as u64);
             }
             "renewable"
+        }
+        Some(FirmwareReport::Ftl(r)) => {
+            t.declare(&[
+                ("time_ns", ints),
+                ("time_s", floats),
+                ("host_bytes", ints),
+                ("gc_copied_bytes", ints),
+                ("superblocks_erased", ints),
+                ("free_superblocks", ints),
+                ("waf", floats),
+            ]);
+            for s in &r.samples {
+                t.u64("time_ns", s.t.ns());
+                t.f64("time_s", secs(s.t));
+                t.u64("host_bytes", s.host_bytes);
+                t.u64("gc_copied_bytes", s.gc_copied_bytes);
+                t.u64("superblocks_erased", s.superblocks_erased);
+                t.u64("free_superblocks", s.free_superblocks as u64);
+                t.f64("waf", s.waf().unwrap_or(f64::NAN));
+            }
+            "ftl"
         }
     };
     Ok(Some((kind.to_string(), t.into_py(py)?.unbind())))

@@ -557,7 +557,12 @@ impl BlockAdapter {
 /// power of two in sectors that fit the driver's 32-bit `chunk_sectors`, and a logical block size
 /// the block layer takes (512 to 4096 bytes).
 fn check_geometry(exp: &Experiment) -> Result<()> {
-    let DeviceSpec::Zns(spec) = &exp.device;
+    let DeviceSpec::Zns(spec) = &exp.device else {
+        bail!(
+            "device `{}` is a conventional SSD; the ZoneLab block device serves zoned devices only",
+            exp.device.name()
+        );
+    };
     let g = &spec.zones;
     let zone_sectors = g.zone_size_bytes / SECTOR_BYTES;
     if !zone_sectors.is_power_of_two() {

@@ -10,6 +10,7 @@ pub mod config;
 pub mod device;
 pub mod divisor;
 pub mod firmware;
+pub mod ftl;
 pub mod metrics;
 pub mod nand;
 pub mod report;

@@ -45,6 +45,8 @@ pub enum StateError {
     Mismatch(String),
     #[error("the state file does not fit its device: {0}")]
     Invalid(String),
+    #[error("{0}: state files hold ZNS devices only")]
+    Unsupported(String),
 }
 
 /// A device model's state.
@@ -96,12 +98,18 @@ pub fn identity(cfg: &ExperimentConfig) -> String {
 }
 
 /// The state file of `device`, built from the configuration with identity `identity`, saved
-/// when its front end's clock read `now`.
-pub fn encode(identity: &str, now: Instant, device: &dyn DeviceModel) -> Vec<u8> {
+/// when its front end's clock read `now`; an error for a model without state files.
+pub fn encode(
+    identity: &str,
+    now: Instant,
+    device: &dyn DeviceModel,
+) -> Result<Vec<u8>, StateError> {
     let body = Body {
         identity: Cow::Borrowed(identity),
         now,
-        device: device.save(),
+        device: device
+            .save()
+            .ok_or_else(|| StateError::Unsupported(device.info().name.clone()))?,
     };
     let body = postcard::to_stdvec(&body).expect("a device state always serializes");
     let mut out = Vec::with_capacity(HEADER_BYTES + body.len());
@@ -110,7 +118,7 @@ pub fn encode(identity: &str, now: Instant, device: &dyn DeviceModel) -> Vec<u8>
     out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(&body);
-    out
+    Ok(out)
 }
 
 /// Reads a state file's header and body (the device itself is checked by [`restore`]).
@@ -193,6 +201,7 @@ pub fn restore(
                 .map(|d| Box::new(d) as Box<dyn DeviceModel>)
                 .map_err(StateError::Invalid)
         }
+        (spec, _) => Err(StateError::Unsupported(spec.name().to_string())),
     }
 }
 

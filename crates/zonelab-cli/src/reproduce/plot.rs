@@ -160,6 +160,85 @@ pub fn bar_chart(
     Ok(())
 }
 
+/// Axis scale of a line chart.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Scale {
+    Linear,
+    /// Base-2 logarithmic (request sizes).
+    Log2,
+}
+
+/// Writes a line chart of `series` (label, (x, y) points) with markers at the points.
+pub fn line_chart(
+    path: &Path,
+    title: &str,
+    (x_desc, x_scale): (&str, Scale),
+    y_desc: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<()> {
+    let err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
+    let root = SVGBackend::new(path, (760, 440)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let tx = |x: f64| {
+        if x_scale == Scale::Log2 {
+            x.max(1e-9).log2()
+        } else {
+            x
+        }
+    };
+    let points = || series.iter().flat_map(|(_, p)| p.iter());
+    let (x0, x1) = points().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &(x, _)| {
+        (a.min(tx(x)), b.max(tx(x)))
+    });
+    let (x0, x1) = if x0 < x1 {
+        (x0, x1)
+    } else {
+        (x0 - 1.0, x0 + 1.0)
+    };
+    let y1 = points().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.25;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(x0..x1 + (x1 - x0) * 0.02, 0.0..y1)
+        .map_err(|e| err(&e))?;
+    let log = x_scale == Scale::Log2;
+    let label = |x: &f64| {
+        if log {
+            format!("{}", 2f64.powf(*x).round())
+        } else {
+            format!("{x:.1}")
+        }
+    };
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(&label)
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, (name, pts)) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let shown: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (tx(x), y)).collect();
+        chart
+            .draw_series(LineSeries::new(shown.clone(), colour.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+            });
+        if shown.len() <= 64 {
+            chart
+                .draw_series(shown.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                .map_err(|e| err(&e))?;
+        }
+    }
+    legend(&mut chart, SeriesLabelPosition::UpperRight).map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::steps_from;

@@ -12,10 +12,10 @@ use zonelab::config::ExperimentConfig;
 use zonelab::firmware::{FirmwareReport, PoolReport};
 use zonelab::metrics::{Layer, OpKind, Percentile};
 use zonelab::report::Summary;
-use zonelab::sim::{DeviceSpec, Inputs};
+use zonelab::sim::DeviceSpec;
 
 use super::plot::{cdf_figure, cdf_points};
-use zonelab_cli::output::write_results;
+use super::{Run, run_parallel, threads};
 
 const VARIANTS: &[(&str, &str)] = &[
     (
@@ -115,51 +115,70 @@ pub fn run(out: &Path) -> Result<()> {
     let figures = out.join("figures");
     std::fs::create_dir_all(&figures)
         .with_context(|| format!("cannot create {}", figures.display()))?;
-    let mut rows = Vec::new();
+    // Every run first (on every core), then the figures per variant and zone size.
+    let mut runs = Vec::new();
+    let mut keys = Vec::new();
     for &(variant, text) in VARIANTS {
         for (zone_mib, t_invalid, t_free) in SIZES {
-            let mut curves: Vec<Curve> = Vec::new();
             for policy in POLICIES {
                 let name = format!("{variant}-{zone_mib}mib-{policy}");
-                let cfg =
-                    ExperimentConfig::parse(text, &overrides(zone_mib, t_invalid, t_free, policy))
-                        .with_context(|| format!("experiments/preemptive-reset/{variant}.toml"))?;
-                let exp = cfg.validate(&name)?;
-                eprintln!("running {name}");
-                let result = zonelab::run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {})?;
-                write_results(&out.join("runs").join(&name), &cfg, &result)?;
-                for kind in [OpKind::Write, OpKind::Read] {
-                    if result.metrics.merged(Layer::Device, kind).is_some() {
-                        curves.push((kind, policy.to_string(), cdf_points(&result.metrics, kind)));
-                    }
-                }
-                let DeviceSpec::Zns(spec) = &exp.device;
-                let blocks_per_zone = spec.blocks_per_zone() as u64;
-                rows.push(Row {
-                    variant,
-                    zone_mib,
-                    policy,
-                    blocks_per_zone,
-                    summary: result.summary,
-                });
-            }
-            for kind in [OpKind::Write, OpKind::Read] {
-                let series: Vec<(String, Vec<(f64, f64)>)> = curves
-                    .iter()
-                    .filter(|(k, _, _)| *k == kind)
-                    .map(|(_, label, points)| (label.clone(), points.clone()))
-                    .collect();
-                if series.is_empty() {
-                    continue;
-                }
-                let file = figures.join(format!("{variant}-{zone_mib}mib-{}.svg", kind.name()));
-                let title = format!(
-                    "{variant}: {} latency CDF, {zone_mib} MiB zones (cosmos-zns)",
-                    kind.name()
-                );
-                cdf_figure(&file, &title, &series)?;
+                let o = overrides(zone_mib, t_invalid, t_free, policy);
+                let cfg = ExperimentConfig::parse(text, &o)
+                    .with_context(|| format!("experiments/preemptive-reset/{variant}.toml"))?;
+                let DeviceSpec::Zns(spec) = &cfg.validate(&name)?.device else {
+                    anyhow::bail!("the preemptive-reset experiments run on a ZNS device");
+                };
+                keys.push((variant, zone_mib, policy, spec.blocks_per_zone() as u64));
+                runs.push(Run::new(name, text, o));
             }
         }
+    }
+    let outputs = run_parallel(out, runs, threads(), |result| {
+        let curves: Vec<(OpKind, Vec<(f64, f64)>)> = [OpKind::Write, OpKind::Read]
+            .into_iter()
+            .filter(|&kind| result.metrics.merged(Layer::Device, kind).is_some())
+            .map(|kind| (kind, cdf_points(&result.metrics, kind)))
+            .collect();
+        (result.summary, curves)
+    })?;
+    let mut rows = Vec::new();
+    let mut curves: Vec<Curve> = Vec::new();
+    for ((variant, zone_mib, policy, blocks_per_zone), (summary, run_curves)) in
+        keys.into_iter().zip(outputs)
+    {
+        curves.extend(
+            run_curves
+                .into_iter()
+                .map(|(kind, points)| (kind, policy.to_string(), points)),
+        );
+        rows.push(Row {
+            variant,
+            zone_mib,
+            policy,
+            blocks_per_zone,
+            summary,
+        });
+        if policy != POLICIES[POLICIES.len() - 1] {
+            continue;
+        }
+        // The last policy of this variant and zone size: draw its CDFs.
+        for kind in [OpKind::Write, OpKind::Read] {
+            let series: Vec<(String, Vec<(f64, f64)>)> = curves
+                .iter()
+                .filter(|(k, _, _)| *k == kind)
+                .map(|(_, label, points)| (label.clone(), points.clone()))
+                .collect();
+            if series.is_empty() {
+                continue;
+            }
+            let file = figures.join(format!("{variant}-{zone_mib}mib-{}.svg", kind.name()));
+            let title = format!(
+                "{variant}: {} latency CDF, {zone_mib} MiB zones (cosmos-zns)",
+                kind.name()
+            );
+            cdf_figure(&file, &title, &series)?;
+        }
+        curves.clear();
     }
     let table = table(&rows);
     std::fs::write(out.join("table.md"), &table)?;

@@ -6,13 +6,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use zonelab::config::ExperimentConfig;
 use zonelab::firmware::{FirmwareReport, RenewableReport};
 use zonelab::report::Summary;
-use zonelab::sim::Inputs;
 
 use super::plot::bar_chart;
-use zonelab_cli::output::write_results;
+use super::{Run, run_parallel, threads};
 
 const FIO: &str = include_str!("../../../../experiments/rezns/fio.toml");
 const ZOMBIE: &str = include_str!("../../../../experiments/rezns/zombie.toml");
@@ -43,16 +41,6 @@ fn renewable(threshold: f64, zombie_idle_ms: u64) -> Vec<String> {
 /// A number read off a run's summary.
 type Metric = dyn Fn(&Summary) -> f64;
 
-fn run_one(out: &Path, name: &str, text: &str, overrides: Vec<String>) -> Result<Summary> {
-    let cfg = ExperimentConfig::parse(text, &overrides)
-        .with_context(|| format!("experiments/rezns ({name})"))?;
-    let exp = cfg.validate(name)?;
-    eprintln!("running {name}");
-    let result = zonelab::run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {})?;
-    write_results(&out.join("runs").join(name), &cfg, &result)?;
-    Ok(result.summary)
-}
-
 fn renewable_report(s: &Summary) -> RenewableReport {
     match &s.firmware {
         Some(FirmwareReport::Renewable(r)) => r.clone(),
@@ -77,19 +65,47 @@ pub fn run(out: &Path) -> Result<()> {
     std::fs::create_dir_all(&figures)
         .with_context(|| format!("cannot create {}", figures.display()))?;
 
-    // Figures 3, 4, 11, 14: baseline vs renewable at each fsync interval.
-    let mut pairs = Vec::new();
+    // Every run first, on every core: Figures 3, 4, 11, 14 (baseline vs renewable at each fsync
+    // interval), the 25% threshold swept, and the zombie idle threshold swept.
+    let mut runs = Vec::new();
     for f in FLUSH_INTERVALS {
         let text = FIO.replace("bs = \"64KiB\"", &format!("bs = \"{}KiB\"", 4 * f));
-        let base = run_one(out, &format!("fio-fsync{f}-baseline"), &text, baseline())?;
-        let renew = run_one(
-            out,
-            &format!("fio-fsync{f}-renewable"),
-            &text,
+        runs.push(Run::new(
+            format!("fio-fsync{f}-baseline"),
+            text.clone(),
+            baseline(),
+        ));
+        runs.push(Run::new(
+            format!("fio-fsync{f}-renewable"),
+            text,
             renewable(0.25, 3_600_000),
-        )?;
-        pairs.push((f, base, renew));
+        ));
     }
+    for t in THRESHOLDS {
+        runs.push(Run::new(
+            format!("threshold-{t}"),
+            FIO,
+            renewable(t, 3_600_000),
+        ));
+    }
+    runs.push(Run::new("zombie-baseline", ZOMBIE, baseline()));
+    for ms in ZOMBIE_IDLE_MS {
+        runs.push(Run::new(
+            format!("zombie-idle-{ms}ms"),
+            ZOMBIE,
+            renewable(0.25, ms),
+        ));
+    }
+    let mut summaries = run_parallel(out, runs, threads(), |o| o.summary)?.into_iter();
+    let mut next = || summaries.next().expect("one summary per run");
+    let pairs: Vec<(u64, Summary, Summary)> = FLUSH_INTERVALS
+        .iter()
+        .map(|&f| (f, next(), next()))
+        .collect();
+    let sweep: Vec<(f64, Summary)> = THRESHOLDS.iter().map(|&t| (t, next())).collect();
+    let zombie_base = next();
+    let zombies: Vec<(u64, Summary)> = ZOMBIE_IDLE_MS.iter().map(|&ms| (ms, next())).collect();
+
     let groups: Vec<String> = FLUSH_INTERVALS
         .iter()
         .map(|f| format!("fsync {f}"))
@@ -134,25 +150,6 @@ pub fn run(out: &Path) -> Result<()> {
     ];
     for (file, title, unit, get) in charts {
         bar_chart(&figures.join(file), title, unit, &groups, &series(get))?;
-    }
-
-    // The 25% threshold.
-    let mut sweep = Vec::new();
-    for t in THRESHOLDS {
-        let s = run_one(out, &format!("threshold-{t}"), FIO, renewable(t, 3_600_000))?;
-        sweep.push((t, s));
-    }
-    // The zombie idle threshold.
-    let zombie_base = run_one(out, "zombie-baseline", ZOMBIE, baseline())?;
-    let mut zombies = Vec::new();
-    for ms in ZOMBIE_IDLE_MS {
-        let s = run_one(
-            out,
-            &format!("zombie-idle-{ms}ms"),
-            ZOMBIE,
-            renewable(0.25, ms),
-        )?;
-        zombies.push((ms, s));
     }
 
     let summary = summarise(&pairs, &sweep, &zombie_base, &zombies);

@@ -1,27 +1,183 @@
 //! The device description a preset gives and an experiment may override, and its validation into
-//! the typed [`DeviceSpec`] the simulator runs on.
+//! the typed [`DeviceSpec`] the simulator runs on: a ZNS device (`[device.zones]`) or a
+//! conventional SSD (`kind = "conventional"`, `[device.ftl]`), either with optional NAND aging
+//! (`[device.aging]`).
 
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
-use crate::nand::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
+use crate::ftl::{FtlOverheads, FtlSpec, VictimChoice};
+use crate::nand::{
+    AgingSpec, CellType, Energy, EraseSuspend, InitialWear, NandGeometry, NandSpec, NandTiming,
+    RetryModel,
+};
+use crate::sim::DeviceSpec;
 use crate::time::Duration;
 use crate::units::Bytes;
 use crate::zns::{Overheads, ZnsSpec, ZoneGeometry};
+
+/// Which interface the device offers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceKind {
+    /// A Zoned Namespace SSD (`[device.zones]`).
+    #[default]
+    Zns,
+    /// A block-interface SSD with a page-mapped FTL (`[device.ftl]`).
+    Conventional,
+}
+
+impl DeviceKind {
+    fn is_zns(&self) -> bool {
+        *self == DeviceKind::Zns
+    }
+}
 
 /// A device as written in a preset file (`presets/*.toml`) or an experiment's `[device]` table.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceConfig {
+    /// "zns" (default) or "conventional".
+    #[serde(default, skip_serializing_if = "DeviceKind::is_zns")]
+    pub kind: DeviceKind,
     pub name: String,
     #[serde(default)]
     pub description: String,
     /// Where the numbers come from (paper and table, or datasheet).
     pub source: String,
     pub geometry: GeometryConfig,
-    pub zones: ZonesConfig,
+    /// The zones of a ZNS device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<ZonesConfig>,
     pub timing: TimingConfig,
     pub energy: EnergyConfig,
+    /// The FTL of a conventional device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ftl: Option<FtlConfig>,
+    /// NAND that ages and varies (off when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aging: Option<AgingConfig>,
+}
+
+/// `[device.ftl]`: the conventional SSD's flash translation layer.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Bytes one map entry covers (4 bytes each); default 4 KiB.
+    #[serde(default = "four_kib")]
+    pub mapping_unit_bytes: Bytes,
+    /// (physical - logical) / logical in percent; default 7 (MQSim's default, and the 7% of
+    /// drives sold in GB with GiB of NAND).
+    #[serde(default = "seven")]
+    pub over_provisioning_percent: f64,
+    /// DRAM write buffer: writes complete once their data is in it. 0: none.
+    #[serde(default = "zero_bytes")]
+    pub write_buffer_bytes: Bytes,
+    /// GC victim choice: "greedy" (default) or "cost_benefit".
+    #[serde(default)]
+    pub gc_policy: VictimConfig,
+    /// Foreground GC keeps at least this many superblocks free (at least 2).
+    #[serde(default = "two")]
+    pub gc_free_superblocks: u32,
+    /// Background GC in idle time keeps this many free (0: no background GC).
+    #[serde(default = "four")]
+    pub background_gc_free_superblocks: u32,
+    /// Static wear levelling when erase counts spread this far (0: dynamic only).
+    #[serde(default)]
+    pub wear_leveling_threshold: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VictimConfig {
+    #[default]
+    Greedy,
+    CostBenefit,
+}
+
+fn four_kib() -> Bytes {
+    Bytes(4096)
+}
+fn seven() -> f64 {
+    7.0
+}
+fn two() -> u32 {
+    2
+}
+fn four() -> u32 {
+    4
+}
+
+/// `[device.aging]`: page-type latencies and read retries (see `nand::aging`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgingConfig {
+    /// "slc", "mlc" or "tlc": per-page-type latencies (absent: every page takes tR and tPROG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<CellConfig>,
+    /// tR per page type, lower first (as many as the cell type has).
+    #[serde(default)]
+    pub read_latency_ns: Vec<u64>,
+    /// tPROG per page type, for devices that program page by page (pages_per_program = 1).
+    #[serde(default)]
+    pub program_latency_ns: Vec<u64>,
+    /// Chance of a retry at zero wear and zero retention.
+    #[serde(default)]
+    pub retry_base: f64,
+    /// Added to the chance per `endurance_erases` erases of the block.
+    #[serde(default)]
+    pub retry_wear_weight: f64,
+    #[serde(default = "three_thousand")]
+    pub endurance_erases: u32,
+    /// Added to the chance as data ages to `retention_limit` (and no more past it).
+    #[serde(default)]
+    pub retry_retention_weight: f64,
+    #[serde(default = "year")]
+    pub retention_limit: Duration,
+    /// The chance never goes above this.
+    #[serde(default = "one_f64")]
+    pub retry_max_probability: f64,
+    /// Retries per read at most.
+    #[serde(default = "eight")]
+    pub max_retries: u32,
+    /// Age at time zero of data the run did not write (prefill, preconditioning).
+    #[serde(default = "zero_duration")]
+    pub initial_retention: Duration,
+    /// Each block's erase count at the start, drawn from [min, max].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_erase_counts: Option<[u32; 2]>,
+    /// Blocks that share one draw of the initial erase count: [dies, blocks], consecutive
+    /// blocks on consecutive dies (a zone: [dies_per_zone, its blocks per die]; a superblock:
+    /// [all dies, 1]). Default [1, 1]: every block drawn on its own.
+    #[serde(default = "one_by_one")]
+    pub initial_wear_group: [u32; 2],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellConfig {
+    Slc,
+    Mlc,
+    Tlc,
+}
+
+fn one_by_one() -> [u32; 2] {
+    [1, 1]
+}
+fn three_thousand() -> u32 {
+    3000
+}
+fn year() -> Duration {
+    Duration::from_secs(365 * 24 * 3600)
+}
+fn one_f64() -> f64 {
+    1.0
+}
+fn eight() -> u32 {
+    8
+}
+fn zero_duration() -> Duration {
+    Duration::ZERO
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -162,12 +318,377 @@ fn limit(value: u32) -> Option<u32> {
 
 impl DeviceConfig {
     /// Checks every rule the device relies on; errors name the field (prefixed with `prefix`).
-    pub fn validate(&self, prefix: &str) -> Result<ZnsSpec, ConfigError> {
+    /// `seed` is the run's (NAND aging draws from it).
+    pub fn validate(&self, prefix: &str, seed: u64) -> Result<DeviceSpec, ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        if self.aging.is_some()
+            && self
+                .aging
+                .as_ref()
+                .is_some_and(|a| a.initial_erase_counts.is_some_and(|[a, b]| a > b))
+        {
+            return Err(ConfigError::field(
+                f("aging.initial_erase_counts"),
+                "must be [min, max] with min <= max",
+            ));
+        }
+        match self.kind {
+            DeviceKind::Zns => {
+                if self.ftl.is_some() {
+                    return Err(ConfigError::field(
+                        f("ftl"),
+                        "applies to kind = \"conventional\"; a ZNS device has no FTL",
+                    ));
+                }
+                let Some(z) = &self.zones else {
+                    return Err(ConfigError::field(
+                        f("zones"),
+                        "missing: a ZNS device needs [device.zones] (or set kind = \"conventional\")",
+                    ));
+                };
+                let mut spec = self.validate_zns(prefix, z)?;
+                spec.nand.aging = self.aging(prefix, &spec.nand.geometry, seed)?;
+                Ok(DeviceSpec::Zns(spec))
+            }
+            DeviceKind::Conventional => {
+                let mut spec = self.validate_conventional(prefix)?;
+                spec.nand.aging = self.aging(prefix, &spec.nand.geometry, seed)?;
+                Ok(DeviceSpec::Conventional(spec))
+            }
+        }
+    }
+
+    /// The NAND both kinds share; `blocks_per_zone` converts a per-zone erase energy.
+    fn validate_nand(
+        &self,
+        prefix: &str,
+        blocks_per_zone: Option<u64>,
+    ) -> Result<NandSpec, ConfigError> {
         let f = |name: &str| format!("{prefix}{name}");
         let g = &self.geometry;
-        let z = &self.zones;
         let t = &self.timing;
         let e = &self.energy;
+        for (name, value) in [
+            ("geometry.channels", g.channels as u64),
+            ("geometry.dies_per_channel", g.dies_per_channel as u64),
+            ("geometry.blocks_per_die", g.blocks_per_die as u64),
+            ("geometry.pages_per_block", g.pages_per_block as u64),
+            ("geometry.page_size_bytes", g.page_size_bytes.0),
+            ("geometry.pages_per_program", g.pages_per_program as u64),
+            ("geometry.lba_size_bytes", g.lba_size_bytes.0),
+            ("timing.channel_rate_mb_s", t.channel_rate_mb_s),
+            ("timing.host_rate_mb_s", t.host_rate_mb_s),
+        ] {
+            positive(&f(name), value)?;
+        }
+        let lba = g.lba_size_bytes.0;
+        if lba != 512 && lba != 4096 {
+            return Err(ConfigError::field(
+                f("geometry.lba_size_bytes"),
+                format!("is {lba}; ZoneLab supports 512 and 4096"),
+            ));
+        }
+        if !g.page_size_bytes.0.is_multiple_of(lba) {
+            return Err(ConfigError::field(
+                f("geometry.page_size_bytes"),
+                format!(
+                    "{} is not a multiple of the LBA size {lba}",
+                    g.page_size_bytes.0
+                ),
+            ));
+        }
+        if !g.pages_per_block.is_multiple_of(g.pages_per_program) {
+            return Err(ConfigError::field(
+                f("geometry.pages_per_program"),
+                format!(
+                    "{} does not divide pages_per_block {}",
+                    g.pages_per_program, g.pages_per_block
+                ),
+            ));
+        }
+        if t.read_latency_ns == 0 && t.program_latency_ns == 0 {
+            return Err(ConfigError::field(
+                f("timing"),
+                "read_latency_ns and program_latency_ns are both 0; give the NAND a cost",
+            ));
+        }
+        let erase_nj_per_block = match (e.erase_nj_per_block, e.erase_nj_per_zone, blocks_per_zone)
+        {
+            (Some(b), None, _) => b,
+            (None, Some(zone_nj), Some(blocks)) => zone_nj / blocks as f64,
+            (None, Some(_), None) => {
+                return Err(ConfigError::field(
+                    f("energy.erase_nj_per_zone"),
+                    "a conventional device has no zones: give erase_nj_per_block",
+                ));
+            }
+            _ => {
+                return Err(ConfigError::field(
+                    f("energy"),
+                    "give exactly one of erase_nj_per_block and erase_nj_per_zone",
+                ));
+            }
+        };
+        let erase_field = if e.erase_nj_per_zone.is_some() {
+            "energy.erase_nj_per_zone"
+        } else {
+            "energy.erase_nj_per_block"
+        };
+        for (name, v) in [
+            ("energy.read_nj_per_page", e.read_nj_per_page),
+            ("energy.program_nj_per_page", e.program_nj_per_page),
+            (erase_field, erase_nj_per_block),
+        ] {
+            if !(v.is_finite() && (0.0..=MAX_ENERGY_NJ).contains(&v)) {
+                return Err(ConfigError::field(
+                    f(name),
+                    format!("{v} must be a number between 0 and {MAX_ENERGY_NJ:e}"),
+                ));
+            }
+        }
+        let suspend = t.erase_suspend.as_ref().map(|s| EraseSuspend {
+            suspend: Duration::from_ns(s.suspend_ns),
+            resume: Duration::from_ns(s.resume_ns),
+        });
+        Ok(NandSpec {
+            geometry: NandGeometry {
+                channels: g.channels,
+                dies_per_channel: g.dies_per_channel,
+                blocks_per_die: g.blocks_per_die,
+                pages_per_block: g.pages_per_block,
+                page_size_bytes: g.page_size_bytes.0,
+                pages_per_program: g.pages_per_program,
+            },
+            timing: NandTiming {
+                read_latency: Duration::from_ns(t.read_latency_ns),
+                program_latency: Duration::from_ns(t.program_latency_ns),
+                erase_latency: Duration::from_ns(t.erase_latency_ns),
+                channel_rate_mb_s: t.channel_rate_mb_s,
+                host_rate_mb_s: t.host_rate_mb_s,
+                erase_suspend: suspend,
+            },
+            energy: Energy {
+                read_nj_per_page: e.read_nj_per_page,
+                program_nj_per_page: e.program_nj_per_page,
+                erase_nj_per_block,
+            },
+            aging: None,
+        })
+    }
+
+    fn validate_conventional(&self, prefix: &str) -> Result<FtlSpec, ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        if self.zones.is_some() {
+            return Err(ConfigError::field(
+                f("zones"),
+                "a conventional device has no zones; remove [device.zones] or set kind = \"zns\"",
+            ));
+        }
+        let Some(c) = &self.ftl else {
+            return Err(ConfigError::field(
+                f("ftl"),
+                "missing: a conventional device needs [device.ftl] (its fields have defaults: `[device.ftl]` alone will do)",
+            ));
+        };
+        let t = &self.timing;
+        if t.write_buffer_units_per_zone != 0 {
+            return Err(ConfigError::field(
+                f("timing.write_buffer_units_per_zone"),
+                "is a zone buffer; a conventional device's buffer is ftl.write_buffer_bytes",
+            ));
+        }
+        if t.zone_mgmt_overhead_ns != 0 {
+            return Err(ConfigError::field(
+                f("timing.zone_mgmt_overhead_ns"),
+                "a conventional device has no zone management (trims and flushes cost write_overhead_ns)",
+            ));
+        }
+        let nand = self.validate_nand(prefix, None)?;
+        let geo = &nand.geometry;
+        let lba = self.geometry.lba_size_bytes.0;
+        let unit = c.mapping_unit_bytes.0;
+        if unit == 0 || !unit.is_multiple_of(lba) || !geo.page_size_bytes.is_multiple_of(unit) {
+            return Err(ConfigError::field(
+                f("ftl.mapping_unit_bytes"),
+                format!(
+                    "{unit} must be a multiple of the LBA size {lba} that divides the page size {}",
+                    geo.page_size_bytes
+                ),
+            ));
+        }
+        let op = c.over_provisioning_percent;
+        if !(op.is_finite() && op > 0.0 && op <= 1000.0) {
+            return Err(ConfigError::field(
+                f("ftl.over_provisioning_percent"),
+                format!("{op} must be above 0 and at most 1000"),
+            ));
+        }
+        if c.gc_free_superblocks < 2 {
+            return Err(ConfigError::field(
+                f("ftl.gc_free_superblocks"),
+                format!(
+                    "{} must be at least 2 (one for the host stream, one for GC's)",
+                    c.gc_free_superblocks
+                ),
+            ));
+        }
+        let logical_units = FtlSpec::logical_units_for(&nand, unit, op, c.gc_free_superblocks)
+            .map_err(|m| ConfigError::field(f("ftl.over_provisioning_percent"), m))?;
+        let pu = geo.program_unit_bytes();
+        let wb = c.write_buffer_bytes.0;
+        if !wb.is_multiple_of(pu) {
+            return Err(ConfigError::field(
+                f("ftl.write_buffer_bytes"),
+                format!("{wb} is not a whole number of program units of {pu} bytes"),
+            ));
+        }
+        let buffer_units = u32::try_from(wb / pu).map_err(|_| {
+            ConfigError::field(f("ftl.write_buffer_bytes"), format!("{wb} is too large"))
+        })?;
+        Ok(FtlSpec {
+            name: self.name.clone(),
+            lba_size_bytes: lba,
+            mapping_unit_bytes: unit,
+            over_provisioning_percent: op,
+            logical_units,
+            write_buffer_units: buffer_units,
+            victim: match c.gc_policy {
+                VictimConfig::Greedy => VictimChoice::Greedy,
+                VictimConfig::CostBenefit => VictimChoice::CostBenefit,
+            },
+            gc_free_superblocks: c.gc_free_superblocks,
+            background_gc_free_superblocks: c.background_gc_free_superblocks,
+            wear_leveling_threshold: c.wear_leveling_threshold,
+            overheads: FtlOverheads {
+                read: Duration::from_ns(t.read_overhead_ns),
+                write: Duration::from_ns(t.write_overhead_ns),
+            },
+            nand,
+        })
+    }
+
+    fn aging(
+        &self,
+        prefix: &str,
+        geometry: &NandGeometry,
+        seed: u64,
+    ) -> Result<Option<AgingSpec>, ConfigError> {
+        let Some(a) = &self.aging else {
+            return Ok(None);
+        };
+        let f = |name: &str| format!("{prefix}aging.{name}");
+        let cell = a.cell.map(|c| match c {
+            CellConfig::Slc => CellType::Slc,
+            CellConfig::Mlc => CellType::Mlc,
+            CellConfig::Tlc => CellType::Tlc,
+        });
+        let types = cell.map_or(0, CellType::page_types);
+        let per_type = |name: &str, v: &[u64]| -> Result<Vec<Duration>, ConfigError> {
+            match cell {
+                None if v.is_empty() => Ok(Vec::new()),
+                None => Err(ConfigError::field(
+                    f(name),
+                    "needs `cell` (\"slc\", \"mlc\" or \"tlc\")",
+                )),
+                Some(c) if v.len() != types => Err(ConfigError::field(
+                    f(name),
+                    format!(
+                        "gives {} values; {} cells have {types} page types",
+                        v.len(),
+                        c.name()
+                    ),
+                )),
+                Some(_) => Ok(v.iter().map(|&ns| Duration::from_ns(ns)).collect()),
+            }
+        };
+        let read_latency = per_type("read_latency_ns", &a.read_latency_ns)?;
+        let program_latency = if cell.is_some() && a.program_latency_ns.is_empty() {
+            vec![Duration::from_ns(self.timing.program_latency_ns); types]
+        } else {
+            per_type("program_latency_ns", &a.program_latency_ns)?
+        };
+        if !a.program_latency_ns.is_empty() && geometry.pages_per_program != 1 {
+            return Err(ConfigError::field(
+                f("program_latency_ns"),
+                format!(
+                    "applies to page-by-page programming; this NAND programs {} pages at once (its tPROG stays)",
+                    geometry.pages_per_program
+                ),
+            ));
+        }
+        for (name, v) in [
+            ("retry_base", a.retry_base),
+            ("retry_wear_weight", a.retry_wear_weight),
+            ("retry_retention_weight", a.retry_retention_weight),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(ConfigError::field(
+                    f(name),
+                    format!("{v} must be a finite number >= 0"),
+                ));
+            }
+        }
+        if !(0.0..1.0).contains(&a.retry_max_probability)
+            && a.max_retries > 0
+            && a.retry_max_probability != 1.0
+        {
+            return Err(ConfigError::field(
+                f("retry_max_probability"),
+                format!("{} must be between 0 and 1", a.retry_max_probability),
+            ));
+        }
+        if a.endurance_erases == 0 {
+            return Err(ConfigError::field(
+                f("endurance_erases"),
+                "must be greater than 0",
+            ));
+        }
+        if a.retention_limit.is_zero() {
+            return Err(ConfigError::field(
+                f("retention_limit"),
+                "must be greater than 0",
+            ));
+        }
+        if a.initial_wear_group.contains(&0) {
+            return Err(ConfigError::field(
+                f("initial_wear_group"),
+                "must be [dies, blocks], both at least 1",
+            ));
+        }
+        if a.max_retries > 64 {
+            return Err(ConfigError::field(
+                f("max_retries"),
+                format!("{} is above 64", a.max_retries),
+            ));
+        }
+        Ok(Some(AgingSpec {
+            cell,
+            read_latency,
+            program_latency,
+            retry: RetryModel {
+                base: a.retry_base,
+                wear_weight: a.retry_wear_weight,
+                endurance_erases: a.endurance_erases,
+                retention_weight: a.retry_retention_weight,
+                retention_limit: a.retention_limit,
+                max_probability: a.retry_max_probability,
+                max_retries: a.max_retries,
+            },
+            initial_retention: a.initial_retention,
+            initial_wear: a.initial_erase_counts.map(|[min, max]| InitialWear {
+                min,
+                max,
+                group_dies: a.initial_wear_group[0],
+                group_blocks: a.initial_wear_group[1],
+            }),
+            seed,
+        }))
+    }
+
+    fn validate_zns(&self, prefix: &str, z: &ZonesConfig) -> Result<ZnsSpec, ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        let g = &self.geometry;
+        let t = &self.timing;
         for (name, value) in [
             ("geometry.channels", g.channels as u64),
             ("geometry.dies_per_channel", g.dies_per_channel as u64),
@@ -397,68 +918,10 @@ impl DeviceConfig {
                 format!("{open} is above max_active_zones {active}"),
             ));
         }
-        if t.read_latency_ns == 0 && t.program_latency_ns == 0 {
-            return Err(ConfigError::field(
-                f("timing"),
-                "read_latency_ns and program_latency_ns are both 0; give the NAND a cost",
-            ));
-        }
-        let erase_field = if e.erase_nj_per_zone.is_some() {
-            "energy.erase_nj_per_zone"
-        } else {
-            "energy.erase_nj_per_block"
-        };
-        let erase_nj_per_block = match (e.erase_nj_per_block, e.erase_nj_per_zone) {
-            (Some(b), None) => b,
-            (None, Some(zone_nj)) => zone_nj / blocks_per_zone as f64,
-            _ => {
-                return Err(ConfigError::field(
-                    f("energy"),
-                    "give exactly one of erase_nj_per_block and erase_nj_per_zone",
-                ));
-            }
-        };
-        for (name, v) in [
-            ("energy.read_nj_per_page", e.read_nj_per_page),
-            ("energy.program_nj_per_page", e.program_nj_per_page),
-            (erase_field, erase_nj_per_block),
-        ] {
-            if !(v.is_finite() && (0.0..=MAX_ENERGY_NJ).contains(&v)) {
-                return Err(ConfigError::field(
-                    f(name),
-                    format!("{v} must be a number between 0 and {MAX_ENERGY_NJ:e}"),
-                ));
-            }
-        }
-        let suspend = t.erase_suspend.as_ref().map(|s| EraseSuspend {
-            suspend: Duration::from_ns(s.suspend_ns),
-            resume: Duration::from_ns(s.resume_ns),
-        });
+        let nand = self.validate_nand(prefix, Some(blocks_per_zone))?;
         Ok(ZnsSpec {
             name: self.name.clone(),
-            nand: NandSpec {
-                geometry: NandGeometry {
-                    channels: g.channels,
-                    dies_per_channel: g.dies_per_channel,
-                    blocks_per_die: g.blocks_per_die,
-                    pages_per_block: g.pages_per_block,
-                    page_size_bytes: g.page_size_bytes.0,
-                    pages_per_program: g.pages_per_program,
-                },
-                timing: NandTiming {
-                    read_latency: Duration::from_ns(t.read_latency_ns),
-                    program_latency: Duration::from_ns(t.program_latency_ns),
-                    erase_latency: Duration::from_ns(t.erase_latency_ns),
-                    channel_rate_mb_s: t.channel_rate_mb_s,
-                    host_rate_mb_s: t.host_rate_mb_s,
-                    erase_suspend: suspend,
-                },
-                energy: Energy {
-                    read_nj_per_page: e.read_nj_per_page,
-                    program_nj_per_page: e.program_nj_per_page,
-                    erase_nj_per_block,
-                },
-            },
+            nand,
             zones: ZoneGeometry {
                 lba_size_bytes: lba,
                 dies_per_zone: z.dies_per_zone,

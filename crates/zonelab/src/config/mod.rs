@@ -15,10 +15,11 @@ pub use firmware::FirmwareConfig;
 pub use overrides::apply_override;
 pub use workload::{JobConfig, ReplayConfig, ThreadsConfig};
 
+use crate::ftl::{FtlSpec, PreconditionPlan};
 use crate::metrics::series::DEFAULT_MAX_BUCKETS;
 use crate::sim::{DeviceSpec, Experiment};
 use crate::time::Duration;
-use crate::units::Extent;
+use crate::units::{Bytes, Extent};
 use crate::workload::HostWorkload;
 use crate::zns::{PrefillPattern, PrefillPlan};
 
@@ -161,6 +162,56 @@ fn one_f64() -> f64 {
     1.0
 }
 
+/// `[precondition]`: put a conventional SSD in a used state before the run, taking no simulated
+/// time (see `ftl::precondition` for how steady state is decided).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionConfig {
+    /// Share of the logical space written sequentially first (from LBA 0); default 1.
+    #[serde(default = "one_f64")]
+    pub fill: f64,
+    /// Then overwrite the filled space at random until steady state (default true).
+    #[serde(default = "yes")]
+    pub random_overwrite: bool,
+    /// Size of each random write (default 4 KiB; a multiple of the mapping unit).
+    #[serde(default = "four_kib")]
+    pub bs: Bytes,
+    /// Each round writes this share of the filled space (default 0.1).
+    #[serde(default = "tenth")]
+    pub round: f64,
+    /// Rounds the steady-state test looks at (SNIA PTS: 5).
+    #[serde(default = "five")]
+    pub window: u32,
+    /// Range of the round WAF within the window, as a share of its mean (SNIA PTS: 0.2; default 0.05).
+    #[serde(default = "five_percent")]
+    pub tolerance: f64,
+    /// Excursion of its fitted line, as a share of its mean (SNIA PTS: 0.1; default 0.05).
+    #[serde(default = "five_percent")]
+    pub slope_tolerance: f64,
+    /// Rounds at most (default 100).
+    #[serde(default = "hundred")]
+    pub max_rounds: u32,
+}
+
+fn yes() -> bool {
+    true
+}
+fn four_kib() -> Bytes {
+    Bytes(4096)
+}
+fn tenth() -> f64 {
+    0.1
+}
+fn five() -> u32 {
+    5
+}
+fn five_percent() -> f64 {
+    0.05
+}
+fn hundred() -> u32 {
+    100
+}
+
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FaultsConfig {
@@ -218,6 +269,8 @@ pub struct ExperimentConfig {
     pub metrics: MetricsConfig,
     #[serde(default)]
     pub prefill: Option<PrefillConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precondition: Option<PreconditionConfig>,
     #[serde(default)]
     pub faults: FaultsConfig,
     #[serde(default)]
@@ -333,9 +386,8 @@ impl ExperimentConfig {
         default_name: &str,
         need_workload: bool,
     ) -> Result<Experiment, ConfigError> {
-        let spec = self.device.validate("device.")?;
-        let info = spec.info();
-        let zoned = info.zoned.clone().expect("a ZNS device is zoned");
+        let device = self.device.validate("device.", self.seed)?;
+        let info = device.info();
         let mut jobs = self
             .jobs
             .iter()
@@ -358,7 +410,16 @@ impl ExperimentConfig {
                 "the experiment has no workload: add a [[job]], [[replay]] or [[threads]]",
             ));
         }
-        let firmware = self.firmware.validate(zoned.zone_count)?;
+        let firmware = match &info.zoned {
+            Some(z) => self.firmware.validate(z.zone_count)?,
+            None if self.firmware != FirmwareConfig::default() => {
+                return Err(ConfigError::field(
+                    "firmware.policy",
+                    "zone reset policies apply to ZNS devices; a conventional device's FTL is set in [device.ftl]",
+                ));
+            }
+            None => self.firmware.validate(1)?,
+        };
         if !(MIN_INTERVAL..=MAX_INTERVAL).contains(&self.metrics.interval) {
             return Err(ConfigError::field(
                 "metrics.interval",
@@ -380,17 +441,15 @@ impl ExperimentConfig {
                 format!("{} must be at most {}", self.seed, i64::MAX),
             ));
         }
+        let zone_count = info.zoned.as_ref().map_or(0, |z| z.zone_count);
         for (name, zones) in [
             ("faults.read_only_zones", &self.faults.read_only_zones),
             ("faults.offline_zones", &self.faults.offline_zones),
         ] {
-            if let Some(z) = zones.iter().find(|&&z| z >= zoned.zone_count) {
+            if let Some(z) = zones.iter().find(|&&z| z >= zone_count) {
                 return Err(ConfigError::field(
                     name,
-                    format!(
-                        "zone {z} does not exist; the device has {} zones",
-                        zoned.zone_count
-                    ),
+                    format!("zone {z} does not exist; the device has {zone_count} zones"),
                 ));
             }
         }
@@ -400,27 +459,52 @@ impl ExperimentConfig {
                 format!("{} must be between 1 and 4096", self.host.cores),
             ));
         }
-        let mut faulty: Vec<u32> = self.faults.read_only_zones.clone();
-        faulty.extend(&self.faults.offline_zones);
-        let prefill = match &self.prefill {
-            None => PrefillPlan::default(),
-            Some(p) => p.plan(&info, &faulty, self.seed)?,
+        let (prefill, precondition) = match &info.zoned {
+            Some(zoned) => {
+                if self.precondition.is_some() {
+                    return Err(ConfigError::field(
+                        "precondition",
+                        "applies to conventional devices; a ZNS device is set up with [prefill]",
+                    ));
+                }
+                let mut faulty: Vec<u32> = self.faults.read_only_zones.clone();
+                faulty.extend(&self.faults.offline_zones);
+                let prefill = match &self.prefill {
+                    None => PrefillPlan::default(),
+                    Some(p) => p.plan(&info, &faulty, self.seed)?,
+                };
+                let active_after_prefill = prefill.partial_zones(zoned.zone_capacity_lbas);
+                workload::check_writer_overlap(&jobs, &host)?;
+                workload::resolve_open_budget(&mut jobs, &host, zoned, active_after_prefill)?;
+                (prefill, None)
+            }
+            None => {
+                if self.prefill.is_some() {
+                    return Err(ConfigError::field(
+                        "prefill",
+                        "fills zones; a conventional device is set up with [precondition]",
+                    ));
+                }
+                let plan = match (&self.precondition, &device) {
+                    (Some(p), DeviceSpec::Conventional(spec)) => Some(p.plan(spec, self.seed)?),
+                    _ => None,
+                };
+                (PrefillPlan::default(), plan)
+            }
         };
-        let active_after_prefill = prefill.partial_zones(zoned.zone_capacity_lbas);
-        workload::check_writer_overlap(&jobs, &host)?;
-        workload::resolve_open_budget(&mut jobs, &host, &zoned, active_after_prefill)?;
         Ok(Experiment {
             name: self
                 .name
                 .clone()
                 .unwrap_or_else(|| default_name.to_string()),
             seed: self.seed,
-            device: DeviceSpec::Zns(spec),
+            device,
             firmware,
             retain_data: self.data.retention,
             interval: self.metrics.interval,
             max_intervals: self.metrics.max_intervals,
             prefill,
+            precondition,
             read_only_zones: self.faults.read_only_zones.clone(),
             offline_zones: self.faults.offline_zones.clone(),
             jobs,
@@ -428,6 +512,71 @@ impl ExperimentConfig {
             host,
             cores: self.host.cores,
             trace: self.trace.enabled,
+        })
+    }
+}
+
+impl PreconditionConfig {
+    /// The plan for `spec`, in mapping units.
+    fn plan(&self, spec: &FtlSpec, seed: u64) -> Result<PreconditionPlan, ConfigError> {
+        let f = |name: &str| format!("precondition.{name}");
+        if !(self.fill > 0.0 && self.fill <= 1.0) {
+            return Err(ConfigError::field(
+                f("fill"),
+                format!("{} must be above 0 and at most 1", self.fill),
+            ));
+        }
+        let unit = spec.mapping_unit_bytes;
+        let bs = self.bs.0;
+        if bs == 0 || !bs.is_multiple_of(unit) {
+            return Err(ConfigError::field(
+                f("bs"),
+                format!("{bs} must be a positive multiple of the mapping unit {unit}"),
+            ));
+        }
+        let fill_units = (spec.logical_units as f64 * self.fill) as u64;
+        if fill_units < bs / unit {
+            return Err(ConfigError::field(
+                f("fill"),
+                format!("{} of the device is less than one bs of {bs}", self.fill),
+            ));
+        }
+        if !(self.round > 0.0 && self.round <= 10.0) {
+            return Err(ConfigError::field(
+                f("round"),
+                format!(
+                    "{} must be above 0 and at most 10 (times the filled space)",
+                    self.round
+                ),
+            ));
+        }
+        if self.window < 2 {
+            return Err(ConfigError::field(f("window"), "must be at least 2 rounds"));
+        }
+        for (name, v) in [
+            ("tolerance", self.tolerance),
+            ("slope_tolerance", self.slope_tolerance),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(ConfigError::field(f(name), format!("{v} must be >= 0")));
+            }
+        }
+        if self.max_rounds == 0 || self.max_rounds > 10_000 {
+            return Err(ConfigError::field(
+                f("max_rounds"),
+                format!("{} must be between 1 and 10000", self.max_rounds),
+            ));
+        }
+        Ok(PreconditionPlan {
+            fill_units,
+            random_overwrite: self.random_overwrite,
+            block_units: bs / unit,
+            round_units: ((fill_units as f64 * self.round) as u64).max(bs / unit),
+            window: self.window,
+            tolerance: self.tolerance,
+            slope_tolerance: self.slope_tolerance,
+            max_rounds: self.max_rounds,
+            seed,
         })
     }
 }

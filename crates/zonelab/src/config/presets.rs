@@ -22,6 +22,26 @@ pub const PRESETS: &[(&str, &str)] = &[
         "smallzone-4t",
         include_str!("../../../../presets/smallzone-4t.toml"),
     ),
+    (
+        "proto-zns-1t",
+        include_str!("../../../../presets/proto-zns-1t.toml"),
+    ),
+    (
+        "zn540-conv-op7",
+        include_str!("../../../../presets/zn540-conv-op7.toml"),
+    ),
+    (
+        "zn540-conv-op28",
+        include_str!("../../../../presets/zn540-conv-op28.toml"),
+    ),
+    (
+        "proto-conv-1t-op7",
+        include_str!("../../../../presets/proto-conv-1t-op7.toml"),
+    ),
+    (
+        "proto-conv-1t-op28",
+        include_str!("../../../../presets/proto-conv-1t-op28.toml"),
+    ),
 ];
 
 /// The preset's text, as shipped (with its source comments).

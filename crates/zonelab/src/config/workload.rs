@@ -97,10 +97,9 @@ fn zero_extent() -> Extent {
 impl JobConfig {
     pub fn validate(&self, index: usize, info: &DeviceInfo) -> Result<JobSpec, ConfigError> {
         let f = |name: &str| format!("job[{index}].{name}");
-        let z = info
-            .zoned
-            .as_ref()
-            .ok_or_else(|| ConfigError::field(f("rw"), "zoned jobs need a zoned device"))?;
+        let Some(z) = info.zoned.as_ref() else {
+            return self.validate_block(index, info);
+        };
         let lba = info.lba_size_bytes;
         let zone_capacity_bytes = z.zone_capacity_lbas * lba;
         let bs = self.bs.0;
@@ -246,6 +245,8 @@ impl JobConfig {
             numjobs: self.numjobs,
             first_zone,
             zone_count,
+            first_lba: first_zone as u64 * z.zone_size_lbas,
+            region_lbas: zone_count as u64 * z.zone_size_lbas,
             io_lbas: io_bytes.div_ceil(lba),
             loops: self.loops,
             runtime: self.runtime,
@@ -264,6 +265,144 @@ impl JobConfig {
             zone_append: self.zone_append,
             zone_fill_lbas: self.zone_fill.map(|b| b.0 / lba),
             zone_fill_action: self.zone_fill_action,
+        })
+    }
+}
+
+impl JobConfig {
+    /// A job on a conventional device: fio without zonemode.
+    fn validate_block(&self, index: usize, info: &DeviceInfo) -> Result<JobSpec, ConfigError> {
+        let f = |name: &str| format!("job[{index}].{name}");
+        let lba = info.lba_size_bytes;
+        let ns = info.namespace_bytes();
+        let zoned_only = [
+            ("max_open_zones", self.max_open_zones != 0),
+            ("zone_reset_threshold", self.zone_reset_threshold != 0.0),
+            ("zone_reset_frequency", self.zone_reset_frequency != 0.0),
+            ("zone_append", self.zone_append),
+            ("zone_fill", self.zone_fill.is_some()),
+            (
+                "zone_fill_action",
+                self.zone_fill_action != ZoneFillAction::default(),
+            ),
+        ];
+        if let Some((name, _)) = zoned_only.iter().find(|(_, set)| *set) {
+            return Err(ConfigError::field(
+                f(name),
+                "applies to zoned devices; this device is conventional (fio without zonemode)",
+            ));
+        }
+        let bs = self.bs.0;
+        if bs == 0 || !bs.is_multiple_of(lba) || bs > ns {
+            return Err(ConfigError::field(
+                f("bs"),
+                format!(
+                    "{bs} must be a positive multiple of the LBA size {lba}, at most the device's {ns} bytes"
+                ),
+            ));
+        }
+        for (name, v) in [
+            ("iodepth", self.iodepth),
+            ("numjobs", self.numjobs),
+            ("loops", self.loops),
+        ] {
+            if v == 0 {
+                return Err(ConfigError::field(f(name), "must be at least 1"));
+            }
+        }
+        let bytes = |name: &str, e: Extent| -> Result<u64, ConfigError> {
+            match e {
+                Extent::Zones(n) => Err(ConfigError::field(
+                    f(name),
+                    format!(
+                        "`{n}z` counts zones; a conventional device has none: give bytes or a percentage"
+                    ),
+                )),
+                e => Ok(e.to_bytes(0, ns)),
+            }
+        };
+        let offset = bytes("offset", self.offset)?;
+        if !offset.is_multiple_of(lba) || offset >= ns {
+            return Err(ConfigError::field(
+                f("offset"),
+                format!(
+                    "{offset} must be a multiple of the LBA size {lba} below the device's {ns} bytes"
+                ),
+            ));
+        }
+        let size = match self.size {
+            Some(s) => bytes("size", s)?,
+            None => ns - offset,
+        };
+        if size > ns - offset {
+            return Err(ConfigError::field(
+                f("size"),
+                format!(
+                    "offset {offset} + size {size} goes beyond the end of the device ({ns} bytes)"
+                ),
+            ));
+        }
+        let per_clone = if self.rw.writes() {
+            self.numjobs as u64
+        } else {
+            1
+        };
+        if size / bs < per_clone {
+            return Err(ConfigError::field(
+                f("size"),
+                format!("{size} holds fewer than one bs of {bs} per writer clone"),
+            ));
+        }
+        let io_bytes = self.io_size.map(|b| b.0).unwrap_or(size);
+        if io_bytes == 0 {
+            return Err(ConfigError::field(f("io_size"), "must be greater than 0"));
+        }
+        if self.rwmixread > 100 {
+            return Err(ConfigError::field(
+                f("rwmixread"),
+                "must be between 0 and 100",
+            ));
+        }
+        if self.time_based && self.runtime.is_none() {
+            return Err(ConfigError::field(f("time_based"), "needs a runtime"));
+        }
+        if self.runtime.is_some_and(|r| r.ns() == 0) {
+            return Err(ConfigError::field(f("runtime"), "must be greater than 0"));
+        }
+        if self.rate.is_some_and(|r| r.0 == 0) {
+            return Err(ConfigError::field(f("rate"), "must be greater than 0"));
+        }
+        if self.rate_iops == Some(0) {
+            return Err(ConfigError::field(f("rate_iops"), "must be greater than 0"));
+        }
+        Ok(JobSpec {
+            name: self.name.clone().unwrap_or_else(|| format!("job{index}")),
+            rw: self.rw,
+            block_lbas: bs / lba,
+            iodepth: self.iodepth,
+            numjobs: self.numjobs,
+            first_zone: 0,
+            zone_count: 0,
+            first_lba: offset / lba,
+            region_lbas: size / bs * bs / lba,
+            io_lbas: io_bytes.div_ceil(lba),
+            loops: self.loops,
+            runtime: self.runtime,
+            time_based: self.time_based,
+            read_percent: match self.rw {
+                Rw::Read | Rw::Randread => 100,
+                Rw::Write | Rw::Randwrite => 0,
+                Rw::Randrw => self.rwmixread,
+            },
+            rate_bytes_per_s: self.rate.map(|b| b.0),
+            rate_iops: self.rate_iops,
+            thinktime: self.thinktime.unwrap_or(Duration::ZERO),
+            max_open_zones: 0,
+            zone_reset_threshold: 0.0,
+            zone_reset_frequency: 0.0,
+            zone_append: false,
+            zone_fill_lbas: None,
+            zone_fill_action: ZoneFillAction::default(),
         })
     }
 }

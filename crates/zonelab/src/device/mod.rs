@@ -258,8 +258,9 @@ pub trait DeviceModel: Send {
     /// Checks every invariant of the model (whole-device scans: tests and debug builds).
     fn check_invariants(&self);
 
-    /// The model's whole state, for a device state file ([`crate::state`]).
-    fn save(&self) -> crate::state::DeviceState<'_>;
+    /// The model's whole state, for a device state file ([`crate::state`]); `None` for a model
+    /// whose state files do not exist yet (the conventional FTL): saving it is an error.
+    fn save(&self) -> Option<crate::state::DeviceState<'_>>;
 }
 
 /// Advances `device` through every time it asked for up to `now`, then to `now`: background

@@ -155,6 +155,8 @@ pub enum FirmwareReport {
     ZoneMapping(PoolReport),
     /// ReZNS.
     Renewable(RenewableReport),
+    /// The conventional SSD's FTL: garbage collection, WAF, free superblocks.
+    Ftl(crate::ftl::FtlReport),
 }
 
 /// A zone-reset and zone-mapping policy. One file per policy in this module.

@@ -13,13 +13,19 @@
 //!
 //! With erase suspend on, a read reaching a die during an erase suspends it (paying the suspend
 //! time), is served, and the erase resumes (paying the resume time) later by that much.
+//!
+//! With aging on (`aging`, off by default), a page's tR and tPROG depend on its page type and a
+//! read may be retried; callers that know the page (`read_page_at`, `program_unit_at`) get those
+//! costs, and without aging they cost exactly what `read_page` and `program_unit` do.
 
+mod aging;
 mod calendar;
 mod layout;
 mod spec;
 
 use std::collections::BTreeMap;
 
+pub use aging::{AgingSpec, CellType, InitialWear, RetryModel};
 pub use calendar::Calendar;
 pub use layout::{Divisor, Layout, UnitAddress};
 pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
@@ -34,6 +40,8 @@ pub struct NandCounters {
     pub block_erases: u64,
     /// Reads that suspended an erase.
     pub erase_suspends: u64,
+    /// Extra senses of read retries (aging only).
+    pub read_retries: u64,
 }
 
 /// Energy by kind, in nanojoules.
@@ -189,6 +197,8 @@ pub struct Nand {
     /// With tracing on: the dies used since [`Nand::take_touched`].
     touched: Option<DieSet>,
     pub counters: NandCounters,
+    /// Page types and read retries (None: aging off).
+    aging: Option<Box<aging::Aging>>,
 }
 
 impl Nand {
@@ -204,9 +214,20 @@ impl Nand {
             erase_wait: Duration::ZERO,
             touched: None,
             counters: NandCounters::default(),
+            aging: None,
             geometry: geometry.clone(),
             timing: timing.clone(),
         }
+    }
+
+    /// The NAND `spec` describes, aging included.
+    pub fn from_spec(spec: &NandSpec) -> Self {
+        let mut nand = Nand::new(&spec.geometry, &spec.timing);
+        if let Some(a) = &spec.aging {
+            let aging = aging::Aging::new(a, &spec.geometry, &mut nand.erase_counts);
+            nand.aging = Some(Box::new(aging));
+        }
+        nand
     }
 
     pub fn geometry(&self) -> &NandGeometry {
@@ -278,12 +299,37 @@ impl Nand {
     /// Reads one page on `die` and moves `bytes` of it over the channel; returns when the data
     /// is in the controller.
     pub fn read_page(&mut self, ready: Instant, die: u32, bytes: u64) -> Instant {
+        let tr = self.timing.read_latency;
+        self.read_sensed(ready, die, bytes, tr)
+    }
+
+    /// As [`Nand::read_page`], for page `page` of block `addr`: with aging on, the page type's
+    /// tR and any read retries apply.
+    #[inline]
+    pub fn read_page_at(
+        &mut self,
+        ready: Instant,
+        addr: UnitAddress,
+        page: u32,
+        bytes: u64,
+    ) -> Instant {
+        let mut tr = self.timing.read_latency;
+        if let Some(a) = &mut self.aging {
+            let block = self.geometry.block_index(addr);
+            let (t, retries) = a.read(block, page, self.erase_counts[block], ready, tr);
+            tr = t;
+            self.counters.read_retries += retries as u64;
+        }
+        self.read_sensed(ready, addr.die, bytes, tr)
+    }
+
+    /// A page read whose sensing takes `tr`.
+    fn read_sensed(&mut self, ready: Instant, die: u32, bytes: u64, tr: Duration) -> Instant {
         self.touch(die);
         self.counters.page_reads += 1;
         let d = die as usize;
         let ch = self.geometry.channel_of(die) as usize;
         let xfer = Duration::transfer(bytes, self.timing.channel_rate_mb_s);
-        let tr = self.timing.read_latency;
         let die_state = self.dies[d];
         if let (Some(suspend), Some(run_start)) =
             (self.timing.erase_suspend, die_state.erase_run_start)
@@ -326,6 +372,29 @@ impl Nand {
     /// Programs one program unit at `addr` once its data is ready in the controller; returns
     /// when it is durable.
     pub fn program_unit(&mut self, ready: Instant, addr: UnitAddress) -> Instant {
+        let tprog = self.timing.program_latency;
+        self.program_for(ready, addr, tprog)
+    }
+
+    /// As [`Nand::program_unit`], for program unit `unit` of block `addr`: with aging on, a
+    /// single-page unit takes its page type's tPROG, and the block's data age starts.
+    #[inline]
+    pub fn program_unit_at(&mut self, ready: Instant, addr: UnitAddress, unit: u32) -> Instant {
+        let mut tprog = self.timing.program_latency;
+        if let Some(a) = &self.aging
+            && self.geometry.pages_per_program == 1
+        {
+            tprog = a.program_time(unit, tprog);
+        }
+        let done = self.program_for(ready, addr, tprog);
+        if let Some(a) = &mut self.aging {
+            a.programmed(self.geometry.block_index(addr), done);
+        }
+        done
+    }
+
+    /// A program whose die time is `tprog`.
+    fn program_for(&mut self, ready: Instant, addr: UnitAddress, tprog: Duration) -> Instant {
         self.touch(addr.die);
         self.counters.page_programs += self.geometry.pages_per_program as u64;
         let d = addr.die as usize;
@@ -340,7 +409,7 @@ impl Nand {
             self.timing.channel_rate_mb_s,
         );
         let loaded = self.channels[ch].reserve(Instant::from_ns(at_die), xfer, self.horizon) + xfer;
-        let done = loaded + self.timing.program_latency;
+        let done = loaded + tprog;
         let die_state = &mut self.dies[d];
         die_state.free = done.ns();
         die_state.cache_free = done.ns();
@@ -361,12 +430,20 @@ impl Nand {
         }
         die_state.free = start + tbers;
         die_state.erase_end = die_state.free;
-        let block = addr.die as usize * self.geometry.blocks_per_die as usize + addr.block as usize;
-        let end = die_state.free;
+        let free = die_state.free;
+        self.count_erase(addr);
+        self.idle = self.idle.max(free);
+        Instant::from_ns(free)
+    }
+
+    /// Counts an erase of `addr` that takes no simulated time (a preconditioning phase).
+    pub fn count_erase(&mut self, addr: UnitAddress) {
+        let block = self.geometry.block_index(addr);
         self.erase_counts[block] += 1;
         self.counters.block_erases += 1;
-        self.idle = self.idle.max(end);
-        Instant::from_ns(end)
+        if let Some(a) = &mut self.aging {
+            a.erased(block);
+        }
     }
 
     /// When every die, channel and link is idle (O(1)).

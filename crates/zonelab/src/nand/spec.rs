@@ -35,6 +35,11 @@ impl NandGeometry {
     pub fn capacity_bytes(&self) -> u64 {
         self.total_blocks() * self.block_size_bytes()
     }
+    /// Index of block `addr` among all blocks, die by die (as erase counts are kept).
+    #[inline]
+    pub fn block_index(&self, addr: super::UnitAddress) -> usize {
+        addr.die as usize * self.blocks_per_die as usize + addr.block as usize
+    }
     /// Die `die` sits on channel `die % channels`, so consecutive dies use different channels.
     pub fn channel_of(&self, die: u32) -> u32 {
         die % self.channels
@@ -76,4 +81,6 @@ pub struct NandSpec {
     pub geometry: NandGeometry,
     pub timing: NandTiming,
     pub energy: Energy,
+    /// Page types and read retries (None: NAND that never varies).
+    pub aging: Option<super::AgingSpec>,
 }

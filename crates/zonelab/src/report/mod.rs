@@ -104,6 +104,9 @@ pub struct DeviceSummary {
     pub nand_bytes_programmed: u64,
     pub block_erases: u64,
     pub erase_suspends: u64,
+    /// Extra senses of read retries (NAND aging); absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub read_retries: u64,
     pub zone_resets_requested: u64,
     pub zone_resets_executed: u64,
     pub zone_finishes: u64,
@@ -129,6 +132,7 @@ impl DeviceSummary {
             nand_bytes_programmed: programmed,
             block_erases: nand.block_erases,
             erase_suspends: nand.erase_suspends,
+            read_retries: nand.read_retries,
             zone_resets_requested: c.zone_resets_requested,
             zone_resets_executed: c.zone_resets_executed,
             zone_finishes: c.zone_finishes,
@@ -141,6 +145,10 @@ impl DeviceSummary {
             waf: (c.host_write_bytes > 0).then(|| programmed as f64 / c.host_write_bytes as f64),
         }
     }
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Energy by kind, in millijoules.
@@ -479,6 +487,24 @@ pub fn firmware_csv(report: &FirmwareReport) -> String {
             let mut out = String::from("time_s,spare_zones\n");
             for s in &r.spare_samples {
                 let _ = writeln!(out, "{:.9},{}", secs(s.t), s.spare_zones);
+            }
+            out
+        }
+        FirmwareReport::Ftl(r) => {
+            let mut out = String::from(
+                "time_s,host_mib,gc_copied_mib,superblocks_erased,free_superblocks,waf\n",
+            );
+            for s in &r.samples {
+                let _ = writeln!(
+                    out,
+                    "{:.9},{:.3},{:.3},{},{},{}",
+                    secs(s.t),
+                    s.host_bytes as f64 / MIB,
+                    s.gc_copied_bytes as f64 / MIB,
+                    s.superblocks_erased,
+                    s.free_superblocks,
+                    s.waf().map_or(String::new(), |w| format!("{w:.4}"))
+                );
             }
             out
         }

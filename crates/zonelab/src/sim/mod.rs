@@ -21,13 +21,16 @@ pub use kernel::TaskId;
 
 use crate::device::{DeviceModel, ZoneState};
 use crate::firmware::PolicySpec;
+use crate::ftl::{Ftl, FtlSpec, PreconditionPlan};
 use crate::metrics::Metrics;
+use crate::nand::NandSpec;
 use crate::report::{HostReport, JobReport, RunIdentity, Summary, summarize};
 use crate::time::{Duration, Instant};
 use crate::trace::TraceSink;
 use crate::trace::read::{TraceError, TraceReader};
 use crate::workload::HostWorkload;
 use crate::workload::JobSpec;
+use crate::workload::block::BlockGen;
 use crate::workload::replay::{ReplayGen, ReplaySpec};
 use crate::zns::{Device, PrefillPlan, ZnsSpec};
 use cores::Cores;
@@ -39,17 +42,28 @@ use runner::{Runner, Source, pump};
 #[derive(Clone, Debug, PartialEq)]
 pub enum DeviceSpec {
     Zns(ZnsSpec),
+    /// A conventional (block-interface) SSD with a page-mapped FTL.
+    Conventional(FtlSpec),
 }
 
 impl DeviceSpec {
     pub fn name(&self) -> &str {
         match self {
             DeviceSpec::Zns(s) => &s.name,
+            DeviceSpec::Conventional(s) => &s.name,
         }
     }
     pub fn info(&self) -> crate::device::DeviceInfo {
         match self {
             DeviceSpec::Zns(s) => s.info(),
+            DeviceSpec::Conventional(s) => s.info(),
+        }
+    }
+    /// The NAND either kind is built on.
+    pub fn nand(&self) -> &NandSpec {
+        match self {
+            DeviceSpec::Zns(s) => &s.nand,
+            DeviceSpec::Conventional(s) => &s.nand,
         }
     }
 }
@@ -65,6 +79,8 @@ pub struct Experiment {
     pub interval: Duration,
     pub max_intervals: usize,
     pub prefill: PrefillPlan,
+    /// A conventional device's preconditioning.
+    pub precondition: Option<PreconditionPlan>,
     pub read_only_zones: Vec<u32>,
     pub offline_zones: Vec<u32>,
     pub jobs: Vec<JobSpec>,
@@ -116,7 +132,9 @@ pub struct RunOutput {
 
 /// The ZNS device an experiment describes, faults injected and prefilled.
 pub fn build_zns(experiment: &Experiment) -> Device {
-    let DeviceSpec::Zns(spec) = &experiment.device;
+    let DeviceSpec::Zns(spec) = &experiment.device else {
+        panic!("build_zns needs a ZNS device");
+    };
     let mut device = Device::build(
         spec,
         &experiment.firmware,
@@ -137,6 +155,13 @@ pub fn build_zns(experiment: &Experiment) -> Device {
 pub fn build_device(experiment: &Experiment) -> Box<dyn DeviceModel> {
     match &experiment.device {
         DeviceSpec::Zns(_) => Box::new(build_zns(experiment)),
+        DeviceSpec::Conventional(spec) => {
+            let mut ftl = Ftl::new(spec, experiment.retain_data, experiment.interval);
+            if let Some(plan) = &experiment.precondition {
+                ftl.precondition(plan);
+            }
+            Box::new(ftl)
+        }
     }
 }
 
@@ -246,7 +271,7 @@ impl Simulation<'_> {
     fn fio_runner_count(&self) -> usize {
         self.runners
             .iter()
-            .filter(|r| matches!(r.source, Source::Fio(_)))
+            .filter(|r| matches!(r.source, Source::Fio(_) | Source::Block(_)))
             .count()
     }
 }
@@ -329,9 +354,18 @@ pub fn run_with(
                 job.name.clone()
             };
             let tenant = kernel.metrics.borrow_mut().tenant(&job.name);
-            let generator = {
+            let generator = if info.zoned.is_some() {
                 let device = kernel.device.borrow();
-                crate::workload::fio::JobGen::new(job, clone, experiment.seed, stream, &**device)
+                let g = crate::workload::fio::JobGen::new(
+                    job,
+                    clone,
+                    experiment.seed,
+                    stream,
+                    &**device,
+                );
+                Source::Fio(g)
+            } else {
+                Source::Block(BlockGen::new(job, clone, experiment.seed, stream))
             };
             runners.push(Runner {
                 job: j,
@@ -339,7 +373,7 @@ pub fn run_with(
                     tenant,
                     source: kernel.source(&source_name),
                 },
-                source: Source::Fio(generator),
+                source: generator,
                 inflight: 0,
                 iodepth: job.iodepth,
                 issued_lbas: 0,

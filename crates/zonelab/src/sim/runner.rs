@@ -7,12 +7,15 @@ use crate::device::{Command, Op, ZoneAction};
 use crate::metrics::{MetricKey, OpKind};
 use crate::report::JobReport;
 use crate::time::{Duration, Instant, NS_PER_S};
+use crate::workload::block::BlockGen;
 use crate::workload::fio::JobGen;
 use crate::workload::replay::ReplayGen;
 use crate::workload::{Next, Request, StopReason};
 
 pub(crate) enum Source {
     Fio(JobGen),
+    /// A fio-like job on a conventional (block) device.
+    Block(BlockGen),
     Replay(ReplayGen),
 }
 
@@ -115,6 +118,7 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
         }
         let next = match &mut run.source {
             Source::Fio(g) => g.next(&**k.device.borrow(), run.inflight),
+            Source::Block(g) => g.next_request(),
             Source::Replay(g) => g.next_request(),
         };
         let request = match next {

@@ -188,6 +188,7 @@ fn direct_prefill_equals_written_prefill() {
         let mut written = Device::build(
             match &exp.device {
                 DeviceSpec::Zns(s) => s,
+                other => panic!("expected a ZNS device, got {other:?}"),
             },
             &exp.firmware,
             false,

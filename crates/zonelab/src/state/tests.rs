@@ -175,7 +175,7 @@ fn saved_file() -> (ExperimentConfig, Experiment, Vec<u8>) {
         crate::device::Command::write(0, 256).with_data(crate::device::Data::Out(&data)),
     )
     .unwrap();
-    let bytes = encode(&identity(&cfg), Instant::from_ns(5), &*d);
+    let bytes = encode(&identity(&cfg), Instant::from_ns(5), &*d).unwrap();
     (cfg, exp, bytes)
 }
 
@@ -248,7 +248,7 @@ fn a_state_of_another_device_is_refused_naming_the_setting() {
 fn prefilled_zeros_take_no_room() {
     let (cfg, exp) = experiment("[prefill]\nfraction = 1.0\n");
     let d = crate::sim::build_device(&exp);
-    let bytes = encode(&identity(&cfg), Instant::ZERO, &*d);
+    let bytes = encode(&identity(&cfg), Instant::ZERO, &*d).unwrap();
     // 8 zones of 64 MiB with 512 MiB of zeros retained: a few KiB of state.
     assert!(bytes.len() < 64 << 10, "{} bytes", bytes.len());
     let d = restore(&exp, decode(&bytes).unwrap().device).unwrap();

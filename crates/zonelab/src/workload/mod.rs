@@ -1,6 +1,7 @@
 //! Workloads: what the host asks of the device. fio-like jobs ([`fio`]) run on the simulator's
 //! fast path; trace replay ([`replay`]) reissues a recorded stream.
 
+pub mod block;
 pub mod fio;
 pub mod replay;
 pub mod threads;
@@ -94,6 +95,9 @@ pub struct JobSpec {
     pub numjobs: u32,
     pub first_zone: u32,
     pub zone_count: u32,
+    /// The region in LBAs (block jobs; zoned jobs: their zones).
+    pub first_lba: u64,
+    pub region_lbas: u64,
     /// LBAs per loop (per clone).
     pub io_lbas: u64,
     pub loops: u32,

@@ -81,7 +81,7 @@ impl Device {
             .collect();
         Device {
             info: spec.info(),
-            nand: Nand::new(&spec.nand.geometry, &spec.nand.timing),
+            nand: Nand::from_spec(&spec.nand),
             layout,
             zones,
             phys_high: vec![0; n],
@@ -443,7 +443,7 @@ impl DeviceModel for Device {
         Device::check_invariants(self);
     }
 
-    fn save(&self) -> crate::state::DeviceState<'_> {
-        crate::state::DeviceState::Zns(Device::save(self))
+    fn save(&self) -> Option<crate::state::DeviceState<'_>> {
+        Some(crate::state::DeviceState::Zns(Device::save(self)))
     }
 }

@@ -41,6 +41,7 @@ pub(crate) fn small_spec(buffer_units: u32, dies_per_zone: u32) -> ZnsSpec {
                 program_nj_per_page: 10.0,
                 erase_nj_per_block: 100.0,
             },
+            aging: None,
         },
         zones: ZoneGeometry {
             lba_size_bytes: LBA,

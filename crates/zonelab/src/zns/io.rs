@@ -227,8 +227,11 @@ impl Device {
             let ready = if in_controller {
                 start
             } else {
-                let die = self.layout.unit(piece.pz, piece.punit + j).die;
-                self.nand.read_page(start, die, chunk)
+                let u = piece.punit + j;
+                let page = self.layout.unit_in_block(u) * self.layout.pages_per_unit
+                    + ((phys % unit) / page) as u32;
+                self.nand
+                    .read_page_at(start, self.layout.unit(piece.pz, u), page, chunk)
             };
             done = done.max(self.nand.host_out(ready, chunk));
             pos += chunk;

@@ -110,7 +110,8 @@ pub(super) fn program_piece(
             arrived
         };
         let addr = s.layout.unit(piece.pz, piece.punit + j);
-        let programmed = s.nand.program_unit(accepted, addr);
+        let in_block = s.layout.unit_in_block(piece.punit + j);
+        let programmed = s.nand.program_unit_at(accepted, addr, in_block);
         *s.programs_done = (*s.programs_done).max(programmed);
         if b > 0 {
             s.ring[slot] = programmed;

@@ -1,0 +1,265 @@
+//! The block interface tax (Bjorling et al., "ZNS: Avoiding the Block Interface Tax for
+//! Flash-based SSDs", USENIX ATC 2021, Figure 1): four writers overwrite a device's usable capacity
+//! four times in 64 KiB writes, on a ZNS SSD and on block SSDs with 7% and 28% over-provisioning
+//! built on the same NAND (zn540's, scaled to 64 GiB of raw media). Steady-state write throughput
+//! and device write amplification.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use zonelab::config::ExperimentConfig;
+use zonelab::firmware::FirmwareReport;
+use zonelab::sim::{DeviceSpec, RunOutput};
+
+use super::plot::{Scale, line_chart};
+use super::{Run, run_parallel, threads};
+
+const ZNS: &str = include_str!("../../../../experiments/block-interface-tax/zns.toml");
+const CONV: &str = include_str!("../../../../experiments/block-interface-tax/conventional.toml");
+const OPS: [f64; 2] = [7.0, 28.0];
+const GIB: f64 = (1u64 << 30) as f64;
+const MIB: f64 = (1u64 << 20) as f64;
+
+/// The conventional text at `op` percent, with each of the 4 writers writing the logical
+/// capacity once (four times the capacity in all).
+fn conventional(op: f64) -> Result<(String, Vec<String>, u64)> {
+    let overrides = vec![format!("device.ftl.over_provisioning_percent={op}")];
+    let exp = ExperimentConfig::parse(CONV, &overrides)?.validate("probe")?;
+    let DeviceSpec::Conventional(spec) = &exp.device else {
+        bail!("the block-interface-tax block SSD is conventional");
+    };
+    let bytes = spec.logical_units * spec.mapping_unit_bytes;
+    let per_writer = bytes / (64 << 10) * (64 << 10);
+    let text = CONV.replace("io_size = \"14GiB\"", &format!("io_size = {per_writer}"));
+    Ok((text, overrides, bytes))
+}
+
+/// (GiB written so far, MiB/s) per interval, without the last (partial) one.
+fn throughput(r: &RunOutput) -> Vec<(f64, f64)> {
+    let bw = r.metrics.bandwidth();
+    let secs = bw.interval().secs_f64();
+    let mut written = 0.0;
+    let mut points: Vec<(f64, f64)> = bw
+        .buckets()
+        .iter()
+        .map(|b| {
+            written += b[1] as f64;
+            (written / GIB, b[1] as f64 / MIB / secs)
+        })
+        .collect();
+    points.pop();
+    points
+}
+
+/// (GiB written so far, WAF in the interval) from the FTL's series.
+fn waf_series(r: &RunOutput) -> Vec<(f64, f64)> {
+    let Some(FirmwareReport::Ftl(f)) = &r.summary.firmware else {
+        return Vec::new();
+    };
+    let mut written = 0.0;
+    f.samples
+        .iter()
+        .filter_map(|s| {
+            written += s.host_bytes as f64;
+            Some((written / GIB, s.waf()?))
+        })
+        .collect()
+}
+
+/// Mean throughput and WAF over the last quarter of the data written (the fourth pass).
+struct Steady {
+    mib_s: f64,
+    waf: f64,
+    total_waf: f64,
+    total_gib: f64,
+}
+
+fn steady(r: &RunOutput) -> Steady {
+    let points = throughput(r);
+    let total = points.last().map_or(0.0, |p| p.0);
+    let last: Vec<f64> = points
+        .iter()
+        .filter(|p| p.0 > total * 0.75)
+        .map(|p| p.1)
+        .collect();
+    let mib_s = last.iter().sum::<f64>() / last.len().max(1) as f64;
+    let total_waf = r.summary.device_counters.waf.unwrap_or(f64::NAN);
+    let waf = match &r.summary.firmware {
+        Some(FirmwareReport::Ftl(f)) => {
+            let host: u64 = f.samples.iter().map(|s| s.host_bytes).sum();
+            let (mut seen, mut h, mut g) = (0u64, 0u64, 0u64);
+            for s in &f.samples {
+                seen += s.host_bytes;
+                if seen as f64 > host as f64 * 0.75 {
+                    h += s.host_bytes;
+                    g += s.gc_copied_bytes;
+                }
+            }
+            (h + g) as f64 / h.max(1) as f64
+        }
+        _ => total_waf,
+    };
+    Steady {
+        mib_s,
+        waf,
+        total_waf,
+        total_gib: r.summary.device_counters.host_write_bytes as f64 / GIB,
+    }
+}
+
+pub fn run(out: &Path) -> Result<()> {
+    let figures = out.join("figures");
+    std::fs::create_dir_all(&figures)
+        .with_context(|| format!("cannot create {}", figures.display()))?;
+    let mut runs = vec![Run::new("tax-zns", ZNS, Vec::new())];
+    let mut capacities = Vec::new();
+    for op in OPS {
+        let (text, overrides, bytes) = conventional(op)?;
+        capacities.push(bytes);
+        runs.push(Run::new(format!("tax-conv-op{op:.0}"), text, overrides));
+    }
+    let outputs = run_parallel(out, runs, threads(), |o| o)?;
+    let labels = [
+        "ZNS SSD (0% OP)".to_string(),
+        format!("block SSD ({:.0}% OP)", OPS[0]),
+        format!("block SSD ({:.0}% OP)", OPS[1]),
+    ];
+    let series: Vec<(String, Vec<(f64, f64)>)> = labels
+        .iter()
+        .zip(&outputs)
+        .map(|(l, o)| (l.clone(), throughput(o)))
+        .collect();
+    line_chart(
+        &figures.join("throughput.svg"),
+        "Write throughput while overwriting the capacity 4 times (cf. ATC'21 Figure 1)",
+        ("data written (GiB)", Scale::Linear),
+        "write MiB/s (0.5 s intervals)",
+        &series,
+    )?;
+    // ZNS writes each byte once (its device WAF is in the table); drawn so colours match.
+    let zns_waf = outputs[0].summary.device_counters.waf.unwrap_or(f64::NAN);
+    let mut waf = vec![(
+        labels[0].clone(),
+        series[0].1.iter().map(|p| (p.0, zns_waf)).collect(),
+    )];
+    waf.extend(
+        labels[1..]
+            .iter()
+            .zip(&outputs[1..])
+            .map(|(l, o)| (l.clone(), waf_series(o))),
+    );
+    line_chart(
+        &figures.join("waf.svg"),
+        "Write amplification per interval",
+        ("data written (GiB)", Scale::Linear),
+        "WAF ((host + GC) / host)",
+        &waf,
+    )?;
+    let st: Vec<Steady> = outputs.iter().map(steady).collect();
+    let zns_min = series[0]
+        .1
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::INFINITY, f64::min);
+    let zns_median = {
+        let mut v: Vec<f64> = series[0].1.iter().map(|p| p.1).collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    // The last tenth of the 7% device's WAF series against its fourth-pass mean: still rising?
+    let waf7 = &waf[1].1;
+    let tail: Vec<f64> = waf7[waf7.len() * 9 / 10..].iter().map(|p| p.1).collect();
+    let waf7_end = tail.iter().sum::<f64>() / tail.len().max(1) as f64;
+    let mut table = String::from(
+        "| device | usable GiB | written GiB | steady-state write MiB/s (4th pass) | WAF in the 4th pass | device WAF, whole run | relative to ZNS |\n|---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let zns_capacity = 64.0;
+    for (i, (l, s)) in labels.iter().zip(&st).enumerate() {
+        let usable = if i == 0 {
+            zns_capacity
+        } else {
+            capacities[i - 1] as f64 / GIB
+        };
+        let _ = writeln!(
+            table,
+            "| {l} | {usable:.1} | {:.1} | {:.0} | {:.2} | {:.2} | {:.0}% |",
+            s.total_gib,
+            s.mib_s,
+            s.waf,
+            s.total_waf,
+            s.mib_s / st[0].mib_s * 100.0
+        );
+    }
+    std::fs::write(out.join("table.md"), &table)?;
+    let yes = |b: bool| if b { "yes" } else { "NO" };
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "# The block interface tax, reproduced with ZoneLab\n\n\
+         Source: Bjorling et al., \"ZNS: Avoiding the Block Interface Tax for Flash-based SSDs\", USENIX\n\
+         ATC 2021, Figure 1: \"throughput of a multi-threaded write workload that overwrites usable SSD\n\
+         capacity four times; the SSDs all have 2 TB raw media and share the same hardware platform\",\n\
+         ZNS (0% OP) against block SSDs with 7% and 28% over-provisioning. Rerun with `zonelab reproduce\n\
+         block-interface-tax`; the experiment files are in experiments/block-interface-tax/.\n\n\
+         **Set-up.** One NAND for all three devices: zn540's dies, 32 KiB pages, timing and energy, with\n\
+         4 MiB blocks and 64 GiB of raw media (both chosen: the paper's 2 TB would take hours to overwrite\n\
+         four times, and zn540's 64 MiB blocks would leave a 64 GiB block SSD 32 superblocks, too few for\n\
+         its garbage collection to behave as on a full-size drive; here it has 512 of 128 MiB). The ZNS\n\
+         device exposes all of it as 32 zones of 2 GiB; four writers each write their quarter of the zones\n\
+         sequentially in 64 KiB requests (8 in flight each), resetting a zone before rewriting it. The block\n\
+         SSDs expose {:.1} GiB (7%) and {:.1} GiB (28%); four writers each write 64 KiB requests (8 in flight)\n\
+         at random offsets of their quarter, from an empty device, until the capacity has been written four\n\
+         times. The paper does not give the request pattern of its block-SSD runs; random updates are what\n\
+         makes a block SSD collect garbage (sequential streams are invalidated in the order they were\n\
+         written and leave empty superblocks behind).\n\n\
+         ## Results\n\n{table}\n\
+         - ZNS keeps its throughput for all four passes (no device GC: WAF {:.2}): {}. Its dips (to\n  \
+         {:.0} MiB/s, median {:.0}) come every time the four writers reset the zones they are about to\n  \
+         rewrite: zn540's synchronous reset erases a zone's 16 blocks on each die one after the other\n  \
+         (48 ms), and those dies take no programs meanwhile. The host chooses when that happens; a block\n  \
+         SSD's GC chooses for it.\n\
+         - Both block SSDs slow down once the first pass has filled them and GC starts; in the fourth pass\n  \
+         the 7% device writes {:.0}% and the 28% device {:.0}% of the ZNS throughput: {}.\n\
+         - More over-provisioning costs capacity and buys throughput: WAF {:.2} at 7% against {:.2} at 28%\n  \
+         in the fourth pass: {}. Four passes are not enough for the 7% device to reach steady state: its\n  \
+         WAF in the last tenth of the run is {:.2}, above the fourth-pass mean (figures/waf.svg); in steady\n  \
+         state it would be slower still.\n\n\
+         ## How this differs from the paper\n\n\
+         - Scale: 64 GiB of raw media instead of 2 TB, with blocks chosen small enough that the block SSD\n  \
+         keeps hundreds of superblocks; the shape (when throughput falls, how far) depends on the\n  \
+         over-provisioning and the write pattern, not on the absolute size.\n\
+         - The paper's Figure 1 is a plot without a table; the summary above states ZoneLab's numbers and\n  \
+         the paper's shape (ZNS flat, block SSDs lower, 28% above 7%), not a digit-by-digit comparison.\n\
+         - ZoneLab's block SSD collects garbage stop-the-world, one superblock at a time, when free\n  \
+         superblocks run out (greedy victims, no background GC while writers keep the device busy), so its\n  \
+         throughput in 0.5 s intervals swings between full speed and GC bursts; a real controller\n  \
+         interleaves GC and host writes more evenly. The average over the pass is what compares.\n\
+         - The WAF of uniform random overwrites under greedy GC follows from the spare space: with 7%\n  \
+         over-provisioning it is high (the paper's point), and ZoneLab keeps two superblocks for GC and two\n  \
+         open for writing out of the spare space, which matters more on a small device.\n\n\
+         Figures: figures/throughput.svg (write MiB/s against data written), figures/waf.svg (the block\n\
+         SSDs' WAF per interval). Per-run results: runs/<name>/ (firmware_over_time.csv has the FTL's\n\
+         series: GC copies, erased superblocks, free superblocks and WAF per interval).\n",
+        capacities[0] as f64 / GIB,
+        capacities[1] as f64 / GIB,
+        st[0].total_waf,
+        yes(st[0].total_waf < 1.01),
+        zns_min,
+        zns_median,
+        st[1].mib_s / st[0].mib_s * 100.0,
+        st[2].mib_s / st[0].mib_s * 100.0,
+        yes(st[1].mib_s < st[0].mib_s && st[2].mib_s < st[0].mib_s),
+        st[1].waf,
+        st[2].waf,
+        yes(st[1].waf > st[2].waf && st[2].mib_s > st[1].mib_s),
+        waf7_end,
+    );
+    std::fs::write(out.join("summary.md"), &s)?;
+    print!("{s}");
+    eprintln!(
+        "results, figures, table.md and summary.md in {}",
+        out.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,178 @@
+//! What the conventional SSD reports beside the device counters: garbage collection's work,
+//! the FTL's write amplification, free superblocks and their series over time (bounded like every
+//! series: past `max` intervals the interval doubles).
+
+use serde::Serialize;
+
+use super::device::Ftl;
+use super::precondition::PreconditionReport;
+use crate::metrics::series::{BucketSeries, DEFAULT_MAX_BUCKETS, StepSeries};
+use crate::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct FtlCounters {
+    /// Mapping units the host wrote (including overwrites of units still in the controller).
+    pub host_units: u64,
+    /// Of those, units that took a new slot (the others were overwritten in the controller).
+    pub host_units_placed: u64,
+    pub gc_copied_units: u64,
+    pub gc_erased_superblocks: u64,
+    pub foreground_collections: u64,
+    pub background_collections: u64,
+    pub wear_leveling_moves: u64,
+    /// Reads of old data for writes that covered part of a mapping unit.
+    pub rmw_reads: u64,
+}
+
+/// Per interval: host units placed, units copied by GC, superblocks erased; and the free
+/// superblock count as it changes.
+pub(super) struct FtlSeries {
+    counts: BucketSeries<3>,
+    free: StepSeries<u32>,
+}
+
+impl FtlSeries {
+    pub fn new(origin: Instant, interval: Duration) -> Self {
+        FtlSeries {
+            counts: BucketSeries::new(origin, interval, DEFAULT_MAX_BUCKETS),
+            free: StepSeries::new(origin, interval, DEFAULT_MAX_BUCKETS),
+        }
+    }
+
+    #[inline]
+    pub fn add(&mut self, t: Instant, values: [u64; 3]) {
+        if values != [0; 3] {
+            self.counts.add(t, values);
+        }
+    }
+
+    #[inline]
+    pub fn free(&mut self, t: Instant, free: u32) {
+        self.free.record(t, free);
+    }
+
+    pub fn requested_interval(&self) -> Duration {
+        self.counts.requested_interval()
+    }
+}
+
+/// One interval of the FTL's series.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FtlSample {
+    /// End of the interval.
+    pub t: Instant,
+    pub host_bytes: u64,
+    pub gc_copied_bytes: u64,
+    pub superblocks_erased: u64,
+    /// Free superblocks at the end of the interval.
+    pub free_superblocks: u32,
+}
+
+impl FtlSample {
+    /// (host + GC) / host bytes programmed in the interval.
+    pub fn waf(&self) -> Option<f64> {
+        (self.host_bytes > 0)
+            .then(|| (self.host_bytes + self.gc_copied_bytes) as f64 / self.host_bytes as f64)
+    }
+}
+
+/// The conventional SSD's own report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FtlReport {
+    pub victim_policy: String,
+    pub mapping_unit_bytes: u64,
+    pub over_provisioning_percent: f64,
+    pub logical_bytes: u64,
+    pub physical_bytes: u64,
+    pub superblocks: u32,
+    pub superblock_bytes: u64,
+    /// Both mapping tables when every unit is mapped: 4 bytes per logical unit and per slot.
+    pub map_bytes: u64,
+    pub write_buffer_bytes: u64,
+    pub host_units: u64,
+    pub gc_copied_units: u64,
+    pub gc_copied_bytes: u64,
+    pub gc_erased_superblocks: u64,
+    /// Blocks (one per die) erased by garbage collection and wear levelling.
+    pub gc_erased_blocks: u64,
+    pub foreground_collections: u64,
+    pub background_collections: u64,
+    pub wear_leveling_moves: u64,
+    pub rmw_reads: u64,
+    /// FTL write amplification: (units the host stream placed + units GC copied) / host units.
+    pub waf: Option<f64>,
+    pub free_superblocks: u32,
+    /// The interval of the series.
+    pub series_interval_ns: u64,
+    #[serde(skip)]
+    pub samples: Vec<FtlSample>,
+    pub precondition: Option<PreconditionReport>,
+}
+
+impl Ftl {
+    pub(super) fn ftl_report(&self, _now: Instant) -> FtlReport {
+        let c = &self.ftl;
+        let unit = self.spec.mapping_unit_bytes;
+        let interval = self.series.counts.interval();
+        let origin = self.series.counts.origin();
+        let mut free_points = self.series.free.points().peekable();
+        let mut free = self
+            .series
+            .free
+            .points()
+            .next()
+            .map_or(self.free.len() as u32, |p| p.1);
+        let samples = self
+            .series
+            .counts
+            .buckets()
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let end = origin + Duration::from_ns((i as u64 + 1) * interval.ns());
+                while let Some(&(t, f)) = free_points.peek() {
+                    if t >= end {
+                        break;
+                    }
+                    free = f;
+                    free_points.next();
+                }
+                FtlSample {
+                    t: end,
+                    host_bytes: b[0] * unit,
+                    gc_copied_bytes: b[1] * unit,
+                    superblocks_erased: b[2],
+                    free_superblocks: free,
+                }
+            })
+            .collect();
+        let dies = self.spec.nand.geometry.dies() as u64;
+        FtlReport {
+            victim_policy: self.policy.name().to_string(),
+            mapping_unit_bytes: unit,
+            over_provisioning_percent: self.spec.over_provisioning_percent,
+            logical_bytes: self.spec.logical_units * unit,
+            physical_bytes: self.spec.physical_units() * unit,
+            superblocks: self.spec.superblocks(),
+            superblock_bytes: self.spec.units_per_superblock() * unit,
+            map_bytes: self.spec.map_bytes(),
+            write_buffer_bytes: self.spec.write_buffer_units as u64
+                * self.spec.nand.geometry.program_unit_bytes(),
+            host_units: c.host_units,
+            gc_copied_units: c.gc_copied_units,
+            gc_copied_bytes: c.gc_copied_units * unit,
+            gc_erased_superblocks: c.gc_erased_superblocks,
+            gc_erased_blocks: c.gc_erased_superblocks * dies,
+            foreground_collections: c.foreground_collections,
+            background_collections: c.background_collections,
+            wear_leveling_moves: c.wear_leveling_moves,
+            rmw_reads: c.rmw_reads,
+            waf: (c.host_units > 0)
+                .then(|| (c.host_units_placed + c.gc_copied_units) as f64 / c.host_units as f64),
+            free_superblocks: self.free.len() as u32,
+            series_interval_ns: interval.ns(),
+            samples,
+            precondition: self.precondition.clone(),
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! fio-like jobs on a conventional (block) device, fio without `zonemode`: sequential or random
+//! reads and writes of `bs` at `bs`-aligned offsets of the job's region (fio's default
+//! `blockalign = bs`). Random offsets are uniform with replacement, as fio's `norandommap`
+//! (fio's default random map, which visits each block once per pass, is not modelled). A
+//! sequential job wraps to the start of its region. As for zoned jobs, the clones of a writing
+//! job split its region evenly; readers share it.
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use super::{JobSpec, Next, Request, mix_seed};
+use crate::device::Op;
+
+/// The generator state of one clone of a block job.
+pub struct BlockGen {
+    rng: Pcg64Mcg,
+    /// First LBA of this clone's part of the region.
+    first: u64,
+    /// Blocks of `bs` in it.
+    blocks: u64,
+    bs: u64,
+    /// Sequential position, in blocks.
+    next_block: u64,
+    read_percent: u32,
+    random: bool,
+}
+
+impl BlockGen {
+    pub fn new(spec: &JobSpec, clone: u32, seed: u64, stream: u64) -> Self {
+        let bs = spec.block_lbas;
+        let total = spec.region_lbas / bs;
+        let (first_block, blocks) = if spec.rw.writes() {
+            let per = total / spec.numjobs as u64;
+            let first = clone as u64 * per;
+            let count = if clone + 1 == spec.numjobs {
+                total - first
+            } else {
+                per
+            };
+            (first, count)
+        } else {
+            (0, total)
+        };
+        assert!(
+            blocks > 0,
+            "a block job's region holds at least one bs per clone (checked by config)"
+        );
+        BlockGen {
+            rng: Pcg64Mcg::seed_from_u64(mix_seed(seed, stream)),
+            first: spec.first_lba + first_block * bs,
+            blocks,
+            bs,
+            next_block: 0,
+            read_percent: spec.read_percent,
+            random: spec.rw.random(),
+        }
+    }
+
+    /// The next command.
+    pub fn next_request(&mut self) -> Next {
+        let read = match self.read_percent {
+            100 => true,
+            0 => false,
+            p => self.rng.random_range(0..100) < p,
+        };
+        let block = if self.random {
+            self.rng.random_range(0..self.blocks)
+        } else {
+            let b = self.next_block;
+            self.next_block = if b + 1 == self.blocks { 0 } else { b + 1 };
+            b
+        };
+        let op = if read { Op::Read } else { Op::Write };
+        Next::Issue(Request::new(op, self.first + block * self.bs, self.bs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Duration;
+    use crate::workload::{Rw, ZoneFillAction};
+
+    fn spec(rw: Rw, numjobs: u32) -> JobSpec {
+        JobSpec {
+            name: "j".into(),
+            rw,
+            block_lbas: 4,
+            iodepth: 1,
+            numjobs,
+            first_zone: 0,
+            zone_count: 0,
+            first_lba: 100,
+            region_lbas: 40,
+            io_lbas: 40,
+            loops: 1,
+            runtime: None,
+            time_based: false,
+            read_percent: if rw.writes() { 0 } else { 100 },
+            rate_bytes_per_s: None,
+            rate_iops: None,
+            thinktime: Duration::ZERO,
+            max_open_zones: 0,
+            zone_reset_threshold: 0.0,
+            zone_reset_frequency: 0.0,
+            zone_append: false,
+            zone_fill_lbas: None,
+            zone_fill_action: ZoneFillAction::Reset,
+        }
+    }
+
+    fn lbas(g: &mut BlockGen, n: usize) -> Vec<u64> {
+        (0..n)
+            .map(|_| match g.next_request() {
+                Next::Issue(r) => r.slba,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sequential_writers_split_the_region_and_wrap() {
+        let mut a = BlockGen::new(&spec(Rw::Write, 2), 0, 1, 0);
+        let mut b = BlockGen::new(&spec(Rw::Write, 2), 1, 1, 1);
+        assert_eq!(lbas(&mut a, 6), [100, 104, 108, 112, 116, 100]);
+        assert_eq!(lbas(&mut b, 6), [120, 124, 128, 132, 136, 120]);
+    }
+
+    #[test]
+    fn random_offsets_are_bs_aligned_inside_the_region() {
+        let mut g = BlockGen::new(&spec(Rw::Randread, 3), 2, 7, 5);
+        let seen = lbas(&mut g, 500);
+        assert!(
+            seen.iter()
+                .all(|&l| (100..140).contains(&l) && (l - 100) % 4 == 0)
+        );
+        assert_eq!(
+            seen.iter().collect::<std::collections::BTreeSet<_>>().len(),
+            10,
+            "readers share the whole region"
+        );
+    }
+}
