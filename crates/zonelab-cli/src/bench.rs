@@ -18,6 +18,8 @@ struct Case {
     /// The length at scale 1 (`--quick`), in `unit`s; a full run is [`FULL_SCALE`] times longer.
     base: u64,
     unit: &'static str,
+    /// Count key-value operations (layer `kv`) instead of device requests.
+    kv: bool,
 }
 
 /// How much longer than `--quick` a default run is.
@@ -30,6 +32,7 @@ const CASES: &[Case] = &[
         template: "preset = \"rezns-40g\"\n[prefill]\nfraction = 1.0\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
         base: 4,
         unit: "GiB",
+        kv: false,
     },
     Case {
         name: "zone-write-4k",
@@ -37,6 +40,7 @@ const CASES: &[Case] = &[
         template: "preset = \"smallzone-4t\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 32\nmax_open_zones = 256\nio_size = \"{io}\"\n",
         base: 2,
         unit: "GiB",
+        kv: false,
     },
     Case {
         name: "seqwrite-2m",
@@ -44,6 +48,7 @@ const CASES: &[Case] = &[
         template: "preset = \"rezns-40g\"\n[[job]]\nrw = \"write\"\nbs = \"2MiB\"\nio_size = \"{io}\"\n",
         base: 40,
         unit: "GiB",
+        kv: false,
     },
     Case {
         name: "memory-4tb",
@@ -51,6 +56,7 @@ const CASES: &[Case] = &[
         template: "preset = \"smallzone-4t\"\n[prefill]\nfraction = 0.5\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
         base: 2,
         unit: "GiB",
+        kv: false,
     },
     Case {
         name: "one-channel-8dies",
@@ -58,6 +64,7 @@ const CASES: &[Case] = &[
         template: ONE_CHANNEL_8_DIES,
         base: 2,
         unit: "GiB",
+        kv: false,
     },
     Case {
         name: "threads-1000",
@@ -65,6 +72,23 @@ const CASES: &[Case] = &[
         template: "preset = \"rezns-40g\"\n[[threads]]\ncount = 1000\nbs = \"4KiB\"\nops = {io}\nfsync = true\n",
         base: 100,
         unit: "",
+        kv: false,
+    },
+    Case {
+        name: "kv-fillrandom",
+        what: "db_bench fillrandom, 16 + 100 B, RocksDB's default options, one thread; store files in memory (no file layer yet)",
+        template: "preset = \"cosmos-zns\"\n[[dbbench]]\nbenchmarks = \"fillrandom\"\nnum = {io}\n",
+        base: 200_000,
+        unit: "",
+        kv: true,
+    },
+    Case {
+        name: "kv-ycsb-a",
+        what: "YCSB-A, load then run (operations = records), YCSB's RocksDB binding options, one thread; store files in memory (no file layer yet)",
+        template: "preset = \"cosmos-zns\"\n[[ycsb]]\nworkload = \"a\"\nrecordcount = {io}\noperationcount = {io}\n",
+        base: 50_000,
+        unit: "",
+        kv: true,
     },
     Case {
         name: "conv-randwrite-4k",
@@ -72,6 +96,7 @@ const CASES: &[Case] = &[
         template: "preset = \"proto-conv-1t-op7\"\n[device.geometry]\nblocks_per_die = 274\n[precondition]\nround = 0.25\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
         base: 1,
         unit: "GiB",
+        kv: false,
     },
     Case {
         name: "conv-randwrite-4k-op28",
@@ -79,6 +104,7 @@ const CASES: &[Case] = &[
         template: "preset = \"proto-conv-1t-op28\"\n[device.geometry]\nblocks_per_die = 328\n[precondition]\nround = 0.25\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
         base: 1,
         unit: "GiB",
+        kv: false,
     },
     Case {
         name: "conv-memory-4tb",
@@ -86,6 +112,7 @@ const CASES: &[Case] = &[
         template: "preset = \"zn540-conv-op7\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
         base: 1,
         unit: "GiB",
+        kv: false,
     },
 ];
 
@@ -181,7 +208,16 @@ pub fn run_case(name: &str, scale: u64) -> Result<()> {
     let out = zonelab::sim::run_on(&exp, device, Inputs::default(), 0, &mut |_| {})?;
     let wall_s = wall.elapsed().as_secs_f64();
     let cpu_s = cpu_seconds() - cpu;
-    let requests: u64 = out.summary.ops.values().map(|o| o.count).sum();
+    let requests: u64 = if case.kv {
+        out.summary
+            .table
+            .iter()
+            .filter(|r| r.layer == zonelab::metrics::Layer::Kv)
+            .map(|r| r.summary.count)
+            .sum()
+    } else {
+        out.summary.ops.values().map(|o| o.count).sum()
+    };
     let result = CaseResult {
         case: name.to_string(),
         requests,

@@ -94,6 +94,17 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Set the key-value model's counters beside real db_bench's (each within 25%): the
+    /// reference is a document from scripts/rocksdb-reference.sh (`--out`, or its JSON lines),
+    /// or the committed experiments/kv/dbbench-reference.json. Exit status 1 if any is off.
+    ValidateKv {
+        /// Reference measurements (default: the committed reference).
+        #[arg(long)]
+        reference: Option<PathBuf>,
+        /// Also write the checks as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Measure simulated requests per wall-clock second and peak memory.
     Bench {
         /// 20x shorter runs, for a quick look (the same as `--scale 1`).
@@ -243,6 +254,9 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
         }
         #[cfg(feature = "ublk")]
         Command::Ublk(args) => ublk::run(args),
+        Command::ValidateKv { reference, json } => {
+            validate_kv(reference.as_deref(), json.as_deref())
+        }
         Command::Bench { quick, scale, case } => {
             let scale = scale.unwrap_or(if quick { 1 } else { bench::FULL_SCALE });
             match case {
@@ -251,6 +265,84 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+const COMMITTED_REFERENCE: &str = include_str!("../../../experiments/kv/dbbench-reference.json");
+
+fn validate_kv(reference: Option<&Path>, json: Option<&Path>) -> Result<ExitCode> {
+    use zonelab::host::kv::validation;
+    let text = match reference {
+        Some(p) => {
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
+        }
+        None => COMMITTED_REFERENCE.to_string(),
+    };
+    // A JSON document, or JSON lines (the script's stdout).
+    let doc: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(_) => serde_json::Value::Array(
+            text.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(serde_json::from_str)
+                .collect::<Result<_, _>>()
+                .context("the reference is neither a JSON document nor JSON lines")?,
+        ),
+    };
+    let cases = validation::reference_cases(&doc);
+    let mut configs: Vec<(String, u64, u32)> = Vec::new();
+    for c in &cases {
+        let key = (
+            c["compression"].as_str().unwrap_or("none").to_string(),
+            c["num"].as_u64().context("a reference case has no `num`")?,
+            c["value_size"]
+                .as_u64()
+                .context("a reference case has no `value_size`")? as u32,
+        );
+        if !configs.contains(&key) {
+            configs.push(key);
+        }
+    }
+    if configs.is_empty() {
+        bail!("the reference holds no validation case");
+    }
+    let mut all = Vec::new();
+    for (compression, num, value_size) in &configs {
+        let fillseq = cases.iter().any(|c| c["case"] == "fillseq");
+        eprintln!("model: num {num}, value {value_size} B, compression {compression}");
+        let model = validation::run_model(*num, *value_size, compression, fillseq)
+            .map_err(anyhow::Error::msg)?;
+        let mine: Vec<serde_json::Value> = cases
+            .iter()
+            .filter(|c| {
+                c["compression"].as_str().unwrap_or("none") == compression
+                    && c["num"].as_u64() == Some(*num)
+                    && c["value_size"].as_u64() == Some(*value_size as u64)
+            })
+            .cloned()
+            .collect();
+        let checks = validation::compare(&model, &mine);
+        println!(
+            "\nnum {num}, value {value_size} B, compression {compression}\n\n{}",
+            validation::table(&checks)
+        );
+        all.extend(checks);
+    }
+    if let Some(p) = json {
+        std::fs::write(p, serde_json::to_string_pretty(&all)?)
+            .with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    let failed: Vec<_> = all.iter().filter(|c| !c.ok).collect();
+    let checked = all.iter().filter(|c| c.checked).count();
+    if failed.is_empty() {
+        println!("ok: {checked} counters within 25% of db_bench's");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!(
+            "FAILED: {} of {checked} counters off by more than 25%",
+            failed.len()
+        );
+        Ok(ExitCode::from(1))
     }
 }
 

@@ -12,8 +12,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use zonelab::Experiment;
 use zonelab::config::ExperimentConfig;
 use zonelab::firmware::FirmwareReport;
-use zonelab::metrics::Percentile;
-use zonelab::report::{Summary, render};
+use zonelab::metrics::{Layer, Percentile};
+use zonelab::report::{OpSummary, Summary, render};
 use zonelab::sim::{DeviceSpec, Inputs, RunOutput};
 use zonelab::trace::{TraceRecord, TraceSink};
 use zonelab::workload::HostWorkload;
@@ -86,8 +86,23 @@ pub fn run(
     if !quiet {
         print!("{}", table(&out.summary));
         let ios: u64 = out.summary.ops.values().map(|o| o.count).sum();
+        let kv: u64 = out
+            .summary
+            .table
+            .iter()
+            .filter(|r| r.layer == Layer::Kv)
+            .map(|r| r.summary.count)
+            .sum();
+        let kv_rate = if kv > 0 {
+            format!(
+                ", {:.0} key-value operations per wall second",
+                kv as f64 / wall_s.max(1e-9)
+            )
+        } else {
+            String::new()
+        };
         println!(
-            "wall {wall_s:.2} s for {:.3} simulated s ({:.0} commands per wall second); results in {}",
+            "wall {wall_s:.2} s for {:.3} simulated s ({:.0} commands per wall second{kv_rate}); results in {}",
             out.summary.simulated_time_ns as f64 / 1e9,
             ios as f64 / wall_s.max(1e-9),
             dir.display()
@@ -295,9 +310,63 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
                     exp.cores
                 );
             }
+            HostWorkload::DbBench(d) => {
+                let names: Vec<&str> = d.benchmarks.iter().map(|b| b.name()).collect();
+                let _ = writeln!(
+                    s,
+                    "dbbench {}: {} on a RocksDB-like store, num {}, key {} B, value {} B, {} thread(s), files in {:?}",
+                    d.name,
+                    names.join(","),
+                    d.num,
+                    d.key_size,
+                    d.value_size,
+                    d.threads,
+                    d.files
+                );
+            }
+            HostWorkload::Ycsb(y) => {
+                let _ = writeln!(
+                    s,
+                    "ycsb {}: {} records, {} operations (read {}, update {}, insert {}, scan {}, rmw {}), {:?}, {} thread(s), files in {:?}",
+                    y.name,
+                    y.record_count,
+                    y.operation_count,
+                    y.read,
+                    y.update,
+                    y.insert,
+                    y.scan,
+                    y.read_modify_write,
+                    y.distribution,
+                    y.threads,
+                    y.files
+                );
+            }
         }
     }
     s
+}
+
+/// One line for a host layer's report: a key-value workload's phases (operations, simulated
+/// time, throughput) and its error if it stopped.
+fn layer_line(name: &str, report: &serde_json::Value) -> String {
+    let mut line = format!("{name}:");
+    for p in report["phases"].as_array().into_iter().flatten() {
+        let secs = (p["end_ns"].as_u64().unwrap_or(0))
+            .saturating_sub(p["start_ns"].as_u64().unwrap_or(0)) as f64
+            / 1e9;
+        let _ = write!(
+            line,
+            " {} {} ops in {:.3} s ({:.0} ops/s);",
+            p["name"].as_str().unwrap_or("?"),
+            p["ops"].as_u64().unwrap_or(0),
+            secs,
+            p["ops_per_s"].as_f64().unwrap_or(0.0)
+        );
+    }
+    if let Some(e) = report["error"].as_str() {
+        let _ = write!(line, " stopped: {e}");
+    }
+    line.trim_end_matches(';').to_string()
 }
 
 /// What a conventional device's experiment resolved to.
@@ -391,8 +460,23 @@ fn us(ns: u64) -> String {
 
 /// The summary as a table: one row per operation kind, then device counters.
 pub fn table(s: &Summary) -> String {
+    // Device commands by kind, then host layers' operations by (layer, kind, tenant).
+    let mut rows: Vec<(String, &OpSummary)> =
+        s.ops.iter().map(|(name, o)| (name.clone(), o)).collect();
+    rows.extend(
+        s.table
+            .iter()
+            .filter(|r| r.layer != Layer::Device)
+            .map(|r| {
+                (
+                    format!("{} {} [{}]", r.layer.name(), r.op.name(), r.tenant),
+                    &r.summary,
+                )
+            }),
+    );
+    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(7);
     let mut t = format!(
-        "\n{:<7} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}\n",
+        "\n{:<w$} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}\n",
         "op",
         "count",
         "IOPS",
@@ -404,11 +488,11 @@ pub fn table(s: &Summary) -> String {
         "p99.99",
         "p100 us"
     );
-    for (name, o) in &s.ops {
+    for (name, o) in &rows {
         let p = |q| o.latency_ns.get(q);
         let _ = writeln!(
             t,
-            "{:<7} {:>10} {:>10.0} {:>9.1} {:>9.1} {:>9} {:>9} {:>9} {:>9} {:>10}",
+            "{:<w$} {:>10} {:>10.0} {:>9.1} {:>9.1} {:>9} {:>9} {:>9} {:>9} {:>10}",
             name,
             o.count,
             o.iops,
@@ -488,6 +572,27 @@ pub fn table(s: &Summary) -> String {
                 r.spare_zones_max
             );
         }
+        Some(FirmwareReport::Elastic(r)) => {
+            let spares: Vec<String> = r
+                .namespaces
+                .iter()
+                .map(|n| format!("ns{} {}/{}", n.namespace, n.spares_used_max, n.own_spares))
+                .collect();
+            let _ = writeln!(
+                t,
+                "ezns: {} physical zones allocated | {} overdrive cycles | {} spares lent, {} returned | {} reclaims | spares used max: {} | read cwnd cuts {} | queued reads {}, writes {} | admission delay {:.1} us/block",
+                r.allocations,
+                r.overdrive_cycles,
+                r.spares_lent,
+                r.spares_returned,
+                r.reclaims,
+                spares.join(", "),
+                r.read_cc_decreases,
+                r.reads_queued,
+                r.writes_queued,
+                r.admission_delay_ns as f64 / 1e3
+            );
+        }
         Some(FirmwareReport::Ftl(f)) => {
             let _ = writeln!(
                 t,
@@ -520,6 +625,9 @@ pub fn table(s: &Summary) -> String {
             }
         }
         None => {}
+    }
+    for (name, report) in &s.layers {
+        let _ = writeln!(t, "{}", layer_line(name, report));
     }
     for j in &s.jobs {
         let _ = writeln!(

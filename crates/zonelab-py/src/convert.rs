@@ -281,7 +281,7 @@ pub fn zones(py: Python<'_>, out: &RunOutput) -> PyResult<Py<PyDict>> {
 }
 
 /// The firmware policy's series (firmware_over_time.csv): `(kind, table)`, the kind naming the
-/// report (`zone_mapping`, `renewable`, `ftl`); `None` for policies without one.
+/// report (`zone_mapping`, `renewable`, `ftl`, `elastic` for the eZNS layer); `None` for policies without one.
 pub fn firmware(py: Python<'_>, out: &RunOutput) -> PyResult<Option<(String, Py<PyDict>)>> {
     let secs = |t: zonelab::time::Instant| t.secs_f64();
     let mut t = Table::default();
@@ -333,6 +333,23 @@ pub fn firmware(py: Python<'_>, out: &RunOutput) -> PyResult<Option<(String, Py<
                 t.f64("waf", s.waf().unwrap_or(f64::NAN));
             }
             "ftl"
+        }
+        Some(FirmwareReport::Elastic(r)) => {
+            t.declare(&[
+                ("time_ns", ints),
+                ("time_s", floats),
+                ("namespace", ints),
+                ("spares_used", ints),
+                ("spare_pool", ints),
+            ]);
+            for s in &r.spare_samples {
+                t.u64("time_ns", s.t.ns());
+                t.f64("time_s", secs(s.t));
+                t.u64("namespace", s.namespace as u64);
+                t.u64("spares_used", s.spares_used as u64);
+                t.u64("spare_pool", s.spare_pool as u64);
+            }
+            "elastic"
         }
     };
     Ok(Some((kind.to_string(), t.into_py(py)?.unbind())))

@@ -11,6 +11,7 @@ pub mod device;
 pub mod divisor;
 pub mod firmware;
 pub mod ftl;
+pub mod host;
 pub mod metrics;
 pub mod nand;
 pub mod report;

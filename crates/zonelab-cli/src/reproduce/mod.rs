@@ -1,6 +1,7 @@
 //! `zonelab reproduce PAPER`: rerun one paper's experiments and draw its figures.
 
 mod block_interface_tax;
+mod ezns;
 mod plot;
 mod preemptive_reset;
 mod rezns;
@@ -15,6 +16,10 @@ use zonelab::sim::{Inputs, RunOutput};
 use zonelab_cli::output::write_results;
 
 pub const PAPERS: &[(&str, &str)] = &[
+    (
+        "ezns",
+        "eZNS (004_337d4095dd30c3f9.txt), section 5: local and global overdrive, scheduler fairness (no RocksDB/YCSB yet)",
+    ),
     (
         "preemptive-reset",
         "Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt), section 4.1: fio tail latency, mapping vs preemptive vs synchronous",
@@ -35,6 +40,7 @@ pub const PAPERS: &[(&str, &str)] = &[
 
 pub fn run(paper: &str, out: &Path) -> Result<()> {
     match paper {
+        "ezns" => ezns::run(out),
         "preemptive-reset" => preemptive_reset::run(out),
         "rezns" => rezns::run(out),
         "zns-characteristics" => zns_characteristics::run(out),

@@ -245,6 +245,11 @@ pub struct TimingConfig {
     /// 0: no buffer, a write completes when its full program units are programmed.
     #[serde(default)]
     pub write_buffer_units_per_zone: u32,
+    /// A power-loss-protected write cache shared by all dies, in program units (0: none):
+    /// writes complete once cached and drain to NAND in the background; a full cache makes
+    /// writes wait. At least one unit per active zone.
+    #[serde(default)]
+    pub write_cache_units: u32,
     /// Erase suspend for reads (off when absent): a read reaching a die mid-erase suspends it.
     #[serde(default)]
     pub erase_suspend: Option<EraseSuspendConfig>,
@@ -495,6 +500,12 @@ impl DeviceConfig {
             return Err(ConfigError::field(
                 f("timing.write_buffer_units_per_zone"),
                 "is a zone buffer; a conventional device's buffer is ftl.write_buffer_bytes",
+            ));
+        }
+        if t.write_cache_units != 0 {
+            return Err(ConfigError::field(
+                f("timing.write_cache_units"),
+                "is the small-zone SSD's shared cache; a conventional device's buffer is ftl.write_buffer_bytes",
             ));
         }
         if t.zone_mgmt_overhead_ns != 0 {
@@ -918,6 +929,32 @@ impl DeviceConfig {
                 format!("{open} is above max_active_zones {active}"),
             ));
         }
+        if t.write_cache_units > 0 {
+            if t.write_buffer_units_per_zone > 0 {
+                return Err(ConfigError::field(
+                    f("timing.write_cache_units"),
+                    "give a per-zone write buffer (write_buffer_units_per_zone) or a shared write cache, not both",
+                ));
+            }
+            match mar {
+                Some(m) if t.write_cache_units >= m => {}
+                Some(m) => {
+                    return Err(ConfigError::field(
+                        f("timing.write_cache_units"),
+                        format!(
+                            "{} is below max_active_zones {m}: the cache holds at least one program unit per active zone",
+                            t.write_cache_units
+                        ),
+                    ));
+                }
+                None => {
+                    return Err(ConfigError::field(
+                        f("timing.write_cache_units"),
+                        "a shared write cache needs a max_active_zones limit (at least one cache unit per active zone)",
+                    ));
+                }
+            }
+        }
         let nand = self.validate_nand(prefix, Some(blocks_per_zone))?;
         Ok(ZnsSpec {
             name: self.name.clone(),
@@ -938,6 +975,7 @@ impl DeviceConfig {
                 zone_mgmt: Duration::from_ns(t.zone_mgmt_overhead_ns),
             },
             write_buffer_units_per_zone: t.write_buffer_units_per_zone,
+            write_cache_units: t.write_cache_units,
         })
     }
 }

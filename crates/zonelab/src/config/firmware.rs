@@ -61,6 +61,10 @@ pub enum FirmwareConfig {
         #[serde(default = "yes")]
         erase_all_blocks: bool,
     },
+    /// The small-zone SSD eZNS runs on (../shared/reference/ezns.md): each newly written zone
+    /// on the next die in a fixed round-robin order, least-worn zone of that die, lazy erase.
+    #[serde(rename = "round_robin")]
+    RoundRobin {},
 }
 
 /// The zombie daemon scans every zone each period: at least this long between scans (chosen:
@@ -168,6 +172,7 @@ impl FirmwareConfig {
                     erase_all_blocks,
                 })
             }
+            FirmwareConfig::RoundRobin {} => PolicySpec::RoundRobin,
         })
     }
 }

@@ -4,6 +4,8 @@
 
 pub mod device;
 pub mod firmware;
+pub mod kv;
+pub mod layer;
 mod overrides;
 pub mod presets;
 pub mod workload;
@@ -12,6 +14,8 @@ use serde::{Deserialize, Serialize};
 
 pub use device::DeviceConfig;
 pub use firmware::FirmwareConfig;
+pub use kv::{DbBenchConfig, YcsbConfig};
+pub use layer::LayerConfig;
 pub use overrides::apply_override;
 pub use workload::{JobConfig, ReplayConfig, ThreadsConfig};
 
@@ -150,6 +154,10 @@ pub struct PrefillConfig {
     /// How much the region covers; default the rest of the device.
     #[serde(default)]
     pub size: Option<Extent>,
+    /// With a [layer] of several namespaces: the namespaces to fill the region of, in this
+    /// order (the order the layer places their zones in); default all of them.
+    #[serde(default)]
+    pub namespaces: Option<Vec<u32>>,
     /// How full each written zone is: 1.0 (default), 0.5, or a range [0.2, 0.8] drawn per zone.
     #[serde(default)]
     pub fill: Option<FillConfig>,
@@ -263,6 +271,9 @@ pub struct ExperimentConfig {
     pub device: DeviceConfig,
     #[serde(default)]
     pub firmware: FirmwareConfig,
+    /// A host-side layer between the workload and the device (static zones or eZNS).
+    #[serde(default)]
+    pub layer: Option<LayerConfig>,
     #[serde(default)]
     pub data: DataConfig,
     #[serde(default)]
@@ -283,6 +294,12 @@ pub struct ExperimentConfig {
     pub replays: Vec<ReplayConfig>,
     #[serde(default)]
     pub threads: Vec<ThreadsConfig>,
+    /// db_bench on the key-value store model.
+    #[serde(default)]
+    pub dbbench: Vec<DbBenchConfig>,
+    /// YCSB core workloads on the key-value store model.
+    #[serde(default)]
+    pub ycsb: Vec<YcsbConfig>,
 }
 
 fn default_seed() -> u64 {
@@ -387,7 +404,20 @@ impl ExperimentConfig {
         need_workload: bool,
     ) -> Result<Experiment, ConfigError> {
         let device = self.device.validate("device.", self.seed)?;
-        let info = device.info();
+        let layer = match (&self.layer, &device) {
+            (None, _) => None,
+            (Some(l), DeviceSpec::Zns(spec)) => Some(l.validate(spec)?),
+            (Some(_), _) => {
+                return Err(ConfigError::field(
+                    "layer",
+                    "a host layer (static zones, eZNS) stripes over zones: it needs a ZNS device",
+                ));
+            }
+        };
+        let info = match (&layer, &device) {
+            (Some(l), DeviceSpec::Zns(spec)) => l.info(spec),
+            _ => device.info(),
+        };
         let mut jobs = self
             .jobs
             .iter()
@@ -404,10 +434,21 @@ impl ExperimentConfig {
         for (i, t) in self.threads.iter().enumerate() {
             host.push(HostWorkload::Threads(t.validate(i, &info)?));
         }
+        for (i, d) in self.dbbench.iter().enumerate() {
+            host.push(HostWorkload::DbBench(d.validate(i, self.seed)?));
+        }
+        for (i, y) in self.ycsb.iter().enumerate() {
+            host.push(HostWorkload::Ycsb(y.validate(
+                i,
+                self.seed,
+                self.host.cores,
+            )?));
+        }
+        kv::check_names(&host)?;
         if need_workload && jobs.is_empty() && replays.is_empty() && host.is_empty() {
             return Err(ConfigError::field(
                 "job",
-                "the experiment has no workload: add a [[job]], [[replay]] or [[threads]]",
+                "the experiment has no workload: add a [[job]], [[replay]], [[threads]], [[dbbench]] or [[ycsb]]",
             ));
         }
         let firmware = match &info.zoned {
@@ -459,12 +500,21 @@ impl ExperimentConfig {
                 format!("{} must be between 1 and 4096", self.host.cores),
             ));
         }
-        let (prefill, precondition) = match &info.zoned {
+        let (prefill, precondition, prefill_namespaces) = match &info.zoned {
             Some(zoned) => {
                 if self.precondition.is_some() {
                     return Err(ConfigError::field(
                         "precondition",
                         "applies to conventional devices; a ZNS device is set up with [prefill]",
+                    ));
+                }
+                if layer.is_some()
+                    && !(self.faults.read_only_zones.is_empty()
+                        && self.faults.offline_zones.is_empty())
+                {
+                    return Err(ConfigError::field(
+                        "faults",
+                        "faults put the device's own zones in Read Only or Offline; they do not combine with a [layer]",
                     ));
                 }
                 let mut faulty: Vec<u32> = self.faults.read_only_zones.clone();
@@ -473,10 +523,11 @@ impl ExperimentConfig {
                     None => PrefillPlan::default(),
                     Some(p) => p.plan(&info, &faulty, self.seed)?,
                 };
+                let prefill_namespaces = self.prefill_namespaces(info.namespaces)?;
                 let active_after_prefill = prefill.partial_zones(zoned.zone_capacity_lbas);
                 workload::check_writer_overlap(&jobs, &host)?;
                 workload::resolve_open_budget(&mut jobs, &host, zoned, active_after_prefill)?;
-                (prefill, None)
+                (prefill, None, prefill_namespaces)
             }
             None => {
                 if self.prefill.is_some() {
@@ -489,7 +540,7 @@ impl ExperimentConfig {
                     (Some(p), DeviceSpec::Conventional(spec)) => Some(p.plan(spec, self.seed)?),
                     _ => None,
                 };
-                (PrefillPlan::default(), plan)
+                (PrefillPlan::default(), plan, Vec::new())
             }
         };
         Ok(Experiment {
@@ -499,6 +550,8 @@ impl ExperimentConfig {
                 .unwrap_or_else(|| default_name.to_string()),
             seed: self.seed,
             device,
+            layer,
+            prefill_namespaces,
             firmware,
             retain_data: self.data.retention,
             interval: self.metrics.interval,
@@ -513,6 +566,27 @@ impl ExperimentConfig {
             cores: self.host.cores,
             trace: self.trace.enabled,
         })
+    }
+}
+
+impl ExperimentConfig {
+    /// The namespaces `[prefill]` fills, in order: as listed, or all `namespaces` of them.
+    fn prefill_namespaces(&self, namespaces: u32) -> Result<Vec<u32>, ConfigError> {
+        let Some(list) = self.prefill.as_ref().and_then(|p| p.namespaces.clone()) else {
+            return Ok((0..namespaces).collect());
+        };
+        let mut seen = vec![false; namespaces as usize];
+        for &ns in &list {
+            if ns >= namespaces || std::mem::replace(&mut seen[ns as usize], true) {
+                return Err(ConfigError::field(
+                    "prefill.namespaces",
+                    format!(
+                        "namespace {ns} is not one of the {namespaces} namespaces, or is named twice"
+                    ),
+                ));
+            }
+        }
+        Ok(list)
     }
 }
 

@@ -18,6 +18,13 @@ use crate::workload::{HostWorkload, JobSpec, Rw, ZoneFillAction};
 pub struct JobConfig {
     #[serde(default)]
     pub name: Option<String>,
+    /// The namespace the job works in (0-based; a [layer] may have several).
+    #[serde(default)]
+    pub namespace: u32,
+    /// Whose metrics its commands are: default the namespace ("ns1") when the device has
+    /// several namespaces, else the job's name.
+    #[serde(default)]
+    pub tenant: Option<String>,
     pub rw: Rw,
     pub bs: Bytes,
     #[serde(default = "super::one")]
@@ -36,6 +43,10 @@ pub struct JobConfig {
     pub loops: u32,
     #[serde(default)]
     pub runtime: Option<Duration>,
+    /// Wait this long after the run starts before the first I/O (fio's startdelay; the
+    /// runtime counts from then).
+    #[serde(default)]
+    pub startdelay: Option<Duration>,
     #[serde(default)]
     pub time_based: bool,
     /// Percentage of reads in `randrw`.
@@ -102,6 +113,15 @@ impl JobConfig {
         };
         let lba = info.lba_size_bytes;
         let zone_capacity_bytes = z.zone_capacity_lbas * lba;
+        if self.namespace >= info.namespaces {
+            return Err(ConfigError::field(
+                f("namespace"),
+                format!(
+                    "{} does not exist; the device has {} namespace(s), numbered from 0",
+                    self.namespace, info.namespaces
+                ),
+            ));
+        }
         let bs = self.bs.0;
         if bs == 0 || !bs.is_multiple_of(lba) {
             return Err(ConfigError::field(
@@ -237,8 +257,18 @@ impl JobConfig {
                 ),
             ));
         }
+        let name = self.name.clone().unwrap_or_else(|| format!("job{index}"));
+        let tenant = self.tenant.clone().unwrap_or_else(|| {
+            if info.namespaces > 1 {
+                format!("ns{}", self.namespace)
+            } else {
+                name.clone()
+            }
+        });
         Ok(JobSpec {
-            name: self.name.clone().unwrap_or_else(|| format!("job{index}")),
+            name,
+            nsid: self.namespace,
+            tenant,
             rw: self.rw,
             block_lbas: bs / lba,
             iodepth: self.iodepth,
@@ -250,6 +280,7 @@ impl JobConfig {
             io_lbas: io_bytes.div_ceil(lba),
             loops: self.loops,
             runtime: self.runtime,
+            startdelay: self.startdelay.unwrap_or(Duration::ZERO),
             time_based: self.time_based,
             read_percent: match self.rw {
                 Rw::Read | Rw::Randread => 100,
@@ -275,6 +306,15 @@ impl JobConfig {
         let f = |name: &str| format!("job[{index}].{name}");
         let lba = info.lba_size_bytes;
         let ns = info.namespace_bytes();
+        if self.namespace >= info.namespaces {
+            return Err(ConfigError::field(
+                f("namespace"),
+                format!(
+                    "{} does not exist; the device has {} namespace(s), numbered from 0",
+                    self.namespace, info.namespaces
+                ),
+            ));
+        }
         let zoned_only = [
             ("max_open_zones", self.max_open_zones != 0),
             ("zone_reset_threshold", self.zone_reset_threshold != 0.0),
@@ -375,8 +415,11 @@ impl JobConfig {
         if self.rate_iops == Some(0) {
             return Err(ConfigError::field(f("rate_iops"), "must be greater than 0"));
         }
+        let name = self.name.clone().unwrap_or_else(|| format!("job{index}"));
         Ok(JobSpec {
-            name: self.name.clone().unwrap_or_else(|| format!("job{index}")),
+            tenant: self.tenant.clone().unwrap_or_else(|| name.clone()),
+            name,
+            nsid: self.namespace,
             rw: self.rw,
             block_lbas: bs / lba,
             iodepth: self.iodepth,
@@ -388,6 +431,7 @@ impl JobConfig {
             io_lbas: io_bytes.div_ceil(lba),
             loops: self.loops,
             runtime: self.runtime,
+            startdelay: self.startdelay.unwrap_or(Duration::ZERO),
             time_based: self.time_based,
             read_percent: match self.rw {
                 Rw::Read | Rw::Randread => 100,
@@ -460,20 +504,20 @@ pub(super) fn check_writer_overlap(
     jobs: &[JobSpec],
     host: &[HostWorkload],
 ) -> Result<(), ConfigError> {
-    let writers: Vec<(String, u32, u32)> = jobs
+    let writers: Vec<(String, u32, u32, u32)> = jobs
         .iter()
         .enumerate()
         .filter(|(_, j)| j.rw.writes())
-        .map(|(i, j)| (format!("job[{i}]"), j.first_zone, j.zone_count))
+        .map(|(i, j)| (format!("job[{i}]"), j.first_zone, j.zone_count, j.nsid))
         .chain(host.iter().filter_map(|w| {
             let z = w.zones()?;
-            Some((w.name().to_string(), z.first_zone, z.zone_count))
+            Some((w.name().to_string(), z.first_zone, z.zone_count, 0))
         }))
         .collect();
-    for (i, (na, a0, an)) in writers.iter().enumerate() {
-        for (nb, b0, bn) in &writers[i + 1..] {
+    for (i, (na, a0, an, ans)) in writers.iter().enumerate() {
+        for (nb, b0, bn, bns) in &writers[i + 1..] {
             let (a1, b1) = (a0 + an, b0 + bn);
-            if a0 < &b1 && b0 < &a1 {
+            if ans == bns && a0 < &b1 && b0 < &a1 {
                 return Err(ConfigError::field(
                     format!("{nb}.offset"),
                     format!(
@@ -490,6 +534,31 @@ pub(super) fn check_writer_overlap(
 /// limits left after the prefill's partly written zones (each holds an active resource), then
 /// checks that all writers together fit.
 pub(super) fn resolve_open_budget(
+    jobs: &mut [JobSpec],
+    host: &[HostWorkload],
+    z: &ZonedInfo,
+    prefill_active: u32,
+) -> Result<(), ConfigError> {
+    // Each namespace has its own limits; host threads and the prefill's count work in
+    // namespace 0 (a layer's prefill of other namespaces leaves them as full as namespace 0's).
+    let mut namespaces: Vec<u32> = jobs.iter().map(|j| j.nsid).collect();
+    namespaces.push(0);
+    namespaces.sort_unstable();
+    namespaces.dedup();
+    for ns in namespaces {
+        let mut mine: Vec<JobSpec> = jobs.iter().filter(|j| j.nsid == ns).cloned().collect();
+        let no_host: &[HostWorkload] = &[];
+        let host = if ns == 0 { host } else { no_host };
+        resolve_namespace_budget(&mut mine, host, z, prefill_active)?;
+        let mut resolved = mine.into_iter();
+        for j in jobs.iter_mut().filter(|j| j.nsid == ns) {
+            *j = resolved.next().expect("one resolved job per job");
+        }
+    }
+    Ok(())
+}
+
+fn resolve_namespace_budget(
     jobs: &mut [JobSpec],
     host: &[HostWorkload],
     z: &ZonedInfo,

@@ -6,11 +6,14 @@
 //! - [`Mapping`]: a logical-to-physical zone table; erases wait until free zones run short (2.2.2).
 //! - [`Preemptive`]: Preemptive Zone Reset with partial erases in idle time (3.2).
 //! - [`Renewable`]: ReZNS renewable zones (000_1e8e6a1fe63635bd.txt, section 3).
+//! - [`RoundRobin`]: the small-zone SSD eZNS runs on: each new physical zone on the next die,
+//!   least-worn zone in it, lazy erase (../shared/reference/ezns.md).
 
 mod mapping;
 mod pool;
 mod preemptive;
 mod renewable;
+mod round_robin;
 mod synchronous;
 
 use std::ops::Range;
@@ -19,6 +22,7 @@ pub use mapping::Mapping;
 pub use pool::{PoolReport, PoolSample, PoolState, ZonePool};
 pub use preemptive::{IdleScope, Preemptive};
 pub use renewable::{Renewable, RenewableReport, RenewableSettings, SpareSample};
+pub use round_robin::RoundRobin;
 pub use synchronous::Synchronous;
 
 use serde::{Deserialize, Serialize};
@@ -155,6 +159,8 @@ pub enum FirmwareReport {
     ZoneMapping(PoolReport),
     /// ReZNS.
     Renewable(RenewableReport),
+    /// The eZNS host layer (not a device policy, reported in the same place).
+    Elastic(crate::host::elastic::ElasticReport),
     /// The conventional SSD's FTL: garbage collection, WAF, free superblocks.
     Ftl(crate::ftl::FtlReport),
 }
@@ -242,6 +248,7 @@ pub enum PolicyState {
     Mapping(Mapping),
     Preemptive(Preemptive),
     Renewable(Renewable),
+    RoundRobin(round_robin::RoundRobin),
 }
 
 impl PolicyState {
@@ -251,6 +258,7 @@ impl PolicyState {
             PolicyState::Mapping(_) => "mapping",
             PolicyState::Preemptive(_) => "preemptive",
             PolicyState::Renewable(_) => "renewable",
+            PolicyState::RoundRobin(_) => "round_robin",
         }
     }
 }
@@ -285,6 +293,10 @@ pub fn restore(
             p.check(zone_count, cap_units)?;
             Box::new(p)
         }
+        PolicyState::RoundRobin(p) => {
+            p.check(zone_count)?;
+            Box::new(p)
+        }
     })
 }
 
@@ -316,6 +328,8 @@ pub enum PolicySpec {
         idle: IdleScope,
     },
     Renewable(RenewableSettings),
+    /// The small-zone SSD's placement: next die in round-robin order, lazy erase.
+    RoundRobin,
 }
 
 impl PolicySpec {
@@ -325,6 +339,7 @@ impl PolicySpec {
             PolicySpec::Mapping { .. } => "mapping",
             PolicySpec::Preemptive { .. } => "preemptive",
             PolicySpec::Renewable(_) => "renewable",
+            PolicySpec::RoundRobin => "round_robin",
         }
     }
 }
@@ -373,6 +388,7 @@ pub fn build(
             rows,
             interval,
         )),
+        PolicySpec::RoundRobin => Box::new(RoundRobin::new(layout, zone_count)),
     }
 }
 

@@ -119,6 +119,11 @@ impl Layout {
             .filter(move |a| a.block % self.blocks_per_zone_per_die == row)
     }
 
+    /// Die groups: zones sit on group `zone % groups` (one die each for one-die zones).
+    pub fn groups(&self) -> u32 {
+        self.groups
+    }
+
     /// Dies a zone's units are striped over.
     pub fn dies_of(&self, zone: u32) -> std::ops::Range<u32> {
         let first = (zone % self.groups) * self.dies_per_zone;

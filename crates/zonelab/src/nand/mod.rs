@@ -245,6 +245,12 @@ impl Nand {
         self.horizon = self.horizon.max(now);
     }
 
+    /// The time of the command being served.
+    #[inline]
+    pub fn now(&self) -> Instant {
+        self.horizon
+    }
+
     pub fn set_tracing(&mut self, on: bool) {
         self.touched = on.then(DieSet::default);
     }

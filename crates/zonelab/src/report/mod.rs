@@ -295,6 +295,10 @@ pub struct Summary {
     /// completions reached the host after the model's completion time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub realtime: Option<RealtimeReport>,
+    /// Host layers' own reports (the file layer's write amplification and GC, a workload's
+    /// phases), by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub layers: BTreeMap<String, serde_json::Value>,
 }
 
 /// How far behind the model a real-time front end delivered completions. A completion counts as
@@ -406,6 +410,7 @@ pub fn summarize(
         },
         firmware: r.firmware,
         realtime: None,
+        layers: BTreeMap::new(),
     }
 }
 
@@ -465,7 +470,8 @@ pub fn cdf_csv(h: &Histogram<u64>) -> String {
 }
 
 /// The firmware's queues over time, one row per interval: Z_free, Z_invalid and the state for
-/// the zone-mapping policies, the spare-list length for ReZNS.
+/// the zone-mapping policies, the spare-list length for ReZNS, the spares each namespace holds
+/// and may use for eZNS.
 pub fn firmware_csv(report: &FirmwareReport) -> String {
     let secs = |t: Instant| t.secs_f64();
     match report {
@@ -487,6 +493,20 @@ pub fn firmware_csv(report: &FirmwareReport) -> String {
             let mut out = String::from("time_s,spare_zones\n");
             for s in &r.spare_samples {
                 let _ = writeln!(out, "{:.9},{}", secs(s.t), s.spare_zones);
+            }
+            out
+        }
+        FirmwareReport::Elastic(r) => {
+            let mut out = String::from("time_s,namespace,spares_used,spare_pool\n");
+            for s in &r.spare_samples {
+                let _ = writeln!(
+                    out,
+                    "{:.9},{},{},{}",
+                    secs(s.t),
+                    s.namespace,
+                    s.spares_used,
+                    s.spare_pool
+                );
             }
             out
         }

@@ -257,6 +257,15 @@ impl Host {
             .record(key, submitted, self.now(), bytes);
     }
 
+    /// Registers a host layer's report, made when the run ends and written to the summary's
+    /// `layers` under `name` (a file layer's write amplification and GC counters, say).
+    pub fn add_report(&self, name: &str, report: impl Fn() -> serde_json::Value + 'static) {
+        self.kernel
+            .reports
+            .borrow_mut()
+            .push((name.to_string(), Box::new(report)));
+    }
+
     /// Host workloads report how far along they are (0..1) for the progress bar.
     pub fn set_progress(&self, fraction: f64) {
         self.kernel.progress.set(fraction.clamp(0.0, 1.0));

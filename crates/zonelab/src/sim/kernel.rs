@@ -120,7 +120,12 @@ pub struct Kernel {
     /// Device-layer metric keys, cached per (tenant, op): `tenant * OpKind::ALL.len() + op`.
     device_keys: RefCell<Vec<Option<MetricKey>>>,
     scratch: RefCell<Vec<Completed>>,
+    /// Host layers' reports (file layer, key-value store), made when the run ends.
+    pub(crate) reports: RefCell<Vec<(String, LayerReportFn)>>,
 }
+
+/// Makes a host layer's report (JSON) at the end of a run.
+pub(crate) type LayerReportFn = Box<dyn Fn() -> serde_json::Value>;
 
 impl Kernel {
     pub(crate) fn new(
@@ -149,6 +154,7 @@ impl Kernel {
             progress: Cell::new(0.0),
             device_keys: RefCell::new(Vec::new()),
             scratch: RefCell::new(Vec::new()),
+            reports: RefCell::new(Vec::new()),
         }
     }
 
@@ -252,6 +258,8 @@ impl Kernel {
             Ok(a) => {
                 if a.done.is_none() {
                     self.waiters.borrow_mut().insert(tag, waiter());
+                    // A layer that queued the command says when to look again.
+                    self.advance_now();
                 }
                 Ok(Submitted {
                     done: a.done,

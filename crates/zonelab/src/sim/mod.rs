@@ -74,6 +74,10 @@ pub struct Experiment {
     pub name: String,
     pub seed: u64,
     pub device: DeviceSpec,
+    /// A host-side layer over the device (static zones, eZNS).
+    pub layer: Option<crate::host::LayerSpec>,
+    /// The namespaces `prefill` applies to, in order.
+    pub prefill_namespaces: Vec<u32>,
     pub firmware: PolicySpec,
     pub retain_data: bool,
     pub interval: Duration,
@@ -151,16 +155,41 @@ pub fn build_zns(experiment: &Experiment) -> Device {
     device
 }
 
-/// The device an experiment describes, set up and ready for its workload.
+/// The device an experiment describes, set up and ready for its workload (behind its host
+/// layer, if it has one).
 pub fn build_device(experiment: &Experiment) -> Box<dyn DeviceModel> {
-    match &experiment.device {
-        DeviceSpec::Zns(_) => Box::new(build_zns(experiment)),
-        DeviceSpec::Conventional(spec) => {
+    match (&experiment.device, &experiment.layer) {
+        (DeviceSpec::Zns(_), None) => Box::new(build_zns(experiment)),
+        (DeviceSpec::Zns(spec), Some(layer)) => {
+            let device = Device::build(
+                spec,
+                &experiment.firmware,
+                experiment.retain_data,
+                experiment.interval,
+            );
+            let plan: Vec<(u32, Vec<(u32, u64)>)> = experiment
+                .prefill_namespaces
+                .iter()
+                .map(|&ns| (ns, experiment.prefill.zones.clone()))
+                .collect();
+            layer.build(device, &plan, experiment.interval)
+        }
+        (DeviceSpec::Conventional(spec), _) => {
             let mut ftl = Ftl::new(spec, experiment.retain_data, experiment.interval);
             if let Some(plan) = &experiment.precondition {
                 ftl.precondition(plan);
             }
             Box::new(ftl)
+        }
+    }
+}
+
+impl Experiment {
+    /// What the host sees: the device, or the layer over it.
+    pub fn info(&self) -> crate::device::DeviceInfo {
+        match (&self.device, &self.layer) {
+            (DeviceSpec::Zns(spec), Some(layer)) => layer.info(spec),
+            (d, _) => d.info(),
         }
     }
 }
@@ -315,7 +344,9 @@ pub fn run_with(
     progress: &mut dyn FnMut(Progress),
     setup: &dyn Fn(&Host),
 ) -> Result<RunOutput, RunError> {
-    let prefill_bytes = experiment.prefill.lbas() * device.info().lba_size_bytes;
+    let prefill_bytes = experiment.prefill.lbas()
+        * device.info().lba_size_bytes
+        * experiment.prefill_namespaces.len().max(1) as u64;
     let start = device.idle_at();
     device.reset_counters();
     let info = device.info().clone();
@@ -353,7 +384,7 @@ pub fn run_with(
             } else {
                 job.name.clone()
             };
-            let tenant = kernel.metrics.borrow_mut().tenant(&job.name);
+            let tenant = kernel.metrics.borrow_mut().tenant(&job.tenant);
             let generator = if info.zoned.is_some() {
                 let device = kernel.device.borrow();
                 let g = crate::workload::fio::JobGen::new(
@@ -369,6 +400,7 @@ pub fn run_with(
             };
             runners.push(Runner {
                 job: j,
+                nsid: job.nsid,
                 origin: kernel::Origin {
                     tenant,
                     source: kernel.source(&source_name),
@@ -379,9 +411,9 @@ pub fn run_with(
                 issued_lbas: 0,
                 issued_ios: 0,
                 target_lbas: (!job.time_based).then(|| job.io_lbas * job.loops as u64),
-                deadline: job.runtime.map(|r| start + r),
-                started: start,
-                next_issue: start,
+                deadline: job.runtime.map(|r| start + job.startdelay + r),
+                started: start + job.startdelay,
+                next_issue: start + job.startdelay,
                 thinktime: job.thinktime,
                 rate_bytes_per_s: job.rate_bytes_per_s,
                 rate_iops: job.rate_iops,
@@ -411,6 +443,7 @@ pub fn run_with(
         let tenant = kernel.metrics.borrow_mut().tenant(&spec.name);
         runners.push(Runner {
             job: reports.len() - 1,
+            nsid: 0,
             origin: kernel::Origin {
                 tenant,
                 source: kernel.source(&spec.name),
@@ -485,6 +518,10 @@ pub fn run_with(
         tasks: tasks.spawned(),
     };
     let errors = std::mem::take(&mut *kernel.errors.borrow_mut());
+    // Host layers' reports hold handles to the kernel too: make them, then drop them.
+    let layer_fns = std::mem::take(&mut *kernel.reports.borrow_mut());
+    let layers: std::collections::BTreeMap<String, serde_json::Value> =
+        layer_fns.into_iter().map(|(name, f)| (name, f())).collect();
     // Daemon tasks still hold handles to the kernel: drop them.
     tasks.clear();
     drop(tasks);
@@ -505,7 +542,8 @@ pub fn run_with(
         config_fingerprint,
         prefill_bytes,
     };
-    let summary = summarize(&identity, &*device, &metrics, host_report, reports, errors);
+    let mut summary = summarize(&identity, &*device, &metrics, host_report, reports, errors);
+    summary.layers = layers;
     Ok(RunOutput {
         summary,
         metrics,

@@ -23,6 +23,8 @@ pub(crate) enum Source {
 pub(crate) struct Runner {
     /// Index of the job (or replay) it belongs to, in the run's job reports.
     pub job: usize,
+    /// The namespace it works in.
+    pub nsid: u32,
     pub origin: Origin,
     pub source: Source,
     pub inflight: u32,
@@ -142,7 +144,7 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
             submitted: now,
             bytes,
         };
-        match k.submit(Command::new(op, slba, nlb), run.origin, waiter) {
+        match k.submit(Command::new(op, slba, nlb).on(run.nsid), run.origin, waiter) {
             Ok(s) => {
                 if let Source::Fio(g) = &mut run.source {
                     g.issued(&**k.device.borrow(), request);

@@ -166,6 +166,19 @@ fn runtime_and_rate_limits_bound_the_job() {
 }
 
 #[test]
+fn startdelay_holds_the_job_back_and_its_runtime_counts_from_then() {
+    let out = run_text(
+        "[prefill]\nfraction = 1.0\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\ntime_based = true\nruntime = \"100ms\"\nstartdelay = \"50ms\"\nrate_iops = 1000\n",
+    );
+    // 100 reads at 1000 IOPS from 50 ms to 150 ms: the same count as without the delay, the run
+    // 50 ms longer.
+    let reads = out.summary.ops["read"].count;
+    assert!((100..=101).contains(&reads), "{reads} reads");
+    let t = out.summary.simulated_time_ns;
+    assert!((149_000_000..151_000_000).contains(&t), "{t}");
+}
+
+#[test]
 fn thinktime_spaces_the_ios() {
     let out = run_text(
         "[prefill]\nfraction = 1.0\n[[job]]\nrw = \"read\"\nbs = \"4KiB\"\niodepth = 8\nthinktime = \"1ms\"\nio_size = \"40KiB\"\n",

@@ -84,6 +84,8 @@ mod tests {
     fn spec(rw: Rw, numjobs: u32) -> JobSpec {
         JobSpec {
             name: "j".into(),
+            nsid: 0,
+            tenant: "j".into(),
             rw,
             block_lbas: 4,
             iodepth: 1,
@@ -93,6 +95,7 @@ mod tests {
             first_lba: 100,
             region_lbas: 40,
             io_lbas: 40,
+            startdelay: Duration::ZERO,
             loops: 1,
             runtime: None,
             time_based: false,

@@ -12,9 +12,9 @@ use super::{JobSpec, Next, Request, StopReason, ZoneFillAction, mix_seed};
 use crate::device::{DeviceModel, Op, ZoneAction, ZoneState};
 use crate::divisor::Divisor;
 
-/// Host data a read may return from `zone` (none from an Offline zone).
-fn readable_lbas(device: &dyn DeviceModel, zone: u32) -> u64 {
-    device.written_lbas(0, zone)
+/// Host data a read may return from `zone` of namespace `nsid` (none from an Offline zone).
+fn readable_lbas(device: &dyn DeviceModel, nsid: u32, zone: u32) -> u64 {
+    device.written_lbas(nsid, zone)
 }
 
 /// The generator state of one clone of a job.
@@ -100,7 +100,9 @@ impl JobGen {
             readable_epoch: None,
             spec: spec.clone(),
         };
-        g.region_data_lbas = (first..end).map(|z| device.written_lbas(0, z)).sum();
+        g.region_data_lbas = (first..end)
+            .map(|z| device.written_lbas(spec.nsid, z))
+            .sum();
         g.rearm_reset_countdown();
         g
     }
@@ -115,7 +117,7 @@ impl JobGen {
     }
 
     fn can_write(&self, device: &dyn DeviceModel, zone: u32) -> bool {
-        let d = device.zone(0, zone);
+        let d = device.zone(self.spec.nsid, zone);
         !matches!(
             d.state,
             ZoneState::Full | ZoneState::ReadOnly | ZoneState::Offline
@@ -150,7 +152,7 @@ impl JobGen {
             return Next::Drain;
         }
         let zone = self.pending_reset.take().expect("a reset is pending");
-        self.region_data_lbas -= device.written_lbas(0, zone);
+        self.region_data_lbas -= device.written_lbas(self.spec.nsid, zone);
         Next::Issue(Request::zone(
             ZoneAction::Reset,
             zone as u64 * self.zone_lbas,
@@ -191,7 +193,7 @@ impl JobGen {
         let zone = (request.slba / self.zone_lbas) as u32;
         if let Some(fill) = self.spec.zone_fill_lbas
             && zone == self.seq_zone
-            && device.written_lbas(0, zone) >= fill
+            && device.written_lbas(self.spec.nsid, zone) >= fill
         {
             // Used as far as the job uses zones: leave it (reset or abandoned) and move on.
             self.advance_seq_zone();
@@ -214,7 +216,7 @@ impl JobGen {
         if self.readable_epoch != Some(epoch) {
             let bs = self.bs;
             self.readable = (self.first..self.end)
-                .filter(|&z| readable_lbas(device, z) >= bs)
+                .filter(|&z| readable_lbas(device, self.spec.nsid, z) >= bs)
                 .collect();
             self.readable_epoch = Some(epoch);
         }
@@ -222,7 +224,9 @@ impl JobGen {
             return Next::Done(StopReason::NoDataToRead);
         }
         let zone = self.readable[self.rng.random_range(0..self.readable.len())];
-        let blocks_written = self.bs_div.quot(readable_lbas(device, zone));
+        let blocks_written = self
+            .bs_div
+            .quot(readable_lbas(device, self.spec.nsid, zone));
         if blocks_written == 0 {
             // Written below one block since the list was built; rebuild next time.
             self.readable_epoch = None;
@@ -238,7 +242,7 @@ impl JobGen {
 
     fn sequential_read(&mut self, device: &dyn DeviceModel) -> Next {
         for _ in 0..=(self.end - self.first) {
-            let data = readable_lbas(device, self.seq_zone);
+            let data = readable_lbas(device, self.spec.nsid, self.seq_zone);
             if self.seq_offset + self.bs <= data {
                 let slba = self.seq_zone as u64 * self.zone_lbas + self.seq_offset;
                 self.seq_offset += self.bs;
@@ -262,8 +266,8 @@ impl JobGen {
         for _ in 0..=(self.end - self.first) {
             let zone = self.seq_zone;
             if let Some(fill) = self.spec.zone_fill_lbas
-                && device.written_lbas(0, zone) >= fill
-                && device.zone(0, zone).state != ZoneState::Full
+                && device.written_lbas(self.spec.nsid, zone) >= fill
+                && device.zone(self.spec.nsid, zone).state != ZoneState::Full
             {
                 // A zone left at its fill on an earlier pass: reset it, then write it again.
                 return self.reset_first(zone);
@@ -318,7 +322,7 @@ impl JobGen {
     /// A write (or the reset or finish it needs first) into `zone`; `None` if the zone cannot
     /// take writes at all (Read Only, Offline).
     fn write_into(&mut self, device: &dyn DeviceModel, zone: u32) -> Option<Next> {
-        let d = device.zone(0, zone);
+        let d = device.zone(self.spec.nsid, zone);
         let zslba = d.zslba;
         let used = d.wp - zslba;
         match d.state {

@@ -3,6 +3,7 @@
 
 pub mod block;
 pub mod fio;
+pub mod kv;
 pub mod replay;
 pub mod threads;
 
@@ -20,6 +21,10 @@ use threads::ThreadsSpec;
 #[derive(Clone, Debug, PartialEq)]
 pub enum HostWorkload {
     Threads(ThreadsSpec),
+    /// db_bench on the key-value store model.
+    DbBench(kv::dbbench::DbBenchSpec),
+    /// A YCSB core workload on the key-value store model.
+    Ycsb(kv::ycsb::YcsbSpec),
 }
 
 /// Zones a host workload writes: the region and how many it keeps open at once.
@@ -34,6 +39,8 @@ impl HostWorkload {
     pub fn name(&self) -> &str {
         match self {
             HostWorkload::Threads(t) => &t.name,
+            HostWorkload::DbBench(d) => &d.name,
+            HostWorkload::Ycsb(y) => &y.name,
         }
     }
 
@@ -41,6 +48,8 @@ impl HostWorkload {
     pub fn spawn(&self, host: &Host) {
         match self {
             HostWorkload::Threads(t) => threads::spawn(t, host),
+            HostWorkload::DbBench(d) => kv::dbbench::spawn(d, host),
+            HostWorkload::Ycsb(y) => kv::ycsb::spawn(y, host),
         }
     }
 
@@ -53,6 +62,8 @@ impl HostWorkload {
                 zone_count: t.zone_count,
                 open_zones: 2,
             }),
+            // Key-value stores write through a file layer, which owns its zones.
+            HostWorkload::DbBench(_) | HostWorkload::Ycsb(_) => None,
         }
     }
 }
@@ -89,6 +100,9 @@ pub enum ZoneFillAction {
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobSpec {
     pub name: String,
+    /// The namespace it works in, and the tenant its metrics go to.
+    pub nsid: u32,
+    pub tenant: String,
     pub rw: Rw,
     pub block_lbas: u64,
     pub iodepth: u32,
@@ -102,6 +116,8 @@ pub struct JobSpec {
     pub io_lbas: u64,
     pub loops: u32,
     pub runtime: Option<Duration>,
+    /// When it starts, after the run's start.
+    pub startdelay: Duration,
     pub time_based: bool,
     pub read_percent: u32,
     pub rate_bytes_per_s: Option<u64>,

@@ -4,6 +4,7 @@ use hdrhistogram::Histogram;
 use smallvec::{SmallVec, smallvec};
 
 use super::ZnsSpec;
+use super::cache::SharedCache;
 use super::pieces::Piece;
 use super::state::Zone;
 use super::store::ZoneStore;
@@ -47,6 +48,8 @@ pub struct Device {
     pub(super) buffer_units: u64,
     /// Write buffer rings, `buffer_units` per zone: when each slot's unit leaves the buffer.
     pub(super) buffer_release: Vec<Instant>,
+    /// The write cache shared by all dies, if the device has one.
+    pub(super) cache: Option<SharedCache>,
     pub(super) counters: DeviceCounters,
     /// Foreground commands cannot start before this (blocking erases).
     pub(super) blocked_until: Instant,
@@ -102,6 +105,8 @@ impl Device {
             lba_bytes: z.lba_size_bytes,
             buffer_units,
             buffer_release: vec![Instant::ZERO; n * buffer_units as usize],
+            cache: (spec.write_cache_units > 0)
+                .then(|| SharedCache::new(spec.write_cache_units, n)),
             counters: DeviceCounters::default(),
             blocked_until: Instant::ZERO,
             busy_until: Instant::ZERO,
@@ -191,6 +196,23 @@ impl Device {
             capacity_lbas: self.cap_lbas,
             wp: zslba + z.wp,
         }
+    }
+
+    /// Copies the retained bytes of `buf.len()` bytes from `slba` into `buf`, without timing or
+    /// counters (a host layer that queues a read fills the host's buffer at submission with
+    /// this, then times the read when it reaches the device). Zeros without data retention.
+    pub fn peek(&self, slba: u64, buf: &mut [u8]) {
+        let zi = self.zone_div.quot(slba) as u32;
+        let offset = (slba - zi as u64 * self.zone_lbas) * self.lba_bytes;
+        match &self.data {
+            Some(store) => store.read(zi, offset as usize, buf),
+            None => buf.fill(0),
+        }
+    }
+
+    /// Cache slots held by units still filling (tests of the shared write cache).
+    pub fn cache_slots_held(&self) -> Option<u32> {
+        self.cache.as_ref().map(SharedCache::held)
     }
 
     /// LBAs of host data in the zone (what a read below the write pointer returns).

@@ -55,6 +55,7 @@ pub(crate) fn small_spec(buffer_units: u32, dies_per_zone: u32) -> ZnsSpec {
         },
         overheads: Overheads::default(),
         write_buffer_units_per_zone: buffer_units,
+        write_cache_units: 0,
     }
 }
 

@@ -172,6 +172,11 @@ impl Device {
         let start = self.foreground_start(now);
         let arrived = self.nand.host_in(start + self.spec.overheads.write, bytes);
         let done = self.write_pieces(now, zi, position, bytes, arrived);
+        if self.cache.is_some() && (self.zones[zi as usize].wp + nlb) == self.cap_lbas {
+            // A zone filled with a partial unit left programs it padded (as Finish does), so
+            // a Full zone holds no slot of the shared cache.
+            self.pad_staged(zi, arrived);
+        }
         if let Some(store) = &mut self.data {
             store.append(zi, bytes as usize, data);
         }
@@ -223,7 +228,11 @@ impl Device {
             let in_controller = j >= piece.programmed_units
                 || (b > 0
                     && stream_j + b >= streamed
-                    && self.buffer_release[(zi as u64 * b + stream_j % b) as usize] > start);
+                    && self.buffer_release[(zi as u64 * b + stream_j % b) as usize] > start)
+                || self
+                    .cache
+                    .as_ref()
+                    .is_some_and(|c| c.holds_unit(zi, stream_j, start));
             let ready = if in_controller {
                 start
             } else {

@@ -114,6 +114,20 @@ impl Device {
         done
     }
 
+    /// Programs the staged partial unit of zone `zi`'s last piece padded, its bytes having
+    /// arrived at `arrived`; the piece keeps its space.
+    pub(super) fn pad_staged(&mut self, zi: u32, arrived: Instant) {
+        let unit = self.layout.unit_bytes;
+        if let Some(staged) = self.zones[zi as usize]
+            .pieces
+            .last()
+            .map(|p| p.staged_bytes)
+            .filter(|&s| s > 0)
+        {
+            self.program_last_piece(zi, unit - staged, arrived);
+        }
+    }
+
     /// Finish: the staged partial unit is programmed (padded) and the zone becomes Full.
     fn finish(&mut self, now: Instant, zi: u32) -> Instant {
         let done = self.flush_and_close(now, zi, false);
@@ -182,6 +196,9 @@ impl Device {
         z.units_streamed = 0;
         let b = self.buffer_units as usize;
         self.buffer_release[zi as usize * b..(zi as usize + 1) * b].fill(Instant::ZERO);
+        if let Some(cache) = &mut self.cache {
+            cache.drop_zone(zi, now);
+        }
         if let Some(store) = &mut self.data {
             store.clear(zi);
         }

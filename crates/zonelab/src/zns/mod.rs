@@ -10,11 +10,13 @@
 //! - `pieces`: where a logical zone's bytes live (pieces of physical zones) and how a write
 //!   stream programs them, with the optional per-zone write buffer;
 //! - `mgmt`: zone management (open, close, finish, reset, offline);
+//! - `cache`: the write cache shared by all dies (small-zone SSDs such as eZNS's);
 //! - `background`: erases the firmware orders, compaction, idle time and timers;
 //! - `prefill`: setting a device up as if data had been written, in O(zones);
 //! - `store`: the retained bytes.
 
 mod background;
+mod cache;
 mod device;
 mod io;
 mod mgmt;
@@ -64,6 +66,9 @@ pub struct ZnsSpec {
     pub overheads: Overheads,
     /// Per-zone write buffer in program units; with it, writes complete once buffered.
     pub write_buffer_units_per_zone: u32,
+    /// A write cache shared by all dies, in program units (0: none); with it, writes complete
+    /// once cached and the cache drains to NAND in the background (`cache`).
+    pub write_cache_units: u32,
 }
 
 impl ZnsSpec {
@@ -123,3 +128,5 @@ mod device_tests;
 mod policy_tests;
 #[cfg(test)]
 mod rezns_tests;
+#[cfg(test)]
+mod smallzone_tests;

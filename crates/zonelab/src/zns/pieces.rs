@@ -8,6 +8,7 @@
 //! completes once its bytes are buffered: unit `j` takes the buffer slot unit `j - B` held, so it
 //! waits for that unit's program to finish.
 
+use super::cache::SharedCache;
 use super::device::Device;
 use crate::firmware::PieceRef;
 use crate::nand::{Layout, Nand};
@@ -85,6 +86,8 @@ pub(super) struct Stream<'a> {
     pub ring: &'a mut [Instant],
     pub streamed: &'a mut u64,
     pub programs_done: &'a mut Instant,
+    /// The write cache shared by all dies, if the device has one, and the logical zone.
+    pub cache: Option<(&'a mut SharedCache, u32)>,
 }
 
 /// Appends `bytes` that arrived at `arrived` to the write stream of `piece`, programming every
@@ -102,6 +105,26 @@ pub(super) fn program_piece(
     let total = piece.staged_bytes + bytes;
     let full = total / unit;
     let mut done = arrived;
+    if let Some((cache, zone)) = s.cache {
+        let now = s.nand.now();
+        for j in first..first + full {
+            let cached = cache.full(zone, arrived);
+            done = done.max(cached);
+            let programmed = s
+                .nand
+                .program_unit(cached, s.layout.unit(piece.pz, piece.punit + j));
+            *s.programs_done = (*s.programs_done).max(programmed);
+            cache.programmed(zone, piece.stream_base + j, programmed, now);
+        }
+        if !total.is_multiple_of(unit) {
+            done = done.max(cache.filling(zone, arrived));
+        }
+        piece.programmed_units += full;
+        *s.streamed = piece.stream_base + piece.programmed_units;
+        piece.staged_bytes = total % unit;
+        *s.phys_high = (*s.phys_high).max(piece.frontier_unit());
+        return done;
+    }
     for j in first..first + full {
         let slot = ((piece.stream_base + j) % b.max(1)) as usize;
         let accepted = if b > 0 {
@@ -150,6 +173,7 @@ impl Device {
                 ring,
                 streamed: &mut zone.units_streamed,
                 programs_done: &mut self.programs_done,
+                cache: self.cache.as_mut().map(|c| (c, zi)),
             },
             piece,
             bytes,

@@ -247,6 +247,10 @@ proptest! {
             }),
         ];
         let mut devices: Vec<Device> = configs.iter().map(device).collect();
+        // The small-zone SSD's placement, with a write cache shared by all dies.
+        let mut cached = spec();
+        cached.write_cache_units = 4 + t_free;
+        devices.push(Device::build(&cached, &PolicySpec::RoundRobin, true, Duration::from_ms(500)));
         let mut now = 0u64;
         for (i, c) in cmds.iter().enumerate() {
             now += 1_000;

@@ -1,0 +1,357 @@
+//! eZNS (004_337d4095dd30c3f9.txt; ../shared/reference/ezns.md, "Experiments"), on
+//! `smallzone-4t` with round-robin zone placement: local overdrive (4, 8 and 16 writers, v-zone
+//! against static logical zone), global overdrive (four namespaces over 100 s, three of them
+//! idle from 30 s to 80 s: bandwidth and spares per namespace over time), and the scheduler's
+//! fairness (read-read with read congestion control off and on, write-write with write
+//! admission control off and on). The device observations of the talk notes' sections 7-9 and
+//! the RocksDB / YCSB runs are not part of it (the summary says so).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use zonelab::config::ExperimentConfig;
+use zonelab::firmware::FirmwareReport;
+use zonelab::host::elastic::ElasticReport;
+use zonelab::metrics::{Layer, OpKind, Percentile, TenantId};
+use zonelab::report::Summary;
+use zonelab::sim::{Inputs, RunOutput};
+
+use super::plot::{Scale, bar_chart, line_chart};
+use zonelab_cli::output::write_results;
+
+const LOCAL: &str = include_str!("../../../../experiments/ezns/local.toml");
+const GLOBAL: &str = include_str!("../../../../experiments/ezns/global.toml");
+const FAIR_READ: &str = include_str!("../../../../experiments/ezns/fair-read.toml");
+const FAIR_WRITE: &str = include_str!("../../../../experiments/ezns/fair-write.toml");
+const WRITERS: [u32; 3] = [4, 8, 16];
+
+fn run_one(out: &Path, name: &str, text: &str, overrides: &[String]) -> Result<RunOutput> {
+    let cfg = ExperimentConfig::parse(text, overrides)
+        .with_context(|| format!("experiments/ezns ({name})"))?;
+    let exp = cfg.validate(name)?;
+    eprintln!("running {name}");
+    let result = zonelab::run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {})?;
+    write_results(&out.join("runs").join(name), &cfg, &result)?;
+    Ok(result)
+}
+
+fn elastic(s: &Summary) -> Result<ElasticReport> {
+    match &s.firmware {
+        Some(FirmwareReport::Elastic(r)) => Ok(r.clone()),
+        _ => anyhow::bail!("run `{}` has no eZNS report", s.experiment),
+    }
+}
+
+/// MiB/s of device command `op` for `tenant` over the run.
+fn tenant_mib_s(s: &Summary, tenant: &str, op: OpKind) -> f64 {
+    s.table
+        .iter()
+        .filter(|r| r.layer == Layer::Device && r.op == op && r.tenant == tenant)
+        .map(|r| r.summary.mib_per_s)
+        .sum()
+}
+
+/// Latency percentile `p` of `op` for `tenant`, in microseconds.
+fn tenant_us(s: &Summary, tenant: &str, op: OpKind, p: Percentile) -> f64 {
+    s.table
+        .iter()
+        .find(|r| r.layer == Layer::Device && r.op == op && r.tenant == tenant)
+        .map_or(0.0, |r| r.summary.latency_ns.percentiles[&p] as f64 / 1e3)
+}
+
+fn write_mib_s(s: &Summary) -> f64 {
+    s.ops.get("write").map_or(0.0, |o| o.mib_per_s)
+}
+
+pub fn run(out: &Path) -> Result<()> {
+    let figures = out.join("figures");
+    std::fs::create_dir_all(&figures)
+        .with_context(|| format!("cannot create {}", figures.display()))?;
+    let mut s = String::from(
+        "# eZNS, reproduced with ZoneLab\n\n\
+         Source: 004_337d4095dd30c3f9.txt and ../shared/reference/ezns.md (OSDI'23 section 5).\n\
+         Device: `smallzone-4t` (eZNS Table 1: 128 dies, 40,704 one-die physical zones of 96 MiB,\n\
+         256 active, a 512-unit shared write cache) with round-robin zone placement. eZNS as the\n\
+         paper evaluates it: 4 namespaces of 32 essential + 32 spare active zones, 16 active\n\
+         v-zones each, v-zones of 16 physical zones, minimum width 2 with 32 KiB stripes. Rerun with\n\
+         `zonelab reproduce ezns`; the experiment files are in experiments/ezns/.\n\n",
+    );
+    local_overdrive(out, &figures, &mut s)?;
+    global_overdrive(out, &figures, &mut s)?;
+    fairness(out, &figures, &mut s)?;
+    s += "\n## Not reproduced here\n\n\
+          The device observations that motivate eZNS (read bandwidth against stripe size and\n\
+          width, logical zones per channel, overlapping dies, a narrow writer filling the cache:\n\
+          the talk notes' sections 7-9), the read-write fairness mix, and the RocksDB and YCSB runs\n\
+          (these need the key-value layer) are not part of this reproduction yet.\n";
+    std::fs::write(out.join("summary.md"), &s)?;
+    print!("{s}");
+    eprintln!("results, figures and summary.md in {}", out.display());
+    Ok(())
+}
+
+fn local_overdrive(out: &Path, figures: &Path, s: &mut String) -> Result<()> {
+    let mut rows = Vec::new();
+    for n in WRITERS {
+        let text = LOCAL.replace("numjobs = 4", &format!("numjobs = {n}"));
+        let v = run_one(out, &format!("local-{n}-vzone"), &text, &[])?.summary;
+        // The static baseline: the same jobs over static logical zones.
+        let static_text = text
+            .replace("kind = \"ezns\"", "kind = \"static\"")
+            .replace("global_overdrive = false\n", "");
+        let st = run_one(out, &format!("local-{n}-static"), &static_text, &[])?.summary;
+        rows.push((n, v, st));
+    }
+    let groups: Vec<String> = WRITERS.iter().map(|n| format!("{n} writers")).collect();
+    bar_chart(
+        &figures.join("local-overdrive.svg"),
+        "Local overdrive: 512 KiB writes at QD1",
+        "write MiB/s",
+        &groups,
+        &[
+            (
+                "static zone".into(),
+                rows.iter().map(|r| write_mib_s(&r.2)).collect(),
+            ),
+            (
+                "v-zone".into(),
+                rows.iter().map(|r| write_mib_s(&r.1)).collect(),
+            ),
+        ],
+    )?;
+    *s += "## Local overdrive (experiments/ezns/local.toml)\n\n\
+           Each writer writes its own v-zone (or static logical zone: 16 physical zones, width 4,\n\
+           16 KiB stripes) with 512 KiB writes at QD1 for 60 s; global overdrive off.\n\n\
+           | writers | static MiB/s | v-zone MiB/s | v-zone / static | stripe-group widths opened (width: count) |\n\
+           |---:|---:|---:|---:|---|\n";
+    for (n, v, st) in &rows {
+        let widths = elastic(v)?
+            .namespaces
+            .first()
+            .map(|ns| {
+                ns.widths
+                    .iter()
+                    .map(|(w, c)| format!("{w}: {c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "| {n} | {:.0} | {:.0} | {:.2}x | {widths} |",
+            write_mib_s(st),
+            write_mib_s(v),
+            write_mib_s(v) / write_mib_s(st).max(1e-9),
+        );
+    }
+    *s += "\nPaper: with 4 writers the v-zone reaches about 2x the static zone (widths overdriven to\n\
+           8); with 8 and 16 writers both use the same physical zones and perform alike.\n\
+           **Why ZoneLab's 4-writer gain is smaller:** the estimate of active v-zones starts at the\n\
+           namespace's 16 and moves by 1/32 of the difference per stripe group opened, so the first\n\
+           groups are 4 wide and only later ones 8 (the widths column); the run's mean mixes both.\n\
+           Figure: figures/local-overdrive.svg.\n\n";
+    Ok(())
+}
+
+fn global_overdrive(out: &Path, figures: &Path, s: &mut String) -> Result<()> {
+    let r = run_one(out, "global", GLOBAL, &[])?;
+    let report = elastic(&r.summary)?;
+    let mut bw = Vec::new();
+    for (i, name) in r.metrics.tenants().iter().enumerate() {
+        let Some(series) = r.metrics.tenant_bandwidth(TenantId(i as u32)) else {
+            continue;
+        };
+        let secs = series.interval().ns() as f64 / 1e9;
+        let points: Vec<(f64, f64)> = series
+            .buckets()
+            .iter()
+            .enumerate()
+            .map(|(k, b)| ((k + 1) as f64 * secs, b[1] as f64 / (1 << 20) as f64 / secs))
+            .collect();
+        bw.push((name.clone(), points));
+    }
+    bw.sort_by(|a, b| a.0.cmp(&b.0));
+    line_chart(
+        &figures.join("global-overdrive-bandwidth.svg"),
+        "Global overdrive: write bandwidth per namespace",
+        ("time (s)", Scale::Linear),
+        "MiB/s",
+        &bw,
+    )?;
+    let end = r.summary.simulated_time_ns as f64 / 1e9;
+    let mut spares = Vec::new();
+    for ns in 0..report.namespaces.len() as u32 {
+        let mut points: Vec<(f64, f64)> = Vec::new();
+        for p in report.spare_samples.iter().filter(|p| p.namespace == ns) {
+            let t = p.t.secs_f64();
+            if let Some(&(_, last)) = points.last() {
+                points.push((t, last));
+            }
+            points.push((t, p.spares_used as f64));
+        }
+        if let Some(&(_, last)) = points.last() {
+            points.push((end, last));
+        }
+        spares.push((format!("ns{ns}"), points));
+    }
+    line_chart(
+        &figures.join("global-overdrive-spares.svg"),
+        "Global overdrive: spares in use per namespace",
+        ("time (s)", Scale::Linear),
+        "spare physical zones",
+        &spares,
+    )?;
+    // Namespace 3's bandwidth and spares while the others are idle and while all write.
+    let mean_in = |name: &str, from: f64, to: f64| -> f64 {
+        let points = bw.iter().find(|b| b.0 == name).map(|b| &b.1);
+        let v: Vec<f64> = points
+            .into_iter()
+            .flatten()
+            .filter(|p| p.0 > from && p.0 <= to)
+            .map(|p| p.1)
+            .collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    };
+    let spares_max_in = |ns: u32, from: f64, to: f64| -> u32 {
+        report
+            .spare_samples
+            .iter()
+            .filter(|p| p.namespace == ns && p.t.secs_f64() > from && p.t.secs_f64() <= to)
+            .map(|p| p.spares_used)
+            .max()
+            .unwrap_or(0)
+    };
+    let _ = write!(
+        s,
+        "## Global overdrive (experiments/ezns/global.toml)\n\n\
+         NS1-NS3 (ns0-ns2) run 2 writers each, NS4 (ns3) 8; NS1-NS3 stop at 30 s and resume at\n\
+         80 s. Means over each phase (the first and last 5 s of a phase left out):\n\n\
+         | | 5-30 s (all write) | 35-80 s (ns3 alone) | 85-100 s (all write) |\n|---|---:|---:|---:|\n\
+         | ns3 write MiB/s | {:.0} | {:.0} | {:.0} |\n\
+         | ns0 write MiB/s | {:.0} | {:.0} | {:.0} |\n\
+         | ns3 spares in use, max | {} | {} | {} |\n\
+         | ns0 spares in use, max | {} | {} | {} |\n\n\
+         {} global-overdrive cycles, {} spares lent, {} returned, {} reclaims ({} LBAs copied).\n\n\
+         Paper: while NS1-NS3 are idle NS4's v-zones take up to about 3x more spares and its\n\
+         bandwidth rises to the device's write maximum; it gives them back after 80 s.\n\
+         **Where ZoneLab differs:** a namespace counts as idle once none of the last N_essential\n\
+         (128) physical-zone allocations were its own, so the loans start some seconds after 30 s;\n\
+         the ratio of spares depends on how many NS4 held before, which the paper does not give\n\
+         (here its 8 writers' groups start 4 wide, 2 spares each). Its bandwidth is capped by the\n\
+         host link (3.2 GB/s, Table 1).\n\
+         Figures: figures/global-overdrive-bandwidth.svg, global-overdrive-spares.svg; the spares\n\
+         over time are in runs/global/firmware_over_time.csv.\n\n",
+        mean_in("ns3", 5.0, 30.0),
+        mean_in("ns3", 35.0, 80.0),
+        mean_in("ns3", 85.0, 100.0),
+        mean_in("ns0", 5.0, 30.0),
+        mean_in("ns0", 35.0, 80.0),
+        mean_in("ns0", 85.0, 100.0),
+        spares_max_in(3, 5.0, 30.0),
+        spares_max_in(3, 35.0, 80.0),
+        spares_max_in(3, 85.0, 100.0),
+        spares_max_in(0, 5.0, 30.0),
+        spares_max_in(0, 35.0, 80.0),
+        spares_max_in(0, 85.0, 100.0),
+        report.overdrive_cycles,
+        report.spares_lent,
+        report.spares_returned,
+        report.reclaims,
+        report.reclaimed_lbas,
+    );
+    Ok(())
+}
+
+fn fairness(out: &Path, figures: &Path, s: &mut String) -> Result<()> {
+    let onoff = |key: &str, on: bool| vec![format!("layer.{key}={on}")];
+    let read_off = run_one(out, "fair-read-off", FAIR_READ, &onoff("read_cc", false))?.summary;
+    let read_on = run_one(out, "fair-read-on", FAIR_READ, &onoff("read_cc", true))?.summary;
+    let write_off = run_one(
+        out,
+        "fair-write-off",
+        FAIR_WRITE,
+        &onoff("write_admission", false),
+    )?
+    .summary;
+    let write_on = run_one(
+        out,
+        "fair-write-on",
+        FAIR_WRITE,
+        &onoff("write_admission", true),
+    )?
+    .summary;
+    let groups = vec!["narrow reader".to_string(), "wide reader".to_string()];
+    let reads = |x: &Summary| {
+        vec![
+            tenant_mib_s(x, "ns0", OpKind::Read),
+            tenant_mib_s(x, "ns1", OpKind::Read),
+        ]
+    };
+    bar_chart(
+        &figures.join("fairness-read.svg"),
+        "Read-read fairness",
+        "read MiB/s",
+        &groups,
+        &[
+            ("no congestion control".into(), reads(&read_off)),
+            ("congestion control".into(), reads(&read_on)),
+        ],
+    )?;
+    let writes = |x: &Summary| {
+        vec![
+            tenant_mib_s(x, "ns0", OpKind::Write),
+            tenant_mib_s(x, "ns1", OpKind::Write),
+        ]
+    };
+    bar_chart(
+        &figures.join("fairness-write.svg"),
+        "Write-write fairness",
+        "write MiB/s",
+        &["regular writers".to_string(), "busy writer".to_string()],
+        &[
+            ("no admission control".into(), writes(&write_off)),
+            ("admission control".into(), writes(&write_on)),
+        ],
+    )?;
+    *s += "## Fairness of the scheduler (ballooning off)\n\n\
+           Read-read (experiments/ezns/fair-read.toml): a narrow reader (width 2, 32 KiB at QD1)\n\
+           beside a wide one (width 16, 512 KiB at QD32) on shared dies.\n\n\
+           | read congestion control | narrow MiB/s | narrow P99 us | wide MiB/s | wide P99 us | window cuts |\n\
+           |---|---:|---:|---:|---:|---:|\n";
+    for (label, x) in [("off", &read_off), ("on", &read_on)] {
+        let _ = writeln!(
+            s,
+            "| {label} | {:.0} | {:.0} | {:.0} | {:.0} | {} |",
+            tenant_mib_s(x, "ns0", OpKind::Read),
+            tenant_us(x, "ns0", OpKind::Read, Percentile::P99),
+            tenant_mib_s(x, "ns1", OpKind::Read),
+            tenant_us(x, "ns1", OpKind::Read, Percentile::P99),
+            elastic(x)?.read_cc_decreases,
+        );
+    }
+    *s += "\nWrite-write (experiments/ezns/fair-write.toml): four regular writers (width 2, 128 KiB\n\
+           at QD1, 16 MiB/s each) beside one busy writer (width 2, 512 KiB at QD32).\n\n\
+           | write admission control | regular MiB/s | regular P99 us | busy MiB/s | busy P99 us | admission delay us/block |\n\
+           |---|---:|---:|---:|---:|---:|\n";
+    for (label, x) in [("off", &write_off), ("on", &write_on)] {
+        let _ = writeln!(
+            s,
+            "| {label} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} |",
+            tenant_mib_s(x, "ns0", OpKind::Write),
+            tenant_us(x, "ns0", OpKind::Write, Percentile::P99),
+            tenant_mib_s(x, "ns1", OpKind::Write),
+            tenant_us(x, "ns1", OpKind::Write, Percentile::P99),
+            elastic(x)?.admission_delay_ns as f64 / 1e3,
+        );
+    }
+    *s += "\nPaper: without congestion control the wide reader starves the narrow one, with it both\n\
+           get similar bandwidth; admission control restores the regular writers' share.\n\
+           **Where ZoneLab differs:** the narrow reader runs at QD1, so with its latency restored it\n\
+           is bound by one 32 KiB read per round trip and cannot match the wide reader's bandwidth;\n\
+           what congestion control gives it back is its latency (P99 above). Without admission\n\
+           control the busy writer's queue fills the shared write cache and the regular writers\n\
+           wait behind it; with it their tail falls and they get closer to the 64 MiB/s they ask.\n\
+           Figures: figures/fairness-read.svg, fairness-write.svg.\n";
+    Ok(())
+}

@@ -1,0 +1,469 @@
+//! The `[layer]` table: a host-side layer between the workload and the ZNS device, either static
+//! logical zones striped over physical zones (`kind = "static"`) or eZNS (`kind = "ezns"`),
+//! validated into the [`LayerSpec`] the host module builds layers from. Every option the eZNS
+//! paper leaves open has a default stated here.
+
+use serde::{Deserialize, Serialize};
+
+use super::ConfigError;
+use crate::host::LayerSpec;
+use crate::host::elastic::sched::admission::AdmissionParams;
+use crate::host::elastic::sched::read_cc::CcParams;
+use crate::host::elastic::{ElasticSpec, EwmaSample, Hal, SchedSpec};
+use crate::host::striped::StaticSpec;
+use crate::time::Duration;
+use crate::units::Bytes;
+use crate::zns::ZnsSpec;
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum LayerConfig {
+    /// Static logical zones: a fixed list of physical zones, fixed stripe width and size
+    /// (eZNS's baseline: 16 physical zones, width 4, 16 KiB stripes).
+    Static {
+        #[serde(default = "sixteen")]
+        zones_per_logical: u32,
+        #[serde(default = "four")]
+        stripe_width: u32,
+        #[serde(default = "kib16")]
+        stripe_size: Bytes,
+        /// Explicit physical zones of each logical zone (default: logical zone k is physical
+        /// zones k*N .. (k+1)*N).
+        #[serde(default)]
+        placement: Option<Vec<Vec<u32>>>,
+        /// Active logical zones at most; default the device's active limit / stripe_width.
+        #[serde(default)]
+        max_active: u32,
+    },
+    /// eZNS (OSDI'23): elastic v-zones, zone ballooning, the hierarchical I/O scheduler.
+    Ezns(Box<EznsConfig>),
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EznsConfig {
+    /// Namespaces (tenants), each with an equal share of the resources (paper: 4).
+    #[serde(default = "four")]
+    pub namespaces: u32,
+    /// V-zones per namespace; default as many as the physical zones allow.
+    #[serde(default)]
+    pub vzones_per_namespace: Option<u32>,
+    /// Physical zones per v-zone (paper: 16).
+    #[serde(default = "sixteen")]
+    pub zones_per_vzone: u32,
+    /// Active v-zones per namespace (paper: 16).
+    #[serde(default = "sixteen")]
+    pub max_active_vzones: u32,
+    /// Essential active resources, all namespaces together (paper: 4 x 32 = 128; default:
+    /// half the device's active limit).
+    #[serde(default)]
+    pub essentials: Option<u32>,
+    /// Spare active resources, all namespaces together (paper: 4 x 32 = 128; default: the
+    /// rest of the active limit).
+    #[serde(default)]
+    pub spares: Option<u32>,
+    /// The stripe size at the minimum width; it halves as the width doubles (paper: 32 KiB).
+    #[serde(default = "kib32")]
+    pub max_stripe_size: Bytes,
+    /// Physical zones reserved ahead by the allocator (the authors' code: up to 32; they hold
+    /// active resources). CHOSEN default 0: zones are reserved when a group opens.
+    #[serde(default)]
+    pub reserve_pool: u32,
+    /// The local-overdrive EWMA weight is 1 / this (the authors' code: 32).
+    #[serde(default = "thirty_two")]
+    pub ewma_weight: u32,
+    /// When the EWMA samples the active v-zones: "group_open" (CHOSEN default: the paper runs
+    /// local overdrive whenever a group opens) or "first_group" (the authors' code).
+    #[serde(default)]
+    pub ewma_sample: EwmaSampleConfig,
+    #[serde(default = "yes")]
+    pub local_overdrive: bool,
+    #[serde(default = "yes")]
+    pub global_overdrive: bool,
+    #[serde(default = "yes")]
+    pub reclaim: bool,
+    /// With local_overdrive off: each namespace's group width (default the minimum width).
+    #[serde(default)]
+    pub fixed_width: Vec<u32>,
+    /// A global-overdrive cycle every this many physical-zone allocations (code: 32).
+    #[serde(default = "thirty_two")]
+    pub redistribute_every: u32,
+    /// Allocations looked at to tell active namespaces (paper: the essentials, N_essential).
+    #[serde(default)]
+    pub history: Option<u32>,
+    /// Reclaim after this many cycles without writes (paper: 2) ...
+    #[serde(default = "two")]
+    pub reclaim_cycles: u32,
+    /// ... and this long without writes (unstated; CHOSEN: 1 s).
+    #[serde(default = "one_second")]
+    pub reclaim_wait: Duration,
+    /// The I/O scheduler (false: both controls off).
+    #[serde(default = "yes")]
+    pub scheduler: bool,
+    #[serde(default = "yes")]
+    pub read_cc: bool,
+    #[serde(default = "yes")]
+    pub write_admission: bool,
+    /// Weighted round-robin weights per namespace (unstated; CHOSEN default: all 1).
+    #[serde(default)]
+    pub weights: Vec<u32>,
+    /// Read congestion threshold (paper: 500 us).
+    #[serde(default = "us500")]
+    pub latency_threshold: Duration,
+    /// The window grows by one after this many x cwnd uncongested completions (code: 8).
+    #[serde(default = "eight")]
+    pub cwnd_increase_every: u32,
+    /// The window grows up to this many x the stripe width (paper: 4).
+    #[serde(default = "four")]
+    pub cwnd_max_factor: u32,
+    /// Token refresh period (paper: 1 ms).
+    #[serde(default = "ms1")]
+    pub token_refresh: Duration,
+    /// Write latency monitor period (paper: 10 ms).
+    #[serde(default = "ms10")]
+    pub monitor_period: Duration,
+    /// Admission delay per block before the first reading (code: 100 us).
+    #[serde(default = "us100")]
+    pub initial_delay: Duration,
+    /// Token bucket size per unit of stripe width (code: 128 KiB).
+    #[serde(default = "kib128")]
+    pub bucket_per_width: Bytes,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EwmaSampleConfig {
+    #[default]
+    GroupOpen,
+    FirstGroup,
+}
+
+fn two() -> u32 {
+    2
+}
+fn four() -> u32 {
+    4
+}
+fn eight() -> u32 {
+    8
+}
+fn sixteen() -> u32 {
+    16
+}
+fn thirty_two() -> u32 {
+    32
+}
+fn yes() -> bool {
+    true
+}
+fn kib16() -> Bytes {
+    Bytes(16 << 10)
+}
+fn kib32() -> Bytes {
+    Bytes(32 << 10)
+}
+fn kib128() -> Bytes {
+    Bytes(128 << 10)
+}
+fn us100() -> Duration {
+    Duration::from_us(100)
+}
+fn us500() -> Duration {
+    Duration::from_us(500)
+}
+fn ms1() -> Duration {
+    Duration::from_ms(1)
+}
+fn ms10() -> Duration {
+    Duration::from_ms(10)
+}
+fn one_second() -> Duration {
+    Duration::from_secs(1)
+}
+
+fn err(name: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError::field(format!("layer.{name}"), message)
+}
+
+impl LayerConfig {
+    pub fn validate(&self, device: &ZnsSpec) -> Result<LayerSpec, ConfigError> {
+        match self {
+            LayerConfig::Static {
+                zones_per_logical,
+                stripe_width,
+                stripe_size,
+                placement,
+                max_active,
+            } => validate_static(
+                device,
+                *zones_per_logical,
+                *stripe_width,
+                stripe_size.0,
+                placement,
+                *max_active,
+            ),
+            LayerConfig::Ezns(e) => e.validate(device).map(LayerSpec::Elastic),
+        }
+    }
+}
+
+fn validate_static(
+    device: &ZnsSpec,
+    per: u32,
+    width: u32,
+    stripe: u64,
+    placement: &Option<Vec<Vec<u32>>>,
+    max_active: u32,
+) -> Result<LayerSpec, ConfigError> {
+    let lba = device.zones.lba_size_bytes;
+    let zones = device.zones.zone_count;
+    if per == 0 || per > zones {
+        return Err(err(
+            "zones_per_logical",
+            format!("{per} must be between 1 and the device's {zones} zones"),
+        ));
+    }
+    if width == 0 || !per.is_multiple_of(width) {
+        return Err(err(
+            "stripe_width",
+            format!("{width} must be at least 1 and divide zones_per_logical {per}"),
+        ));
+    }
+    if stripe == 0 || !stripe.is_multiple_of(lba) || stripe > device.zones.zone_capacity_bytes {
+        return Err(err(
+            "stripe_size",
+            format!(
+                "{stripe} must be a positive multiple of the LBA size {lba}, at most the zone capacity"
+            ),
+        ));
+    }
+    if let Some(p) = placement {
+        if p.is_empty() {
+            return Err(err("placement", "lists no logical zone"));
+        }
+        let mut used = vec![false; zones as usize];
+        for (k, list) in p.iter().enumerate() {
+            if list.len() != per as usize {
+                return Err(err(
+                    &format!("placement[{k}]"),
+                    format!(
+                        "has {} physical zones; zones_per_logical is {per}",
+                        list.len()
+                    ),
+                ));
+            }
+            for &z in list {
+                if z >= zones {
+                    return Err(err(
+                        &format!("placement[{k}]"),
+                        format!("zone {z} does not exist; the device has {zones} zones"),
+                    ));
+                }
+                if std::mem::replace(&mut used[z as usize], true) {
+                    return Err(err(
+                        &format!("placement[{k}]"),
+                        format!("zone {z} belongs to two logical zones"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(LayerSpec::Static(StaticSpec {
+        zones_per_logical: per,
+        width,
+        stripe_lbas: stripe / lba,
+        placement: placement.clone(),
+        max_active,
+    }))
+}
+
+impl EznsConfig {
+    pub fn validate(&self, device: &ZnsSpec) -> Result<ElasticSpec, ConfigError> {
+        let lba = device.zones.lba_size_bytes;
+        let n = self.namespaces;
+        if !(1..=64).contains(&n) {
+            return Err(err("namespaces", format!("{n} must be between 1 and 64")));
+        }
+        let Some(mar) = device.zones.max_active_zones else {
+            return Err(err(
+                "kind",
+                "eZNS splits the device's active limit: the device needs max_active_zones",
+            ));
+        };
+        let per = self.zones_per_vzone;
+        if per == 0 || !per.is_power_of_two() || per > device.nand.geometry.dies() {
+            return Err(err(
+                "zones_per_vzone",
+                format!(
+                    "{per} must be a power of two, at most the {} dies",
+                    device.nand.geometry.dies()
+                ),
+            ));
+        }
+        if self.max_active_vzones == 0 {
+            return Err(err("max_active_vzones", "must be at least 1"));
+        }
+        if self.reserve_pool >= mar {
+            return Err(err(
+                "reserve_pool",
+                format!(
+                    "{} must be below the device's active limit {mar}",
+                    self.reserve_pool
+                ),
+            ));
+        }
+        let essentials = self.essentials.unwrap_or(mar / 2);
+        let spares = self
+            .spares
+            .unwrap_or(mar.saturating_sub(essentials + self.reserve_pool));
+        if essentials + spares + self.reserve_pool > mar {
+            return Err(err(
+                "spares",
+                format!(
+                    "essentials {essentials} + spares {spares} + reserve_pool {} exceed the device's active limit {mar}",
+                    self.reserve_pool
+                ),
+            ));
+        }
+        if !essentials.is_multiple_of(n) || !spares.is_multiple_of(n) {
+            return Err(err(
+                "essentials",
+                format!(
+                    "essentials {essentials} and spares {spares} must split evenly over {n} namespaces"
+                ),
+            ));
+        }
+        let base = essentials / (n * self.max_active_vzones);
+        if base == 0 || !base.is_power_of_two() || !per.is_multiple_of(base) {
+            return Err(err(
+                "essentials",
+                format!(
+                    "{essentials} / ({n} namespaces x {} active v-zones) = {base} is the minimum stripe width: it must be a power of two of at least 1 that divides zones_per_vzone {per}",
+                    self.max_active_vzones
+                ),
+            ));
+        }
+        let stripe = self.max_stripe_size.0;
+        if stripe < lba || !stripe.is_multiple_of(lba) || !(stripe / lba).is_power_of_two() {
+            return Err(err(
+                "max_stripe_size",
+                format!("{stripe} must be a power-of-two multiple of the LBA size {lba}"),
+            ));
+        }
+        let hal = Hal::probe(device, stripe / lba);
+        if hal.usable_lbas == 0 {
+            return Err(err(
+                "max_stripe_size",
+                format!("{stripe} leaves no room in a physical zone after its header"),
+            ));
+        }
+        let spare_zones = self.reserve_pool + per;
+        let most = device.zones.zone_count.saturating_sub(spare_zones) / per / n;
+        let vzones = self.vzones_per_namespace.unwrap_or(most);
+        if vzones == 0 || vzones > most {
+            return Err(err(
+                "vzones_per_namespace",
+                format!(
+                    "{vzones} must be between 1 and {most}: {n} namespaces of v-zones of {per} physical zones, leaving {spare_zones} for reclaim and reservations, on a device of {} zones",
+                    device.zones.zone_count
+                ),
+            ));
+        }
+        for (i, &w) in self.fixed_width.iter().enumerate() {
+            if w == 0 || !w.is_power_of_two() || w > per {
+                return Err(err(
+                    &format!("fixed_width[{i}]"),
+                    format!("{w} must be a power of two, at most zones_per_vzone {per}"),
+                ));
+            }
+        }
+        if self.fixed_width.len() > n as usize {
+            return Err(err(
+                "fixed_width",
+                format!("gives {} widths for {n} namespaces", self.fixed_width.len()),
+            ));
+        }
+        let weights = if self.weights.is_empty() {
+            vec![1; n as usize]
+        } else {
+            self.weights.clone()
+        };
+        if weights.len() != n as usize || weights.contains(&0) {
+            return Err(err(
+                "weights",
+                format!("needs {n} weights of at least 1 (one per namespace)"),
+            ));
+        }
+        for (name, v) in [
+            ("ewma_weight", self.ewma_weight),
+            ("redistribute_every", self.redistribute_every),
+            ("cwnd_increase_every", self.cwnd_increase_every),
+            ("cwnd_max_factor", self.cwnd_max_factor),
+        ] {
+            if v == 0 {
+                return Err(err(name, "must be at least 1"));
+            }
+        }
+        if self.history == Some(0) {
+            return Err(err("history", "must be at least 1"));
+        }
+        for (name, d) in [
+            ("latency_threshold", self.latency_threshold),
+            ("token_refresh", self.token_refresh),
+            ("monitor_period", self.monitor_period),
+            ("initial_delay", self.initial_delay),
+        ] {
+            if d.is_zero() {
+                return Err(err(name, "must be greater than 0"));
+            }
+        }
+        if self.bucket_per_width.0 < lba || !self.bucket_per_width.0.is_multiple_of(lba) {
+            return Err(err(
+                "bucket_per_width",
+                format!(
+                    "{} must be a positive multiple of the LBA size {lba}",
+                    self.bucket_per_width.0
+                ),
+            ));
+        }
+        Ok(ElasticSpec {
+            namespaces: n,
+            vzones_per_namespace: vzones,
+            zones_per_vzone: per,
+            max_active_vzones: self.max_active_vzones,
+            essentials,
+            spares,
+            max_stripe_lbas: stripe / lba,
+            reserve_pool: self.reserve_pool,
+            ewma_weight: self.ewma_weight,
+            ewma_sample: match self.ewma_sample {
+                EwmaSampleConfig::GroupOpen => EwmaSample::GroupOpen,
+                EwmaSampleConfig::FirstGroup => EwmaSample::FirstGroup,
+            },
+            local_overdrive: self.local_overdrive,
+            global_overdrive: self.global_overdrive,
+            reclaim: self.reclaim,
+            fixed_width: self.fixed_width.clone(),
+            redistribute_every: self.redistribute_every,
+            history: self.history.unwrap_or(essentials),
+            reclaim_cycles: self.reclaim_cycles,
+            reclaim_wait: self.reclaim_wait,
+            sched: SchedSpec {
+                weights,
+                read_cc: self.scheduler && self.read_cc,
+                write_admission: self.scheduler && self.write_admission,
+                cc: CcParams {
+                    threshold: self.latency_threshold,
+                    ai_every: self.cwnd_increase_every,
+                    max_factor: self.cwnd_max_factor,
+                },
+                admission: AdmissionParams {
+                    refresh: self.token_refresh,
+                    monitor: self.monitor_period,
+                    initial_delay: self.initial_delay,
+                    bucket_lbas_per_width: self.bucket_per_width.0 / lba,
+                },
+            },
+        })
+    }
+}

@@ -1,0 +1,598 @@
+//! eZNS (Min et al., "eZNS: An Elastic Zoned Namespace for Commodity ZNS SSDs", OSDI 2023;
+//! ../shared/reference/ezns.md is the spec): a host-side layer over a small-zone ZNS SSD that
+//! presents namespaces of *v-zones*, logical zones built from single-die physical zones, grows
+//! and shrinks them with the workload (zone ballooning), and schedules each tenant's I/O to cut
+//! die interference. It sits behind the device seam: it is a [`DeviceModel`] wrapping the ZNS
+//! device, so every front end drives it as it drives a device.
+//!
+//! One module per component:
+//! - [`hal`]: the hardware abstraction (MAR, page size, physical zone size, headers);
+//! - [`allocator`]: the serial zone allocator (reservations, no die collision in a group);
+//! - [`vzone`]: v-zones and their stripe groups;
+//! - [`resources`]: essential and spare resources per namespace, loans;
+//! - [`overdrive`]: local overdrive (EWMA, widths, stripe sizes) and global overdrive;
+//! - `arbiter`: opening and closing stripe groups, finish and reset of v-zones;
+//! - `reclaim`: compaction of idle overdriven groups into narrower ones;
+//! - [`sched`]: weighted round-robin, read congestion control, write admission control;
+//! - `datapath`: reads and writes through the scheduler;
+//! - [`report`]: what the layer reports;
+//! - `setup`: the prefill and the layer's invariants.
+//!
+//! Commands the scheduler queues complete later: `submit` returns `done: None` and `advance`
+//! reports the completion under the command's tag; the token refresh (1 ms) and the read
+//! windows are wake-ups `advance` asks for. Host-visible state (zone states, write pointers)
+//! changes at submission; the physical zones follow when the layer dispatches.
+
+mod allocator;
+mod arbiter;
+mod datapath;
+mod hal;
+mod overdrive;
+mod reclaim;
+mod report;
+mod resources;
+pub mod sched;
+mod setup;
+mod vzone;
+
+#[cfg(test)]
+pub(crate) mod tests;
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+pub use hal::Hal;
+pub use report::{ElasticReport, NamespaceReport, SpareSample};
+use sched::admission::{Admission, AdmissionParams, Bucket};
+use sched::read_cc::CcParams;
+use sched::wrr::Wrr;
+
+use crate::device::{
+    Accepted, Command, Completed, Data, DeviceInfo, DeviceModel, DeviceReport, Op, ReportFilter,
+    Status, ZoneDescriptor, ZoneReport, ZonedInfo,
+};
+use crate::firmware::FirmwareReport;
+use crate::host::lzone::LogicalZones;
+use crate::metrics::series::{DEFAULT_MAX_BUCKETS, StepSeries};
+use crate::nand::DieSet;
+use crate::time::{Duration, Instant};
+use crate::zns::{Device, ZnsSpec};
+use allocator::Allocator;
+use overdrive::{Ewma, Global};
+use reclaim::Migration;
+use resources::Resources;
+use vzone::{Group, GroupId, VZone};
+
+/// When the local-overdrive estimate takes a sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EwmaSample {
+    /// Whenever a stripe group opens (the paper: local overdrive happens when a group opens).
+    GroupOpen,
+    /// When a v-zone opens its first group (the authors' code).
+    FirstGroup,
+}
+
+/// The hierarchical scheduler's settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchedSpec {
+    /// Weighted round-robin weights, one per namespace.
+    pub weights: Vec<u32>,
+    pub read_cc: bool,
+    pub write_admission: bool,
+    pub cc: CcParams,
+    pub admission: AdmissionParams,
+}
+
+/// A validated eZNS layer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElasticSpec {
+    pub namespaces: u32,
+    pub vzones_per_namespace: u32,
+    /// Physical zones a v-zone owns (16 in the paper).
+    pub zones_per_vzone: u32,
+    /// Active v-zones per namespace at most.
+    pub max_active_vzones: u32,
+    /// Essential and spare active resources, all namespaces together.
+    pub essentials: u32,
+    pub spares: u32,
+    /// The stripe size at the minimum width (32 KiB in the paper).
+    pub max_stripe_lbas: u64,
+    pub reserve_pool: u32,
+    /// The EWMA's weight is 1 / this (32 in the authors' code).
+    pub ewma_weight: u32,
+    pub ewma_sample: EwmaSample,
+    pub local_overdrive: bool,
+    pub global_overdrive: bool,
+    pub reclaim: bool,
+    /// With local overdrive off: each namespace's group width (empty: the minimum width).
+    pub fixed_width: Vec<u32>,
+    /// A global-overdrive cycle every this many allocations (32 in the authors' code).
+    pub redistribute_every: u32,
+    /// Allocations a namespace must appear in to count as active (the essentials).
+    pub history: u32,
+    /// Reclaim after this many cycles without writes ...
+    pub reclaim_cycles: u32,
+    /// ... and at least this long without writes.
+    pub reclaim_wait: Duration,
+    pub sched: SchedSpec,
+}
+
+impl ElasticSpec {
+    /// The minimum width: essentials / (namespaces x active v-zones per namespace).
+    pub fn base_width(&self) -> u32 {
+        (self.essentials / (self.namespaces * self.max_active_vzones)).max(1)
+    }
+
+    /// The width of namespace `ns`'s groups with local overdrive off.
+    pub fn fixed_width_of(&self, ns: u32) -> u32 {
+        self.fixed_width
+            .get(ns as usize)
+            .copied()
+            .unwrap_or(self.base_width())
+    }
+
+    /// What the layer presents: `namespaces` namespaces of v-zones.
+    pub fn info(&self, device: &ZnsSpec) -> DeviceInfo {
+        let hal = Hal::probe(device, self.max_stripe_lbas);
+        let cap = hal.usable_lbas * self.zones_per_vzone as u64;
+        let size = cap.next_power_of_two();
+        DeviceInfo {
+            name: format!("{} (eZNS)", device.name),
+            lba_size_bytes: hal.lba_bytes,
+            namespace_lbas: size * self.vzones_per_namespace as u64,
+            namespaces: self.namespaces,
+            zoned: Some(ZonedInfo {
+                zone_size_lbas: size,
+                zone_capacity_lbas: cap,
+                zone_count: self.vzones_per_namespace,
+                max_open_zones: Some(self.max_active_vzones),
+                max_active_zones: Some(self.max_active_vzones),
+                zone_append_size_limit_lbas: None,
+            }),
+        }
+    }
+}
+
+/// Counters beside the report's.
+#[derive(Clone, Debug, Default)]
+struct Stats {
+    groups_opened: Vec<u64>,
+    widths: Vec<std::collections::BTreeMap<u32, u64>>,
+    reclaims: u64,
+    reclaimed_lbas: u64,
+    /// Of groups already gone.
+    cc_decreases: u64,
+    cc_increases: u64,
+    reads_queued: u64,
+    writes_queued: u64,
+}
+
+pub struct Elastic {
+    dev: Device,
+    spec: ElasticSpec,
+    hal: Hal,
+    info: DeviceInfo,
+    base: u32,
+    /// V-zones per namespace.
+    per_ns: u32,
+    lz: Vec<LogicalZones>,
+    /// All namespaces' v-zones: v-zone `z` of namespace `ns` is `ns * per_ns + z`.
+    vz: Vec<VZone>,
+    ewma: Vec<Ewma>,
+    /// Per namespace: when it last wrote and in which global-overdrive cycle.
+    last_write: Vec<(Instant, u64)>,
+    groups: Vec<Option<Group>>,
+    free_groups: Vec<GroupId>,
+    alloc: Allocator,
+    res: Resources,
+    global: Global,
+    adm: Admission,
+    wrr: Wrr,
+    /// Host commands with parts still queued: (parts left, latest completion so far).
+    pending: HashMap<u64, (u32, Instant)>,
+    /// Completions known, not yet reported.
+    known: Vec<Completed>,
+    /// Groups with queued reads, by when their next read in flight completes.
+    read_wakes: BinaryHeap<Reverse<(Instant, GroupId)>>,
+    /// V-zones with queued work.
+    write_waiting: Vec<u32>,
+    /// The next token refresh at which queued writes may go.
+    next_tick: Instant,
+    migrations: Vec<Option<Migration>>,
+    /// When `advance` next has something to do.
+    wake: Option<Instant>,
+    /// Physical zones of open groups (active on the device).
+    open_pzs: u32,
+    stats: Stats,
+    spare_series: Vec<StepSeries<(u32, u32)>>,
+    scratch: Vec<u8>,
+    retain: bool,
+}
+
+impl Elastic {
+    /// eZNS over `dev`; its spare series sample every `interval`.
+    pub fn new(dev: Device, spec: &ElasticSpec, interval: Duration) -> Self {
+        let hal = Hal::probe(dev.spec(), spec.max_stripe_lbas);
+        let info = spec.info(dev.spec());
+        let z = info.zoned.clone().expect("zoned");
+        let n = spec.namespaces as usize;
+        let base = spec.base_width();
+        let retain = dev.retains_data();
+        let bucket = Bucket::full(base, &spec.sched.admission, Instant::ZERO);
+        let mut e = Elastic {
+            lz: (0..n)
+                .map(|_| {
+                    LogicalZones::new(
+                        z.zone_count,
+                        z.zone_size_lbas,
+                        z.zone_capacity_lbas,
+                        spec.max_active_vzones,
+                    )
+                })
+                .collect(),
+            vz: (0..n as u32 * z.zone_count)
+                .map(|_| VZone::new(bucket))
+                .collect(),
+            ewma: vec![Ewma::new(spec.max_active_vzones as f64, spec.ewma_weight); n],
+            last_write: vec![(Instant::ZERO, 0); n],
+            groups: Vec::new(),
+            free_groups: Vec::new(),
+            alloc: Allocator::new(&hal, spec.reserve_pool, retain),
+            res: Resources::new(spec.essentials, spec.spares, spec.namespaces),
+            global: Global::new(spec.history, spec.redistribute_every),
+            adm: Admission::new(spec.sched.admission),
+            wrr: Wrr::new(spec.sched.weights.clone()),
+            pending: HashMap::new(),
+            known: Vec::new(),
+            read_wakes: BinaryHeap::new(),
+            write_waiting: Vec::new(),
+            next_tick: Instant::ZERO,
+            migrations: Vec::new(),
+            wake: None,
+            open_pzs: 0,
+            stats: Stats {
+                groups_opened: vec![0; n],
+                widths: vec![Default::default(); n],
+                ..Stats::default()
+            },
+            spare_series: (0..n)
+                .map(|_| StepSeries::new(Instant::ZERO, interval, DEFAULT_MAX_BUCKETS))
+                .collect(),
+            scratch: Vec::new(),
+            retain,
+            per_ns: z.zone_count,
+            base,
+            hal,
+            info,
+            spec: spec.clone(),
+            dev,
+        };
+        for ns in 0..n {
+            e.sample_spares(Instant::ZERO, ns);
+        }
+        e
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.dev
+    }
+
+    pub fn hal(&self) -> &Hal {
+        &self.hal
+    }
+
+    fn vid(&self, ns: u32, zone: u32) -> u32 {
+        ns * self.per_ns + zone
+    }
+
+    fn group(&self, g: GroupId) -> &Group {
+        self.groups[g as usize].as_ref().expect("a live group")
+    }
+
+    fn group_mut(&mut self, g: GroupId) -> &mut Group {
+        self.groups[g as usize].as_mut().expect("a live group")
+    }
+
+    fn sample_spares(&mut self, now: Instant, ns: usize) {
+        let point = (self.res.spare_used[ns], self.res.pool(ns));
+        if self.spare_series[ns].last() != Some(point) {
+            self.spare_series[ns].record(now, point);
+        }
+    }
+
+    fn sample_all_spares(&mut self, now: Instant) {
+        for ns in 0..self.spec.namespaces as usize {
+            self.sample_spares(now, ns);
+        }
+    }
+
+    /// A queued part of host command `tag` completes at `done`.
+    fn complete_part(&mut self, tag: u64, done: Instant) {
+        let e = self
+            .pending
+            .get_mut(&tag)
+            .expect("a queued part belongs to a pending command");
+        e.0 -= 1;
+        e.1 = e.1.max(done);
+        if e.0 == 0 {
+            let done = e.1;
+            self.pending.remove(&tag);
+            self.known.push(Completed { tag, done });
+        }
+    }
+
+    /// Notes that `parts` parts of command `tag` wait in queues (`done` so far).
+    fn defer(&mut self, tag: u64, parts: u32, done: Instant) {
+        assert!(
+            !self.pending.contains_key(&tag),
+            "command tags are unique while pending"
+        );
+        self.pending.insert(tag, (parts, done));
+    }
+
+    fn want_wake(&mut self, t: Instant) {
+        self.wake = Some(self.wake.map_or(t, |w| w.min(t)));
+    }
+
+    /// Where LBA `lba` of namespace `ns` lives on the device now, if it was written and sent.
+    pub fn locate(&self, ns: u32, lba: u64) -> Option<u64> {
+        let lz = &self.lz[ns as usize];
+        let zone = lz.zone_of(lba);
+        let offset = lba - zone as u64 * lz.zone_lbas();
+        let vz = &self.vz[self.vid(ns, zone) as usize];
+        if offset >= vz.dispatched {
+            return None;
+        }
+        let (g, start) = self.read_group(vz, offset)?;
+        let gr = self.group(g);
+        let (index, pz_off, _) = gr.stripe.locate(offset - start);
+        Some(self.hal.data_lba(gr.pzs[index as usize], pz_off))
+    }
+
+    /// The group that holds v-zone offset `offset` for reads, and where its range starts.
+    fn read_group(&self, vz: &VZone, offset: u64) -> Option<(GroupId, u64)> {
+        if let Some((old, start, end)) = vz.read_from
+            && (start..end).contains(&offset)
+        {
+            return Some((old, self.group(old).start));
+        }
+        vz.groups.iter().copied().find_map(|g| {
+            let gr = self.group(g);
+            (gr.start..gr.end())
+                .contains(&offset)
+                .then_some((g, gr.start))
+        })
+    }
+
+    /// The dies of every open stripe group (tests: no two zones of a group on one die).
+    pub fn open_group_dies(&self) -> Vec<Vec<u32>> {
+        let dies = self.hal.dies;
+        self.groups
+            .iter()
+            .flatten()
+            .filter(|g| g.open)
+            .map(|g| {
+                g.pzs
+                    .iter()
+                    .map(|&pz| {
+                        let phys = self
+                            .dev
+                            .physical_zone(pz)
+                            .expect("a reserved zone is mapped");
+                        phys % dies
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Spares in use and pool per namespace (tests).
+    pub fn spares(&self) -> Vec<(u32, u32)> {
+        (0..self.spec.namespaces as usize)
+            .map(|j| (self.res.spare_used[j], self.res.pool(j)))
+            .collect()
+    }
+
+    /// Width of every group opened, per namespace (tests).
+    pub fn widths(&self, ns: u32) -> &std::collections::BTreeMap<u32, u64> {
+        &self.stats.widths[ns as usize]
+    }
+
+    pub fn elastic_report(&self) -> ElasticReport {
+        let n = self.spec.namespaces as usize;
+        let live = self.groups.iter().flatten();
+        let (dec, inc) = live.fold((0, 0), |a, g| (a.0 + g.cc.decreases, a.1 + g.cc.increases));
+        let mut spare_samples = Vec::new();
+        for (ns, s) in self.spare_series.iter().enumerate() {
+            spare_samples.extend(s.points().map(|(t, (used, pool))| SpareSample {
+                t,
+                namespace: ns as u32,
+                spares_used: used,
+                spare_pool: pool,
+            }));
+        }
+        spare_samples.sort_by_key(|s| (s.t, s.namespace));
+        ElasticReport {
+            namespaces: (0..n)
+                .map(|j| NamespaceReport {
+                    namespace: j as u32,
+                    essentials: self.res.essentials[j],
+                    own_spares: self.res.own_spares[j],
+                    spare_pool: self.res.pool(j),
+                    spares_used_max: self.res.spare_used_max[j],
+                    groups_opened: self.stats.groups_opened[j],
+                    widths: self.stats.widths[j].clone(),
+                    active_estimate: self.ewma[j].value(),
+                })
+                .collect(),
+            allocations: self.alloc.allocations,
+            overdrive_cycles: self.global.cycle,
+            spares_lent: self.res.lent,
+            spares_returned: self.res.returned,
+            reclaims: self.stats.reclaims,
+            reclaimed_lbas: self.stats.reclaimed_lbas,
+            read_cc_decreases: self.stats.cc_decreases + dec,
+            read_cc_increases: self.stats.cc_increases + inc,
+            reads_queued: self.stats.reads_queued,
+            writes_queued: self.stats.writes_queued,
+            admission_delay_ns: self.adm.delay_ns() as u64,
+            spare_samples,
+            delay_samples: self.adm.delays.clone(),
+        }
+    }
+}
+
+impl DeviceModel for Elastic {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn policy_name(&self) -> &'static str {
+        "ezns"
+    }
+
+    fn submit(&mut self, now: Instant, cmd: Command<'_>) -> Result<Accepted, Status> {
+        if cmd.nsid >= self.spec.namespaces {
+            return Err(Status::InvalidNamespace);
+        }
+        let ns = cmd.nsid;
+        let (slba, nlb, tag) = (cmd.slba, cmd.nlb, cmd.tag);
+        let lba_bytes = self.hal.lba_bytes;
+        let len_ok = |len: usize| nlb.checked_mul(lba_bytes) == Some(len as u64);
+        let (done, lba) = match (cmd.op, cmd.data) {
+            (Op::Read, data) => {
+                let buf = match data {
+                    Data::In(b) if !len_ok(b.len()) => return Err(Status::InvalidField),
+                    Data::In(b) => Some(b),
+                    _ => None,
+                };
+                (self.read(now, ns, slba, nlb, buf, tag)?, slba)
+            }
+            (op @ (Op::Write | Op::Append), data) => {
+                let bytes = match data {
+                    Data::Out(d) if !len_ok(d.len()) => return Err(Status::InvalidField),
+                    Data::Out(d) => Some(d),
+                    _ => None,
+                };
+                self.write(now, ns, slba, nlb, bytes, op == Op::Append, tag)?
+            }
+            (Op::ZoneMgmt(action), _) => {
+                let (zone, effect) = self.lz[ns as usize].manage(slba, action)?;
+                let done = self.manage(now, ns, zone, effect, tag);
+                if done.is_none() {
+                    self.defer(tag, 1, now);
+                }
+                (done, slba)
+            }
+            (Op::ZoneMgmtAll(action), _) => {
+                let mut done = now;
+                let mut parts = 0;
+                for zone in 0..self.per_ns {
+                    if action.select_all_applies(self.lz[ns as usize].state(zone)) {
+                        let effect = self.lz[ns as usize].apply(zone, action)?;
+                        match self.manage(now, ns, zone, effect, tag) {
+                            Some(d) => done = done.max(d),
+                            None => parts += 1,
+                        }
+                    }
+                }
+                if parts > 0 {
+                    self.defer(tag, parts, done);
+                    (None, 0)
+                } else {
+                    (Some(done), 0)
+                }
+            }
+            (Op::Trim, _) => (Some(now), slba),
+            (Op::Flush, _) => (self.dev.flush(now)?.done, 0),
+        };
+        Ok(Accepted {
+            done,
+            lba,
+            start: now,
+            erase_wait: Duration::ZERO,
+        })
+    }
+
+    fn has_background_work(&self) -> bool {
+        true
+    }
+
+    fn advance(&mut self, now: Instant, done: &mut Vec<Completed>) -> Option<Instant> {
+        let inner = if self.dev.has_background_work() {
+            self.dev.advance(now, done)
+        } else {
+            None
+        };
+        if self.known.is_empty() && self.wake.is_none_or(|w| now < w) {
+            return min_time(self.wake, inner);
+        }
+        self.run_due(now);
+        done.append(&mut self.known);
+        min_time(self.wake, inner)
+    }
+
+    fn zone(&self, nsid: u32, zone: u32) -> ZoneDescriptor {
+        self.lz[nsid as usize].descriptor(zone)
+    }
+
+    fn report_zones(
+        &self,
+        nsid: u32,
+        slba: u64,
+        filter: ReportFilter,
+        partial: bool,
+        max_descriptors: usize,
+    ) -> Result<ZoneReport, Status> {
+        if nsid >= self.spec.namespaces {
+            return Err(Status::InvalidNamespace);
+        }
+        self.lz[nsid as usize].report(slba, filter, partial, max_descriptors)
+    }
+
+    fn written_lbas(&self, nsid: u32, zone: u32) -> u64 {
+        self.lz[nsid as usize].data(zone)
+    }
+
+    fn occupancy_epoch(&self) -> u64 {
+        self.lz.iter().map(|l| l.epoch).sum()
+    }
+
+    fn idle_at(&self) -> Instant {
+        DeviceModel::idle_at(&self.dev)
+    }
+
+    fn report(&self, now: Instant) -> DeviceReport {
+        let mut r = self.dev.report(now);
+        r.firmware = Some(FirmwareReport::Elastic(self.elastic_report()));
+        r
+    }
+
+    fn reset_counters(&mut self) {
+        self.dev.reset_counters();
+    }
+
+    fn set_tracing(&mut self, on: bool) {
+        self.dev.set_tracing(on);
+    }
+
+    fn take_touched(&mut self) -> Option<DieSet> {
+        self.dev.take_touched()
+    }
+
+    fn check_invariants(&self) {
+        self.dev.check_invariants();
+        self.check_layer();
+    }
+
+    fn save(&self) -> Option<crate::state::DeviceState<'_>> {
+        None
+    }
+}
+
+fn min_time(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}

@@ -1,0 +1,291 @@
+//! The zone rules a host-side layer presents for its logical zones (v-zones), as the ZNS device
+//! presents them for its own (zns-semantics.md, QEMU's check order): LBA range, append start and
+//! state, write pointer, zone boundary, active resources. The host-visible state changes at
+//! submission; the layer realises it on the physical zones when it dispatches.
+//!
+//! The open limit equals the active limit (eZNS exposes both as the v-zones a namespace may hold
+//! active), so an implicit open never has to close another zone.
+
+use crate::device::{ReportFilter, Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState};
+
+#[derive(Clone, Copy, Debug)]
+struct LZone {
+    state: ZoneState,
+    /// Write pointer, in LBAs from the zone start.
+    wp: u64,
+    /// LBAs holding host data (below the write pointer; less after a Finish).
+    data: u64,
+}
+
+/// What a zone management command asks the layer to do physically.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Nothing beyond the state change.
+    None,
+    /// Finish the zone's open physical zones.
+    Finish,
+    /// Reset the zone's physical zones.
+    Reset,
+}
+
+/// The logical zones of one namespace.
+pub struct LogicalZones {
+    zones: Vec<LZone>,
+    zone_lbas: u64,
+    zone_shift: u32,
+    cap_lbas: u64,
+    max_active: u32,
+    active: u32,
+    /// Changes whenever a zone gains its first data or loses it.
+    pub epoch: u64,
+}
+
+impl LogicalZones {
+    /// `count` zones of `zone_lbas` (a power of two) holding `cap_lbas` each, at most
+    /// `max_active` active at once.
+    pub fn new(count: u32, zone_lbas: u64, cap_lbas: u64, max_active: u32) -> Self {
+        assert!(zone_lbas.is_power_of_two() && cap_lbas <= zone_lbas);
+        LogicalZones {
+            zones: vec![
+                LZone {
+                    state: ZoneState::Empty,
+                    wp: 0,
+                    data: 0,
+                };
+                count as usize
+            ],
+            zone_lbas,
+            zone_shift: zone_lbas.trailing_zeros(),
+            cap_lbas,
+            max_active,
+            active: 0,
+            epoch: 0,
+        }
+    }
+
+    pub fn count(&self) -> u32 {
+        self.zones.len() as u32
+    }
+    pub fn zone_lbas(&self) -> u64 {
+        self.zone_lbas
+    }
+    pub fn cap_lbas(&self) -> u64 {
+        self.cap_lbas
+    }
+    pub fn namespace_lbas(&self) -> u64 {
+        self.zone_lbas * self.zones.len() as u64
+    }
+    pub fn active(&self) -> u32 {
+        self.active
+    }
+    pub fn state(&self, zone: u32) -> ZoneState {
+        self.zones[zone as usize].state
+    }
+    pub fn wp(&self, zone: u32) -> u64 {
+        self.zones[zone as usize].wp
+    }
+    /// LBAs of host data in the zone.
+    pub fn data(&self, zone: u32) -> u64 {
+        self.zones[zone as usize].data
+    }
+
+    #[inline]
+    pub fn zone_of(&self, lba: u64) -> u32 {
+        (lba >> self.zone_shift) as u32
+    }
+
+    fn set_state(&mut self, zone: u32, new: ZoneState) {
+        let z = &mut self.zones[zone as usize];
+        if z.state.is_active() {
+            self.active -= 1;
+        }
+        if new.is_active() {
+            self.active += 1;
+        }
+        z.state = new;
+    }
+
+    fn check_range(&self, slba: u64, nlb: u64) -> Result<(), Status> {
+        if nlb == 0 {
+            return Err(Status::InvalidField);
+        }
+        match slba.checked_add(nlb) {
+            Some(end) if end <= self.namespace_lbas() => Ok(()),
+            _ => Err(Status::LbaOutOfRange),
+        }
+    }
+
+    /// A read of `nlb` LBAs at `slba`: its zone and offset in it.
+    pub fn read(&self, slba: u64, nlb: u64) -> Result<(u32, u64), Status> {
+        self.check_range(slba, nlb)?;
+        let zone = self.zone_of(slba);
+        let offset = slba - ((zone as u64) << self.zone_shift);
+        if offset + nlb > self.zone_lbas {
+            return Err(Status::ZoneBoundaryError);
+        }
+        Ok((zone, offset))
+    }
+
+    /// A write (at `slba`, the write pointer) or an append (to the zone starting at `slba`) of
+    /// `nlb` LBAs: checks it, opens the zone implicitly and moves its write pointer. Returns
+    /// the zone and the offset written at.
+    pub fn write(&mut self, slba: u64, nlb: u64, append: bool) -> Result<(u32, u64), Status> {
+        self.check_range(slba, nlb)?;
+        let zone = self.zone_of(slba);
+        let zslba = (zone as u64) << self.zone_shift;
+        if append && slba != zslba {
+            return Err(Status::InvalidField);
+        }
+        let z = self.zones[zone as usize];
+        match z.state {
+            ZoneState::Full => return Err(Status::ZoneIsFull),
+            ZoneState::ReadOnly => return Err(Status::ZoneIsReadOnly),
+            ZoneState::Offline => return Err(Status::ZoneIsOffline),
+            _ => {}
+        }
+        let offset = if append { z.wp } else { slba - zslba };
+        if offset != z.wp {
+            return Err(Status::ZoneInvalidWrite);
+        }
+        if offset + nlb > self.cap_lbas {
+            return Err(Status::ZoneBoundaryError);
+        }
+        if z.state == ZoneState::Empty && self.active >= self.max_active {
+            return Err(Status::TooManyActiveZones);
+        }
+        if z.state != ZoneState::ExplicitlyOpened {
+            self.set_state(zone, ZoneState::ImplicitlyOpened);
+        }
+        if z.data == 0 {
+            self.epoch += 1;
+        }
+        let z = &mut self.zones[zone as usize];
+        z.wp += nlb;
+        z.data = z.wp;
+        if z.wp == self.cap_lbas {
+            self.set_state(zone, ZoneState::Full);
+        }
+        Ok((zone, offset))
+    }
+
+    /// Zone Management Send on the zone starting at `slba`.
+    pub fn manage(&mut self, slba: u64, action: ZoneAction) -> Result<(u32, Effect), Status> {
+        if slba >= self.namespace_lbas() {
+            return Err(Status::LbaOutOfRange);
+        }
+        if !slba.is_multiple_of(self.zone_lbas) {
+            return Err(Status::InvalidField);
+        }
+        let zone = self.zone_of(slba);
+        Ok((zone, self.apply(zone, action)?))
+    }
+
+    /// Applies `action` to `zone` (also for Select All).
+    pub fn apply(&mut self, zone: u32, action: ZoneAction) -> Result<Effect, Status> {
+        use ZoneState::*;
+        let state = self.zones[zone as usize].state;
+        Ok(match (action, state) {
+            (ZoneAction::Open, ExplicitlyOpened) => Effect::None,
+            (ZoneAction::Open, Empty | Closed | ImplicitlyOpened) => {
+                if state == Empty && self.active >= self.max_active {
+                    return Err(Status::TooManyActiveZones);
+                }
+                self.set_state(zone, ExplicitlyOpened);
+                Effect::None
+            }
+            (ZoneAction::Close, Closed) => Effect::None,
+            (ZoneAction::Close, ImplicitlyOpened | ExplicitlyOpened) => {
+                self.set_state(zone, Closed);
+                Effect::None
+            }
+            (ZoneAction::Finish, Full) => Effect::None,
+            (ZoneAction::Finish, Empty | ImplicitlyOpened | ExplicitlyOpened | Closed) => {
+                self.set_state(zone, Full);
+                self.zones[zone as usize].wp = self.cap_lbas;
+                Effect::Finish
+            }
+            (ZoneAction::Reset, Empty) => Effect::None,
+            (ZoneAction::Reset, ImplicitlyOpened | ExplicitlyOpened | Closed | Full) => {
+                self.set_state(zone, Empty);
+                let z = &mut self.zones[zone as usize];
+                if z.data > 0 {
+                    self.epoch += 1;
+                }
+                z.wp = 0;
+                z.data = 0;
+                Effect::Reset
+            }
+            _ => return Err(Status::InvalidZoneStateTransition),
+        })
+    }
+
+    /// Sets `zone` as if `lbas` had been written and the zone closed (prefill).
+    pub fn prefill(&mut self, zone: u32, lbas: u64) {
+        assert!(self.zones[zone as usize].state == ZoneState::Empty && lbas <= self.cap_lbas);
+        if lbas == 0 {
+            return;
+        }
+        self.epoch += 1;
+        let z = &mut self.zones[zone as usize];
+        z.wp = lbas;
+        z.data = lbas;
+        let state = if lbas == self.cap_lbas {
+            ZoneState::Full
+        } else {
+            ZoneState::Closed
+        };
+        self.set_state(zone, state);
+    }
+
+    pub fn descriptor(&self, zone: u32) -> ZoneDescriptor {
+        let z = &self.zones[zone as usize];
+        let zslba = (zone as u64) << self.zone_shift;
+        ZoneDescriptor {
+            state: z.state,
+            zslba,
+            capacity_lbas: self.cap_lbas,
+            wp: zslba + z.wp,
+        }
+    }
+
+    pub fn report(
+        &self,
+        slba: u64,
+        filter: ReportFilter,
+        partial: bool,
+        max: usize,
+    ) -> Result<ZoneReport, Status> {
+        if slba >= self.namespace_lbas() {
+            return Err(Status::LbaOutOfRange);
+        }
+        let mut descriptors = Vec::new();
+        let mut matching = 0;
+        for zone in self.zone_of(slba)..self.count() {
+            let d = self.descriptor(zone);
+            if filter.matches(d.state) {
+                matching += 1;
+                if descriptors.len() < max {
+                    descriptors.push(d);
+                }
+            }
+        }
+        Ok(ZoneReport {
+            zone_count: if partial {
+                descriptors.len() as u64
+            } else {
+                matching
+            },
+            descriptors,
+        })
+    }
+
+    /// Checks the counts against the zones (tests).
+    pub fn check(&self) {
+        let active = self.zones.iter().filter(|z| z.state.is_active()).count() as u32;
+        assert_eq!(active, self.active, "active logical zones");
+        assert!(active <= self.max_active, "active limit");
+        for z in &self.zones {
+            assert!(z.data <= z.wp && z.wp <= self.cap_lbas);
+        }
+    }
+}

@@ -1,0 +1,540 @@
+//! Static logical zones: the baseline eZNS compares against (eZNS OSDI'23 section 5; ezns.md:
+//! "Static baseline: width 4, 16 KiB stripes, 16 physical zones per logical zone"). A logical
+//! zone is a fixed list of physical zones of the device, split into stripe groups of a fixed
+//! width and striped with a fixed stripe size; a group is written to its end before the next
+//! one starts. It is a host-side layer behind the device seam: it presents the logical zones as
+//! a zoned namespace and translates every command into device commands.
+//!
+//! By default logical zone `k` is physical zones `k*N .. (k+1)*N`; on the round-robin device
+//! their dies are bound when first written. An explicit placement (lists of physical zones)
+//! puts logical zones on chosen dies of a statically mapped device (zone `p` on die
+//! `p % dies`), which is how the device observations choose placements.
+
+use crate::device::{
+    Accepted, Command, Completed, Data, DeviceInfo, DeviceModel, DeviceReport, Op, ReportFilter,
+    Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, ZonedInfo,
+};
+use crate::host::lzone::{Effect, LogicalZones};
+use crate::host::stripe::Stripe;
+use crate::nand::DieSet;
+use crate::time::Instant;
+use crate::zns::{Device, ZnsSpec};
+
+/// A validated static-zone layer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticSpec {
+    /// Physical zones per logical zone.
+    pub zones_per_logical: u32,
+    /// Physical zones per stripe group.
+    pub width: u32,
+    pub stripe_lbas: u64,
+    /// Explicit physical zones of each logical zone (each list `zones_per_logical` long).
+    pub placement: Option<Vec<Vec<u32>>>,
+    /// Open (and active) logical zones at most; 0: the device's active limit / width.
+    pub max_active: u32,
+}
+
+impl StaticSpec {
+    /// LBAs of one physical zone a logical zone uses: whole stripes.
+    pub fn usable_lbas(&self, device: &ZnsSpec) -> u64 {
+        device.zone_capacity_lbas() / self.stripe_lbas * self.stripe_lbas
+    }
+
+    pub fn logical_zones(&self, device: &ZnsSpec) -> u32 {
+        match &self.placement {
+            Some(p) => p.len() as u32,
+            None => device.zones.zone_count / self.zones_per_logical,
+        }
+    }
+
+    fn active_limit(&self, device: &ZnsSpec) -> u32 {
+        if self.max_active > 0 {
+            return self.max_active;
+        }
+        let mar = device
+            .zones
+            .max_active_zones
+            .unwrap_or(device.zones.zone_count);
+        (mar / self.width).max(1)
+    }
+
+    /// What the layer presents.
+    pub fn info(&self, device: &ZnsSpec) -> DeviceInfo {
+        let cap = self.usable_lbas(device) * self.zones_per_logical as u64;
+        let size = cap.next_power_of_two();
+        let count = self.logical_zones(device);
+        let limit = self.active_limit(device);
+        DeviceInfo {
+            name: format!("{} (static zones)", device.name),
+            lba_size_bytes: device.zones.lba_size_bytes,
+            namespace_lbas: size * count as u64,
+            namespaces: 1,
+            zoned: Some(ZonedInfo {
+                zone_size_lbas: size,
+                zone_capacity_lbas: cap,
+                zone_count: count,
+                max_open_zones: Some(limit),
+                max_active_zones: Some(limit),
+                zone_append_size_limit_lbas: None,
+            }),
+        }
+    }
+}
+
+pub struct StaticZones {
+    dev: Device,
+    info: DeviceInfo,
+    lz: LogicalZones,
+    stripe: Stripe,
+    /// Physical zones of each logical zone.
+    map: Vec<Vec<u32>>,
+    usable: u64,
+    group_lbas: u64,
+    pz_lbas: u64,
+    lba_bytes: u64,
+    scratch: Vec<u8>,
+}
+
+impl StaticZones {
+    pub fn new(dev: Device, spec: &StaticSpec) -> Self {
+        let info = spec.info(dev.spec());
+        let z = info.zoned.clone().expect("zoned");
+        let map = match &spec.placement {
+            Some(p) => p.clone(),
+            None => (0..z.zone_count)
+                .map(|k| (k * spec.zones_per_logical..(k + 1) * spec.zones_per_logical).collect())
+                .collect(),
+        };
+        let usable = spec.usable_lbas(dev.spec());
+        StaticZones {
+            lz: LogicalZones::new(
+                z.zone_count,
+                z.zone_size_lbas,
+                z.zone_capacity_lbas,
+                z.max_active_zones.expect("a limit"),
+            ),
+            stripe: Stripe::new(spec.width, spec.stripe_lbas),
+            map,
+            usable,
+            group_lbas: usable * spec.width as u64,
+            pz_lbas: dev.zone_size_lbas(),
+            lba_bytes: info.lba_size_bytes,
+            scratch: Vec::new(),
+            info,
+            dev,
+        }
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.dev
+    }
+
+    /// The physical zones of logical zone `zone`.
+    pub fn physical_zones(&self, zone: u32) -> &[u32] {
+        &self.map[zone as usize]
+    }
+
+    /// Where LBA `offset` of logical zone `zone` lives: device LBA.
+    pub fn locate(&self, zone: u32, offset: u64) -> u64 {
+        let g = offset / self.group_lbas;
+        let (index, pz_off, _) = self.stripe.locate(offset % self.group_lbas);
+        let pz = self.map[zone as usize][(g * self.stripe.width as u64) as usize + index as usize];
+        pz as u64 * self.pz_lbas + pz_off
+    }
+
+    fn pz(&self, zone: u32, group: u64, index: u32) -> u32 {
+        self.map[zone as usize][(group * self.stripe.width as u64) as usize + index as usize]
+    }
+
+    /// Sets logical zones up as if written (prefill): zone and LBAs, in order.
+    pub fn prefill(&mut self, plan: &[(u32, u64)]) {
+        let mut device_plan = Vec::new();
+        let mut finish = Vec::new();
+        for &(zone, lbas) in plan {
+            self.lz.prefill(zone, lbas);
+            let mut pos = 0;
+            while pos < lbas {
+                let g = pos / self.group_lbas;
+                let end = lbas.min((g + 1) * self.group_lbas);
+                let x = end - g * self.group_lbas;
+                for i in 0..self.stripe.width {
+                    let on = self.stripe.on_zone(i, x);
+                    if on > 0 {
+                        let pz = self.pz(zone, g, i);
+                        device_plan.push((pz, on));
+                        if x == self.group_lbas && on < self.dev.zone_capacity_lbas() {
+                            finish.push(pz);
+                        }
+                    }
+                }
+                pos = end;
+            }
+        }
+        self.dev
+            .prefill(&crate::zns::PrefillPlan { zones: device_plan });
+        for pz in finish {
+            self.dev
+                .zone_mgmt_send(
+                    Instant::ZERO,
+                    pz as u64 * self.pz_lbas,
+                    ZoneAction::Finish,
+                    false,
+                )
+                .expect("finish of a prefilled physical zone");
+        }
+    }
+
+    fn read(
+        &mut self,
+        now: Instant,
+        zone: u32,
+        offset: u64,
+        nlb: u64,
+        mut buf: Option<&mut [u8]>,
+    ) -> Instant {
+        let data = self.lz.data(zone).min(offset + nlb);
+        let mut done = now;
+        let mut pos = offset;
+        while pos < data {
+            let g = pos / self.group_lbas;
+            let gstart = g * self.group_lbas;
+            let gend = data.min(gstart + self.group_lbas);
+            for c in self.stripe.chunks(pos - gstart, gend - gstart) {
+                let pz = self.pz(zone, g, c.index);
+                let slba = pz as u64 * self.pz_lbas + c.offset;
+                let at = (gstart + c.logical - offset) * self.lba_bytes;
+                let part = buf
+                    .as_deref_mut()
+                    .map(|b| &mut b[at as usize..(at + c.len * self.lba_bytes) as usize]);
+                let a = self
+                    .dev
+                    .read(now, slba, c.len, part)
+                    .expect("a read inside a physical zone");
+                done = done.max(a.done.expect("the ZNS device completes at once"));
+            }
+            pos = gend;
+        }
+        if let Some(b) = buf {
+            let written = (data.max(offset) - offset) * self.lba_bytes;
+            b[written as usize..].fill(0);
+        }
+        done
+    }
+
+    fn write(
+        &mut self,
+        now: Instant,
+        zone: u32,
+        offset: u64,
+        nlb: u64,
+        data: Option<&[u8]>,
+    ) -> Instant {
+        let mut done = now;
+        let mut pos = offset;
+        let end = offset + nlb;
+        while pos < end {
+            let g = pos / self.group_lbas;
+            let gstart = g * self.group_lbas;
+            let gend = end.min(gstart + self.group_lbas);
+            for r in self.stripe.runs(pos - gstart, gend - gstart) {
+                let pz = self.pz(zone, g, r.index);
+                let slba = pz as u64 * self.pz_lbas + r.offset;
+                let bytes = data.map(|d| {
+                    gather(
+                        &mut self.scratch,
+                        d,
+                        &self.stripe,
+                        r.index,
+                        pos - gstart,
+                        gend - gstart,
+                        pos - offset,
+                        self.lba_bytes,
+                    )
+                });
+                let a = self
+                    .dev
+                    .write(now, slba, r.len, bytes)
+                    .expect("a write at a physical zone's write pointer");
+                done = done.max(a.done.expect("the ZNS device completes at once"));
+            }
+            if gend == gstart + self.group_lbas && self.usable < self.dev.zone_capacity_lbas() {
+                for i in 0..self.stripe.width {
+                    let pz = self.pz(zone, g, i);
+                    self.dev
+                        .zone_mgmt_send(now, pz as u64 * self.pz_lbas, ZoneAction::Finish, false)
+                        .expect("finish of a filled physical zone");
+                }
+            }
+            pos = gend;
+        }
+        done
+    }
+
+    fn manage(&mut self, now: Instant, zone: u32, effect: Effect) -> Instant {
+        let action = match effect {
+            Effect::None => return now,
+            Effect::Finish => ZoneAction::Finish,
+            Effect::Reset => ZoneAction::Reset,
+        };
+        let mut done = now;
+        for k in 0..self.map[zone as usize].len() {
+            let pz = self.map[zone as usize][k];
+            let state = self.dev.zone_descriptor(pz).state;
+            let skip = match action {
+                ZoneAction::Finish => !state.is_active(),
+                _ => state == ZoneState::Empty,
+            };
+            if !skip {
+                let a = self
+                    .dev
+                    .zone_mgmt_send(now, pz as u64 * self.pz_lbas, action, false)
+                    .expect("zone management of a physical zone");
+                done = done.max(a.done.expect("completes at once"));
+            }
+        }
+        done
+    }
+}
+
+/// Gathers the bytes of run `index` of the group range `[x0, x1)` from `data`, the host write
+/// whose first LBA lies `skip` LBAs before group offset `x0`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gather<'a>(
+    scratch: &'a mut Vec<u8>,
+    data: &[u8],
+    stripe: &Stripe,
+    index: u32,
+    x0: u64,
+    x1: u64,
+    skip: u64,
+    lba_bytes: u64,
+) -> &'a [u8] {
+    scratch.clear();
+    for c in stripe.chunks(x0, x1).filter(|c| c.index == index) {
+        let at = ((c.logical - x0 + skip) * lba_bytes) as usize;
+        scratch.extend_from_slice(&data[at..at + (c.len * lba_bytes) as usize]);
+    }
+    scratch
+}
+
+impl DeviceModel for StaticZones {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn policy_name(&self) -> &'static str {
+        "static-zones"
+    }
+
+    fn submit(&mut self, now: Instant, cmd: Command<'_>) -> Result<Accepted, Status> {
+        if cmd.nsid != 0 {
+            return Err(Status::InvalidNamespace);
+        }
+        let (slba, nlb) = (cmd.slba, cmd.nlb);
+        let check_len = |len: usize| {
+            if nlb.checked_mul(self.lba_bytes) == Some(len as u64) {
+                Ok(())
+            } else {
+                Err(Status::InvalidField)
+            }
+        };
+        let (done, lba) = match (cmd.op, cmd.data) {
+            (Op::Read, data) => {
+                let buf = match data {
+                    Data::In(b) => {
+                        check_len(b.len())?;
+                        Some(b)
+                    }
+                    _ => None,
+                };
+                let (zone, offset) = self.lz.read(slba, nlb)?;
+                (self.read(now, zone, offset, nlb, buf), slba)
+            }
+            (op @ (Op::Write | Op::Append), data) => {
+                let bytes = match data {
+                    Data::Out(d) => {
+                        check_len(d.len())?;
+                        Some(d)
+                    }
+                    _ => None,
+                };
+                let (zone, offset) = self.lz.write(slba, nlb, op == Op::Append)?;
+                let done = self.write(now, zone, offset, nlb, bytes);
+                (done, zone as u64 * self.lz.zone_lbas() + offset)
+            }
+            (Op::ZoneMgmt(action), _) => {
+                let (zone, effect) = self.lz.manage(slba, action)?;
+                (self.manage(now, zone, effect), slba)
+            }
+            (Op::ZoneMgmtAll(action), _) => {
+                let mut done = now;
+                for zone in 0..self.lz.count() {
+                    if action.select_all_applies(self.lz.state(zone)) {
+                        let effect = self.lz.apply(zone, action)?;
+                        done = done.max(self.manage(now, zone, effect));
+                    }
+                }
+                (done, 0)
+            }
+            (Op::Trim, _) => (now, slba),
+            (Op::Flush, _) => (self.dev.flush(now)?.done.expect("completes at once"), 0),
+        };
+        Ok(Accepted {
+            done: Some(done),
+            lba,
+            start: now,
+            erase_wait: crate::time::Duration::ZERO,
+        })
+    }
+
+    fn has_background_work(&self) -> bool {
+        self.dev.has_background_work()
+    }
+
+    fn advance(&mut self, now: Instant, done: &mut Vec<Completed>) -> Option<Instant> {
+        self.dev.advance(now, done)
+    }
+
+    fn zone(&self, _nsid: u32, zone: u32) -> ZoneDescriptor {
+        self.lz.descriptor(zone)
+    }
+
+    fn report_zones(
+        &self,
+        nsid: u32,
+        slba: u64,
+        filter: ReportFilter,
+        partial: bool,
+        max_descriptors: usize,
+    ) -> Result<ZoneReport, Status> {
+        if nsid != 0 {
+            return Err(Status::InvalidNamespace);
+        }
+        self.lz.report(slba, filter, partial, max_descriptors)
+    }
+
+    fn written_lbas(&self, _nsid: u32, zone: u32) -> u64 {
+        self.lz.data(zone)
+    }
+
+    fn occupancy_epoch(&self) -> u64 {
+        self.lz.epoch
+    }
+
+    fn idle_at(&self) -> Instant {
+        DeviceModel::idle_at(&self.dev)
+    }
+
+    fn report(&self, now: Instant) -> DeviceReport {
+        self.dev.report(now)
+    }
+
+    fn reset_counters(&mut self) {
+        self.dev.reset_counters();
+    }
+
+    fn set_tracing(&mut self, on: bool) {
+        self.dev.set_tracing(on);
+    }
+
+    fn take_touched(&mut self) -> Option<DieSet> {
+        self.dev.take_touched()
+    }
+
+    fn check_invariants(&self) {
+        self.dev.check_invariants();
+        self.lz.check();
+        for zone in 0..self.lz.count() {
+            let on_device: u64 = self.map[zone as usize]
+                .iter()
+                .map(|&pz| self.dev.zone_data_lbas(pz))
+                .sum();
+            assert_eq!(
+                on_device,
+                self.lz.data(zone),
+                "logical zone {zone}: its physical zones hold its data"
+            );
+        }
+    }
+
+    fn save(&self) -> Option<crate::state::DeviceState<'_>> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ExperimentConfig;
+    use crate::host::elastic::tests::DEVICE;
+
+    fn layer(extra: &str) -> Result<crate::sim::Experiment, crate::ConfigError> {
+        layer_with(extra, &[])
+    }
+
+    fn layer_with(extra: &str, set: &[&str]) -> Result<crate::sim::Experiment, crate::ConfigError> {
+        let text = format!(
+            "[data]\nretention = true\n{DEVICE}\n[layer]\nkind = \"static\"\nzones_per_logical = 4\nstripe_width = 2\nstripe_size = \"8KiB\"\n{extra}"
+        );
+        let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
+        ExperimentConfig::parse(&text, &set)?.validate_device("t")
+    }
+
+    #[test]
+    fn static_zones_stripe_over_fixed_groups_and_read_back() {
+        let exp = layer("").unwrap();
+        let mut d = crate::sim::build_device(&exp);
+        let z = d.info().zoned.clone().unwrap();
+        assert_eq!(
+            (z.zone_capacity_lbas, z.zone_size_lbas, z.zone_count),
+            (128, 128, 32)
+        );
+        assert_eq!(
+            z.max_active_zones,
+            Some(8),
+            "16 active physical zones / width 2"
+        );
+        let mut now = 0;
+        for k in 0..20u64 {
+            let data = vec![k as u8 + 1; 5 * 4096];
+            let wp = d.zone(0, 3).wp;
+            let a = d
+                .submit(
+                    Instant::from_ns(now),
+                    Command::write(wp, 5).with_data(Data::Out(&data)),
+                )
+                .unwrap();
+            now = a.done.unwrap().ns();
+            d.check_invariants();
+        }
+        assert_eq!(d.zone(0, 3).wp, 3 * 128 + 100);
+        let mut buf = vec![0u8; 128 * 4096];
+        d.submit(
+            Instant::from_ns(now),
+            Command::read(3 * 128, 128).with_data(Data::In(&mut buf)),
+        )
+        .unwrap();
+        for (l, chunk) in buf.chunks(4096).enumerate() {
+            let want = if l < 100 { (l / 5) as u8 + 1 } else { 0 };
+            assert!(chunk.iter().all(|&b| b == want), "LBA {l}");
+        }
+        d.submit(
+            Instant::from_ns(now),
+            Command::zone(ZoneAction::Reset, 3 * 128),
+        )
+        .unwrap();
+        d.check_invariants();
+        assert_eq!(d.written_lbas(0, 3), 0);
+    }
+
+    #[test]
+    fn a_placement_must_name_distinct_existing_zones() {
+        let bad = layer("placement = [[0, 1, 2, 3], [3, 4, 5, 6]]").unwrap_err();
+        assert!(bad.to_string().starts_with("layer.placement[1]"), "{bad}");
+        let bad = layer("placement = [[0, 1, 2]]").unwrap_err();
+        assert!(bad.to_string().starts_with("layer.placement[0]"), "{bad}");
+        let bad = layer_with("", &["layer.stripe_width=3"]).unwrap_err();
+        assert!(bad.to_string().starts_with("layer.stripe_width"), "{bad}");
+        assert!(layer("placement = [[0, 16, 32, 48]]").is_ok());
+    }
+}

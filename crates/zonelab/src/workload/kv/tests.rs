@@ -1,0 +1,232 @@
+//! db_bench and YCSB from experiment files: every workload runs, counts what it should,
+//! gives the same bytes for the same seed, and a bad field is named.
+
+use crate::config::ExperimentConfig;
+use crate::metrics::{Layer, OpKind};
+use crate::report::Summary;
+use crate::sim::{Inputs, run};
+
+const DEVICE: &str = "[device]\nname = \"tiny\"\nsource = \"test\"\n[device.geometry]\n\
+channels = 1\ndies_per_channel = 1\nblocks_per_die = 8\npages_per_block = 4\n\
+page_size_bytes = \"16KiB\"\nlba_size_bytes = 4096\n[device.zones]\ndies_per_zone = 1\n\
+zone_size_bytes = \"64KiB\"\nzone_capacity_bytes = \"64KiB\"\n[device.timing]\n\
+read_latency_ns = 50000\nprogram_latency_ns = 500000\nerase_latency_ns = 3000000\n\
+channel_rate_mb_s = 800\nhost_rate_mb_s = 3200\n[device.energy]\nread_nj_per_page = 1.0\n\
+program_nj_per_page = 10.0\nerase_nj_per_block = 100.0\n";
+
+/// Small store options, so a few thousand operations build a tree.
+const SMALL: &str = "[{t}.options]\nwrite_buffer_size = \"256KiB\"\n\
+target_file_size_base = \"256KiB\"\nmax_bytes_for_level_base = \"1MiB\"\n\
+min_write_buffer_number_to_merge = 1\nmax_write_buffer_number = 2\n\
+level0_file_num_compaction_trigger = 4\ncache_size = \"256KiB\"\n";
+
+fn run_text(body: &str) -> Summary {
+    let text = format!("seed = 5\n{body}\n{DEVICE}");
+    let cfg = ExperimentConfig::parse(&text, &[]).unwrap();
+    let exp = cfg.validate("kv").unwrap();
+    run(&exp, Inputs::default(), 0, &mut |_| {})
+        .unwrap()
+        .summary
+}
+
+fn err(body: &str) -> String {
+    let text = format!("{body}\n{DEVICE}");
+    match ExperimentConfig::parse(&text, &[]).and_then(|c| c.validate("kv")) {
+        Ok(_) => panic!("accepted: {body}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn kv_count(s: &Summary, op: OpKind, tenant: &str) -> u64 {
+    s.table
+        .iter()
+        .filter(|r| r.layer == Layer::Kv && r.op == op && r.tenant == tenant)
+        .map(|r| r.summary.count)
+        .sum()
+}
+
+fn ycsb(letter: char) -> String {
+    format!(
+        "[[ycsb]]\nname = \"y\"\nworkload = \"{letter}\"\nrecordcount = 3000\noperationcount = 3000\n{}",
+        SMALL.replace("{t}", "ycsb")
+    )
+}
+
+#[test]
+fn every_ycsb_core_workload_runs_its_mix() {
+    for letter in ['a', 'b', 'c', 'd', 'e', 'f'] {
+        let s = run_text(&ycsb(letter));
+        let layer = &s.layers["y"];
+        assert!(layer["error"].is_null(), "{letter}: {}", layer["error"]);
+        let phases = layer["phases"].as_array().unwrap();
+        assert_eq!(phases.len(), 2, "{letter}: load and run");
+        assert_eq!(phases[0]["ops"], 3000);
+        assert_eq!(phases[1]["ops"], 3000);
+        assert_eq!(kv_count(&s, OpKind::Insert, "y.load"), 3000);
+        let run_ops: u64 = [
+            OpKind::Get,
+            OpKind::Update,
+            OpKind::Insert,
+            OpKind::Scan,
+            OpKind::ReadModifyWrite,
+        ]
+        .iter()
+        .map(|&k| kv_count(&s, k, "y.run"))
+        .sum();
+        assert_eq!(run_ops, 3000, "{letter}");
+        let (reads, updates, inserts, scans, rmw) = (
+            kv_count(&s, OpKind::Get, "y.run"),
+            kv_count(&s, OpKind::Update, "y.run"),
+            kv_count(&s, OpKind::Insert, "y.run"),
+            kv_count(&s, OpKind::Scan, "y.run"),
+            kv_count(&s, OpKind::ReadModifyWrite, "y.run"),
+        );
+        match letter {
+            'a' => assert!((1300..1700).contains(&reads) && (1300..1700).contains(&updates)),
+            'b' => assert!(reads > 2700 && updates > 60),
+            'c' => assert_eq!(reads, 3000),
+            'd' => assert!(reads > 2700 && inserts > 60),
+            'e' => assert!(scans > 2700 && inserts > 60),
+            'f' => assert!((1300..1700).contains(&reads) && (1300..1700).contains(&rmw)),
+            _ => unreachable!(),
+        }
+        let store = &layer["store"];
+        // Reads find the records loaded (every key read exists).
+        if letter != 'e' {
+            assert!(
+                store["gets_found"].as_u64().unwrap() > 0,
+                "{letter}: {store}"
+            );
+        }
+    }
+}
+
+#[test]
+fn ycsb_reads_find_what_was_loaded() {
+    let s = run_text(&ycsb('c'));
+    let store = &s.layers["y"]["store"];
+    assert_eq!(
+        store["gets"], store["gets_found"],
+        "workload C reads loaded keys only"
+    );
+    assert!(store["flushes"].as_u64().unwrap() > 5);
+    assert!(store["compactions"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_summary() {
+    let body = format!(
+        "{}\n[[dbbench]]\nname = \"d\"\nbenchmarks = \"fillrandom,readwhilewriting,mixgraph\"\nnum = 4000\nreads = 2000\n{}",
+        ycsb('a'),
+        SMALL.replace("{t}", "dbbench")
+    );
+    let a = serde_json::to_string(&run_text(&body)).unwrap();
+    let b = serde_json::to_string(&run_text(&body)).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn db_bench_benchmarks_run_in_order_on_one_store() {
+    let s = run_text(&format!(
+        "[[dbbench]]\nname = \"d\"\nbenchmarks = \"fillseq,overwrite,readrandom,readwhilewriting,mixgraph,flush,waitforcompaction\"\nnum = 5000\nreads = 3000\nthreads = 2\n{}",
+        SMALL.replace("{t}", "dbbench")
+    ));
+    let layer = &s.layers["d"];
+    assert!(layer["error"].is_null(), "{}", layer["error"]);
+    let names: Vec<&str> = layer["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "fillseq",
+            "overwrite",
+            "readrandom",
+            "readwhilewriting",
+            "mixgraph",
+            "flush",
+            "waitforcompaction"
+        ]
+    );
+    // Two threads each: num puts per thread for the fills, reads per thread for reads.
+    assert_eq!(kv_count(&s, OpKind::Put, "d.fillseq"), 10_000);
+    assert_eq!(kv_count(&s, OpKind::Put, "d.overwrite"), 10_000);
+    assert_eq!(kv_count(&s, OpKind::Get, "d.readrandom"), 6_000);
+    assert_eq!(kv_count(&s, OpKind::Get, "d.readwhilewriting"), 6_000);
+    assert!(
+        kv_count(&s, OpKind::Put, "d.readwhilewriting") > 0,
+        "the writer wrote"
+    );
+    let mix = kv_count(&s, OpKind::Get, "d.mixgraph")
+        + kv_count(&s, OpKind::Put, "d.mixgraph")
+        + kv_count(&s, OpKind::Scan, "d.mixgraph");
+    assert_eq!(mix, 6_000);
+    let store = &layer["store"];
+    assert!(
+        store["files_per_level"][0].as_u64().unwrap() < 4,
+        "waitforcompaction left L0 below its trigger"
+    );
+}
+
+#[test]
+fn mixgraph_nine_puts_per_get() {
+    let s = run_text(&format!(
+        "[[dbbench]]\nname = \"m\"\nbenchmarks = \"fillrandom,mixgraph\"\nnum = 4000\nreads = 10000\nmix_get_ratio = 0.1\nmix_put_ratio = 0.9\nmix_seek_ratio = 0.0\n{}",
+        SMALL.replace("{t}", "dbbench")
+    ));
+    let gets = kv_count(&s, OpKind::Get, "m.mixgraph");
+    let puts = kv_count(&s, OpKind::Put, "m.mixgraph");
+    assert_eq!(gets + puts, 10_000);
+    assert!((800..1200).contains(&gets), "{gets} gets");
+}
+
+#[test]
+fn a_bad_field_is_named() {
+    let small = SMALL.replace("{t}", "dbbench");
+    for (body, field) in [
+        (
+            "[[dbbench]]\nbenchmarks = \"fillrandom,fillbogus\"".to_string(),
+            "dbbench[0].benchmarks",
+        ),
+        (
+            "[[dbbench]]\nbenchmarks = \"fillrandom\"\nkey_size = 4".to_string(),
+            "dbbench[0].key_size",
+        ),
+        (
+            "[[dbbench]]\nbenchmarks = \"fillrandom\"\n[dbbench.options]\nlevel0_slowdown_writes_trigger = 2".to_string(),
+            "dbbench[0].options.level0_slowdown_writes_trigger",
+        ),
+        (
+            "[[dbbench]]\nbenchmarks = \"fillrandom\"\n[dbbench.options]\nwrite_bufer_size = 1".to_string(),
+            "dbbench[0].options",
+        ),
+        (
+            "[[dbbench]]\nbenchmarks = \"fillrandom\"\n[dbbench.options.cpu]\nscale = -1.0".to_string(),
+            "dbbench[0].options.cpu.scale",
+        ),
+        (
+            format!("[[dbbench]]\nbenchmarks = \"fillrandom\"\nfiles = \"zenfs\"\n{small}"),
+            "dbbench[0].files",
+        ),
+        ("[[ycsb]]\nworkload = \"g\"".to_string(), "ycsb[0].workload"),
+        (
+            "[[ycsb]]\nworkload = \"a\"\nrequestdistribution = \"pareto\"".to_string(),
+            "ycsb[0].requestdistribution",
+        ),
+        (
+            "[[ycsb]]\nworkload = \"a\"\n[ycsb.options]\nmin_write_buffer_number_to_merge = 6"
+                .to_string(),
+            "ycsb[0].options.min_write_buffer_number_to_merge",
+        ),
+        (
+            "[[ycsb]]\nname = \"y\"\nworkload = \"a\"\n[[ycsb]]\nname = \"y\"\nworkload = \"b\"".to_string(),
+            "ycsb[1].name",
+        ),
+    ] {
+        let e = err(&body);
+        assert!(e.contains(field), "`{e}` should name {field}");
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The key-value model against real RocksDB, as the test command runs it: installs Debian's
+# rocksdb-tools if missing (scripts/rocksdb-reference.sh), runs db_bench's fillrandom and
+# overwrite at the small validation scale (1,000,000 keys of 16 + 100 B, 4 MiB memtables and
+# files; ~20-30 s on tmpfs), then runs the same cases on the model and checks that its WAL,
+# flush and compaction bytes, flushes, compactions and SST files per level are each within 25%
+# of what db_bench reported (`zonelab validate-kv`; definitions in docs/rocksdb-reference.md).
+# Prints the table and a last line "kv-validate: N passed, M failed" (the cases, not counters).
+#   scripts/kv-validate.sh             # fresh db_bench runs
+#   scripts/kv-validate.sh --committed # no db_bench: the committed reference only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --locked -q -p zonelab-cli
+bin=target/release/zonelab
+if [ "${1:-}" = "--committed" ]; then
+  ref=()
+else
+  out=$(mktemp)
+  trap 'rm -f "$out"' EXIT
+  bash scripts/rocksdb-reference.sh --cases fillrandom,overwrite --out "$out" >/dev/null
+  ref=(--reference "$out")
+fi
+if "$bin" validate-kv "${ref[@]}"; then
+  echo "kv-validate: 1 passed, 0 failed"
+else
+  echo "kv-validate: 0 passed, 1 failed"
+  exit 1
+fi
