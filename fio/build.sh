@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 out="$root/target/fio"
+# Cargo's output directory (CARGO_TARGET_DIR, relative to the repository, or target/).
+target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 mkdir -p "$out"
 
 sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -40,5 +42,5 @@ cargo build --release --locked -p zonelab-ffi
 gcc -O2 -g -Wall -D_GNU_SOURCE -fPIC -shared -rdynamic \
   -I"$src" -include "$src/config-host.h" \
   -o "$out/zonelab-fio.so" "$root/fio/zonelab_engine.c" \
-  "$root/target/release/libzonelab_ffi.a" -lpthread -ldl -lm
+  "$target/release/libzonelab_ffi.a" -lpthread -ldl -lm
 echo "$out/zonelab-fio.so"

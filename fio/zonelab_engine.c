@@ -2,8 +2,11 @@
  * ZoneLab as a fio external ioengine: ioengine=external:/path/to/zonelab-fio.so
  *
  * A thin shim over the C ABI of crates/zonelab-ffi. fio's zonemode=zbd asks the engine for the
- * zoned model, the zones and the open-zone limit, and resets write pointers through it; I/O goes
- * to the simulated device, which keeps the data (zonelab_retention=1, the default) so verify works.
+ * zoned model, the zones and the open-zone limit, and resets write pointers through it; trims go
+ * through fio's zbd bookkeeping (zbd_do_io_u_trim), as fio's own engines do. I/O goes to the
+ * simulated device, which keeps the data (zonelab_retention=1, the default) so verify works. With
+ * zonelab_state=FILE the device is loaded from FILE and saved back when the jobs end, so the next
+ * fio process (or `zonelab zone`, `zonelab io`) sees its zones and data.
  *
  * Built against fio's own sources and config-host.h (fio/build.sh), so FIO_IOOPS_VERSION matches
  * the fio binary.
@@ -16,21 +19,23 @@
 
 #include "fio.h"
 #include "optgroup.h"
-#include "zbd_types.h"
+#include "zbd.h"
 
 /* ---- crates/zonelab-ffi ---- */
 struct zl_handle;
 struct zl_info {
 	uint64_t capacity_bytes, zone_size_bytes, zone_capacity_bytes, nr_zones, lba_bytes;
-	uint32_t max_open_zones, max_active_zones;
+	uint32_t max_open_zones, max_active_zones, open_limit;
 };
 struct zl_zone {
 	uint64_t start, wp, len, capacity;
 	uint32_t cond;
 };
 extern struct zl_handle *zl_open(const char *name, const char *preset, const char *config_file,
-				 const char *overrides, const char *policy, int retention,
-				 int realtime, const char *results, char *err, size_t err_len);
+				 const char *overrides, const char *policy, const char *retention,
+				 int realtime, const char *results, const char *state, char *err,
+				 size_t err_len);
+extern int zl_bind_file(struct zl_handle *h, const char *filename, char *err, size_t err_len);
 extern int zl_info(struct zl_handle *h, struct zl_info *out);
 extern int zl_submit(struct zl_handle *h, int op, uint64_t offset, uint64_t len, void *buf,
 		     uint64_t *done_ns);
@@ -45,6 +50,7 @@ extern uint64_t zl_lateness(struct zl_handle *h, char *buf, size_t len);
 #define ZL_READ 0
 #define ZL_WRITE 1
 #define ZL_RESET 2
+#define ZL_TRIM 3
 
 /* ---- options ---- */
 struct zl_options {
@@ -54,9 +60,10 @@ struct zl_options {
 	char *config;
 	char *set;
 	char *policy;
-	unsigned int retention;
+	char *retention;
 	char *time;
 	char *results;
+	char *state;
 };
 
 static struct fio_option options[] = {
@@ -75,8 +82,8 @@ static struct fio_option options[] = {
 		.lname = "ZoneLab preset",
 		.type = FIO_OPT_STR_STORE,
 		.off1 = offsetof(struct zl_options, preset),
-		.def = "rezns-40g",
-		.help = "Device preset (see `zonelab presets list`)",
+		.help = "Device preset (see `zonelab presets list`; default rezns-40g, or the device "
+			"in zonelab_state)",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},
@@ -110,10 +117,10 @@ static struct fio_option options[] = {
 	{
 		.name = "zonelab_retention",
 		.lname = "ZoneLab data retention",
-		.type = FIO_OPT_BOOL,
+		.type = FIO_OPT_STR_STORE,
 		.off1 = offsetof(struct zl_options, retention),
-		.def = "1",
-		.help = "Keep written data so reads (and verify) return it",
+		.help = "1: keep written data so reads (and verify) return it (default, unless "
+			"zonelab_config, zonelab_set or zonelab_state says otherwise); 0: do not",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},
@@ -134,6 +141,16 @@ static struct fio_option options[] = {
 		.type = FIO_OPT_STR_STORE,
 		.off1 = offsetof(struct zl_options, results),
 		.help = "Where the last job to finish writes ZoneLab's results (as `zonelab run`)",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "zonelab_state",
+		.lname = "ZoneLab device state file",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct zl_options, state),
+		.help = "A device state file: the device is loaded from it if it exists and saved to it "
+			"when the jobs end (zones, data, firmware state, clock)",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},
@@ -183,7 +200,7 @@ static struct zl_job *open_job(struct thread_data *td)
 		return NULL;
 	j->realtime = o->time && !strcmp(o->time, "realtime");
 	j->h = zl_open(o->device, o->preset, o->config, o->set, o->policy, o->retention,
-		       j->realtime, o->results, err, sizeof(err));
+		       j->realtime, o->results, o->state, err, sizeof(err));
 	if (!j->h) {
 		log_err("zonelab: %s\n", err);
 		free(j);
@@ -223,32 +240,50 @@ static void zl_cleanup(struct thread_data *td)
 	if (j->realtime && zl_lateness(j->h, err, sizeof(err)))
 		log_info("zonelab: %s\n", err);
 	err[0] = 0;
-	if (zl_close(j->h, err, sizeof(err)))
-		log_err("zonelab: writing results: %s\n", err);
+	if (zl_close(j->h, err, sizeof(err))) {
+		/* What the run measured or the device's state would be lost: the job fails. */
+		log_err("zonelab: %s\n", err);
+		td_vmsg(td, EIO, err, "zonelab results or state");
+	}
 	free(j->pending);
 	free(j->events);
 	free(j);
 	td->io_ops_data = NULL;
 }
 
-/* NVMe status to errno, so fio reports something a user can act on. */
-static int zl_errno(int status)
+/* A status from zl_submit as text: the NVMe status, or the errno when it is negative. */
+static void log_status(const char *what, uint64_t offset, uint64_t len, int status)
 {
 	if (status < 0)
+		log_err("zonelab: %s at %llu+%llu failed: %s\n", what, (unsigned long long)offset,
+			(unsigned long long)len, strerror(-status));
+	else
+		log_err("zonelab: %s at %llu+%llu failed: NVMe status SCT %xh SC %02Xh\n", what,
+			(unsigned long long)offset, (unsigned long long)len, (status >> 8) & 0xff,
+			status & 0xff);
+}
+
+/*
+ * NVMe status to errno as Linux's NVMe driver maps them (nvme_error_status, as the ublk front end
+ * does), so fio sees what it would see on a real ZNS SSD: Invalid Field and the like are "not
+ * supported", LBA Out of Range a target error, the two resource limits their own errors, and
+ * every other zone error a plain I/O error (which fio's zbd code recognises as an unaligned write).
+ */
+static int zl_errno(int status)
+{
+	int sct = (status >> 8) & 0xff, sc = status & 0xff;
+
+	if (status < 0)
 		return -status;
-	switch (status & 0xff) {
-	case 0x80: /* LBA Out of Range */
-	case 0xB8: /* Zone Boundary Error */
-		return ERANGE;
-	case 0xB9: /* Zone Is Full */
-	case 0xBD: /* Too Many Active Zones */
-	case 0xBE: /* Too Many Open Zones */
-		return ENOSPC;
-	case 0xBA: /* Zone Is Read Only */
-		return EROFS;
-	default:
-		return EIO;
-	}
+	if (sct == 0 && (sc == 0x01 || sc == 0x02 || sc == 0x0B))
+		return EOPNOTSUPP;
+	if (sct == 0 && sc == 0x80)
+		return EREMOTEIO;
+	if (sct == 1 && sc == 0xBD) /* Too Many Active Zones */
+		return EOVERFLOW;
+	if (sct == 1 && sc == 0xBE) /* Too Many Open Zones */
+		return ETOOMANYREFS;
+	return EIO;
 }
 
 /*
@@ -260,8 +295,7 @@ static int reset_zones(struct zl_job *j, uint64_t offset, uint64_t length, uint6
 	for (uint64_t z = offset; z < offset + length; z += j->info.zone_size_bytes) {
 		int status = zl_submit(j->h, ZL_RESET, z, j->info.zone_size_bytes, NULL, done);
 		if (status) {
-			log_err("zonelab: reset of zone at %llu failed: NVMe status SCT %xh SC %02Xh\n",
-				(unsigned long long)z, (status >> 8) & 0xff, status & 0xff);
+			log_status("zone reset", z, j->info.zone_size_bytes, status);
 			return status;
 		}
 	}
@@ -283,19 +317,30 @@ static enum fio_q_status zl_queue(struct thread_data *td, struct io_u *io_u)
 		op = ZL_WRITE;
 		break;
 	case DDIR_TRIM:
-		/* A trim of whole zones is a reset of each. */
-		if (io_u->offset % j->info.zone_size_bytes || io_u->xfer_buflen % j->info.zone_size_bytes) {
-			log_err("zonelab: trims must cover whole zones (offset %llu, length %llu)\n",
-				(unsigned long long)io_u->offset, (unsigned long long)io_u->xfer_buflen);
-			io_u->error = EINVAL;
+		if (td->o.zone_mode == ZONE_MODE_ZBD) {
+			/*
+			 * As fio's own engines: fio resets the zone through ->reset_wp and moves
+			 * its own write pointer, so later writes and verify know.
+			 */
+			status = zbd_do_io_u_trim(td, io_u);
+			if (status < 0)
+				io_u->error = -status;
+			else if (status != io_u_completed)
+				io_u->error = EINVAL;
 			return FIO_Q_COMPLETED;
 		}
-		status = reset_zones(j, io_u->offset, io_u->xfer_buflen, &done);
-		if (status) {
-			io_u->error = zl_errno(status);
-			return FIO_Q_COMPLETED;
+		/* Without zbd: a trim of whole zones resets them, anything else deallocates. */
+		if (io_u->offset % j->info.zone_size_bytes || io_u->xfer_buflen % j->info.zone_size_bytes)
+			op = ZL_TRIM;
+		else {
+			status = reset_zones(j, io_u->offset, io_u->xfer_buflen, &done);
+			if (status) {
+				io_u->error = zl_errno(status);
+				return FIO_Q_COMPLETED;
+			}
+			goto queued;
 		}
-		goto queued;
+		break;
 	case DDIR_SYNC:
 	case DDIR_DATASYNC:
 	case DDIR_SYNC_FILE_RANGE:
@@ -305,11 +350,11 @@ static enum fio_q_status zl_queue(struct thread_data *td, struct io_u *io_u)
 		io_u->error = EINVAL;
 		return FIO_Q_COMPLETED;
 	}
-	status = zl_submit(j->h, op, io_u->offset, io_u->xfer_buflen, io_u->xfer_buf, &done);
+	status = zl_submit(j->h, op, io_u->offset, io_u->xfer_buflen,
+			   op == ZL_TRIM ? NULL : io_u->xfer_buf, &done);
 	if (status) {
-		log_err("zonelab: %s at %llu+%llu failed: NVMe status SCT %xh SC %02Xh\n",
-			op == ZL_READ ? "read" : "write", (unsigned long long)io_u->offset,
-			(unsigned long long)io_u->xfer_buflen, (status >> 8) & 0xff, status & 0xff);
+		log_status(op == ZL_READ ? "read" : op == ZL_WRITE ? "write" : "trim", io_u->offset,
+			   io_u->xfer_buflen, status);
 		io_u->error = zl_errno(status);
 		return FIO_Q_COMPLETED;
 	}
@@ -421,11 +466,16 @@ static int zl_close_file(struct thread_data *td, struct fio_file *f)
 static int zl_get_file_size(struct thread_data *td, struct fio_file *f)
 {
 	struct zl_job *j = job_of(td);
+	char err[512] = "";
 
 	/* A character device, so zonemode=zbd asks this engine for the zones. */
 	f->filetype = FIO_TYPE_CHAR;
 	if (!j)
 		return EINVAL;
+	if (zl_bind_file(j->h, f->file_name, err, sizeof(err))) {
+		log_err("zonelab: %s\n", err);
+		return EINVAL;
+	}
 	f->real_file_size = j->info.capacity_bytes;
 	fio_file_set_size_known(f);
 	return 0;
@@ -490,7 +540,11 @@ static int zl_get_max_open_zones(struct thread_data *td, struct fio_file *f,
 
 	if (!j)
 		return -EINVAL;
-	*max_open_zones = j->info.max_open_zones;
+	/*
+	 * The zones a host can keep open for writing: fio 3.33 asks only for an open limit, so a
+	 * device with only an active limit (or a lower one) must report that.
+	 */
+	*max_open_zones = j->info.open_limit;
 	return 0;
 }
 

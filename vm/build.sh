@@ -9,6 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 out="$root/target/vm"
+# Cargo's output directory (CARGO_TARGET_DIR, relative to the repository, or target/).
+target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 mkdir -p "$out/debs"
 
 sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -89,7 +91,7 @@ copy_prog() {
 for prog in bash grep sed timeout fio blkzone mkfs.f2fs fsck.f2fs db_bench; do
   copy_prog "$(command -v "$prog")"
 done
-copy_prog "$root/target/release/zonelab"
+copy_prog "$target/release/zonelab"
 # fio's t/zbd/test-zbd-support runs ../../fio from its own directory.
 cp "$zbd/test-zbd-support" "$zbd/functions" "$tree/zbd/t/zbd/"
 ln -s /bin/fio "$tree/zbd/fio"

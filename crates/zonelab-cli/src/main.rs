@@ -2,6 +2,7 @@
 //! the simulation lives in the `zonelab` library.
 
 mod bench;
+mod manager;
 mod reproduce;
 #[cfg(feature = "ublk")]
 mod ublk;
@@ -39,12 +40,16 @@ enum Command {
         /// Override a field, e.g. --set device.timing.read_latency_ns=50000 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
-        /// Override the experiment's seed.
+        /// Override the experiment's seed (0 to 9223372036854775807).
         #[arg(long)]
         seed: Option<u64>,
         /// No progress bar and no table.
         #[arg(short, long)]
         quiet: bool,
+        /// Run on the device saved in this state file (built as the experiment says if it does
+        /// not exist yet) and save the device there at the end.
+        #[arg(long, value_name = "FILE")]
+        state: Option<PathBuf>,
     },
     /// Validate an experiment file and show what it resolves to.
     Check {
@@ -52,11 +57,16 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
     },
-    /// List the device presets or show one.
+    /// List the device presets (the default) or show one.
     Presets {
         #[command(subcommand)]
-        action: PresetAction,
+        action: Option<PresetAction>,
     },
+    /// Zones of a device kept in a state file: report, info, open, close, finish, reset, offline
+    /// (as nvme-cli's zns commands print them).
+    Zone(manager::ZoneArgs),
+    /// Read or write LBAs of a device kept in a state file (as nvme-cli's read and write).
+    Io(manager::IoArgs),
     /// Report zones like nvme-cli or libzbd: of a fresh preset, an experiment's device after its
     /// set-up (faults, prefill), or the device at the end of a run.
     ReportZones {
@@ -126,7 +136,24 @@ enum Format {
     Zbd,
 }
 
+/// Output piped into `head` ends quietly, as other command-line tools do, instead of failing
+/// to print (the Rust runtime ignores SIGPIPE by default).
+#[cfg(unix)]
+fn default_sigpipe() {
+    unsafe extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGPIPE: i32 = 13;
+    const SIG_DFL: usize = 0;
+    // SAFETY: restores the default disposition of one signal before any thread starts.
+    unsafe {
+        signal(SIGPIPE, SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    default_sigpipe();
     match run_cli(Cli::parse()) {
         Ok(code) => code,
         Err(e) => {
@@ -141,15 +168,31 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
         Command::Run {
             experiment,
             output,
-            mut overrides,
+            overrides,
             seed,
             quiet,
+            state,
         } => {
-            if let Some(seed) = seed {
-                overrides.push(format!("seed={seed}"));
+            if let Some(seed) = seed
+                && seed > i64::MAX as u64
+            {
+                bail!(
+                    "--seed {seed}: a seed is at most {} (it is written into config.resolved.toml, \
+                     whose integers are signed 64-bit)",
+                    i64::MAX
+                );
             }
-            output::run(&experiment, output, &overrides, quiet)
+            output::run(
+                &experiment,
+                output,
+                &overrides,
+                seed,
+                quiet,
+                state.as_deref(),
+            )
         }
+        Command::Zone(args) => manager::zone(args),
+        Command::Io(args) => manager::io(args),
         Command::Check {
             experiment,
             overrides,
@@ -160,7 +203,7 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Presets {
-            action: PresetAction::List,
+            action: None | Some(PresetAction::List),
         } => {
             for (name, text) in presets::PRESETS {
                 let cfg: zonelab::config::DeviceConfig = toml::from_str(text)?;
@@ -169,7 +212,7 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Presets {
-            action: PresetAction::Show { name },
+            action: Some(PresetAction::Show { name }),
         } => {
             print!("{}", presets::text(&name)?);
             Ok(ExitCode::SUCCESS)
@@ -190,7 +233,7 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             };
             let (report, zone_lbas, lba) = match (preset, experiment, results) {
                 (Some(p), None, None) => {
-                    let text = format!("preset = \"{p}\"\n");
+                    let text = zonelab::config::preset_file(&p);
                     let exp = ExperimentConfig::parse(&text, &[])?.validate_device(&p)?;
                     fresh_report(&exp, filter, max)?
                 }
@@ -351,6 +394,24 @@ fn results_report(dir: &Path, filter: ReportFilter, max: usize) -> Result<(ZoneR
             wp: f[3].parse().with_context(bad)?,
             capacity_lbas: f[4].parse().with_context(bad)?,
         };
+        let size = zoned.zone_size_lbas;
+        let zone: u64 = f[0].parse().with_context(bad)?;
+        if zone >= zoned.zone_count as u64
+            || d.zslba != zone * size
+            || d.capacity_lbas > size
+            || !(d.zslba..=d.zslba + size).contains(&d.wp)
+        {
+            bail!(
+                "{}:{}: zone {zone} (start {}, write pointer {}, capacity {}) does not fit the \
+                 device's {} zones of {size} LBAs: the write pointer must lie in the zone",
+                csv.display(),
+                n + 1,
+                d.zslba,
+                d.wp,
+                d.capacity_lbas,
+                zoned.zone_count
+            );
+        }
         if filter.matches(d.state) {
             matching += 1;
             if descriptors.len() < max {

@@ -22,9 +22,31 @@ pub fn run(
     path: &Path,
     output: Option<PathBuf>,
     overrides: &[String],
+    seed: Option<u64>,
     quiet: bool,
+    state: Option<&Path>,
 ) -> Result<ExitCode> {
-    let (cfg, exp) = crate::load(path, overrides)?;
+    let mut cfg = crate::load_config(path, overrides)?;
+    if let Some(seed) = seed {
+        cfg.seed = seed;
+    }
+    let validate = |c: &ExperimentConfig| c.validate(&crate::default_name(path));
+    let in_file = || format!("in {}", path.display());
+    let (cfg, exp, device, identity) = match state {
+        None => {
+            let exp = validate(&cfg).with_context(in_file)?;
+            let device = zonelab::sim::build_device(&exp);
+            (cfg, exp, device, None)
+        }
+        Some(file) => {
+            let l =
+                crate::state_file::open(file, Some(cfg), &[], &validate).with_context(in_file)?;
+            if !quiet && !l.created {
+                println!("device from {} (its clock at {})", file.display(), l.start);
+            }
+            (l.cfg, l.exp, l.device, Some((file, l.identity)))
+        }
+    };
     let print = cfg.fingerprint();
     if !quiet {
         println!(
@@ -35,7 +57,8 @@ pub fn run(
         );
         print!("{}", describe(&exp, &cfg));
     }
-    let dir = output.unwrap_or_else(|| PathBuf::from("results").join(&exp.name));
+    let dir = output
+        .unwrap_or_else(|| PathBuf::from("results").join(zonelab::report::file_safe(&exp.name)));
     let inputs = inputs(path, &exp, &dir)?;
     let bar = if quiet {
         ProgressBar::hidden()
@@ -47,7 +70,7 @@ pub fn run(
             .expect("valid template"),
     );
     let wall = std::time::Instant::now();
-    let out = zonelab::run(&exp, inputs, print, &mut |p| {
+    let out = zonelab::sim::run_on(&exp, device, inputs, print, &mut |p| {
         bar.set_position((p.fraction * 1000.0) as u64);
         bar.set_message(format!("simulated {:.3} s", p.simulated.secs_f64()));
     })
@@ -56,6 +79,10 @@ pub fn run(
     let wall_s = wall.elapsed().as_secs_f64();
 
     write_results(&dir, &cfg, &out)?;
+    if let Some((file, identity)) = &identity {
+        let end = out.device.idle_at();
+        crate::state_file::save(file, identity, end, &*out.device)?;
+    }
     if !quiet {
         print!("{}", table(&out.summary));
         let ios: u64 = out.summary.ops.values().map(|o| o.count).sum();

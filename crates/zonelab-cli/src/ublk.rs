@@ -1,13 +1,16 @@
-//! `zonelab ublk`: serve an experiment's device (or a preset) as a Linux zoned block device, and
-//! write its results when it stops; `zonelab ublk --stop` stops a running one.
+//! `zonelab ublk`: serve an experiment's device (or a preset, or the device of a state file) as a
+//! Linux zoned block device, and write its results (and its state file) when it stops;
+//! `zonelab ublk --stop` stops a running one.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 use zonelab::config::ExperimentConfig;
+use zonelab::time::Instant;
+use zonelab_cli::state_file;
 use zonelab_ublk::adapter::BlockAdapter;
 use zonelab_ublk::clock::TimeMode;
 use zonelab_ublk::server::{self, ServeOptions};
@@ -28,6 +31,12 @@ pub struct Args {
     /// A device preset instead of an experiment file.
     #[arg(long, conflicts_with = "stop")]
     preset: Option<String>,
+    /// Serve the device saved in this state file (the file `zonelab zone`, `zonelab io`, `run
+    /// --state` and the fio engine's zonelab_state use) and save it there when stopping. If FILE
+    /// does not exist, the device is built from the experiment or preset; if it does, they may
+    /// be left out, and if given must describe the file's device.
+    #[arg(long, value_name = "FILE", conflicts_with = "stop")]
+    state: Option<PathBuf>,
     /// Override a field, e.g. --set device.zones.zone_count=32 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     overrides: Vec<String>,
@@ -56,20 +65,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let (text, default_name) = match (&args.experiment, &args.preset) {
+    let (cfg, default_name) = match (&args.experiment, &args.preset) {
         (Some(path), None) => (
-            std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?,
-            path.file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or("experiment")
-                .to_string(),
+            Some(retaining(
+                &zonelab_cli::load_config(path, &[])?,
+                &args.overrides,
+            )?),
+            zonelab_cli::default_name(path),
         ),
-        (None, Some(preset)) => (format!("preset = \"{preset}\"\n"), preset.clone()),
-        _ => bail!("give an experiment file or --preset NAME"),
+        (None, Some(preset)) => (
+            Some(retaining(
+                &ExperimentConfig::parse(&zonelab::config::preset_file(preset), &[])?,
+                &args.overrides,
+            )?),
+            preset.clone(),
+        ),
+        (None, None) if args.state.is_some() => (None, String::new()),
+        _ => bail!("give an experiment file, --preset NAME or --state FILE"),
     };
-    let cfg = ExperimentConfig::parse(&text, &args.overrides)?;
-    let exp = cfg.validate_device(&default_name)?;
     let opts = ServeOptions {
         time: match args.time {
             Time::Virtual => TimeMode::Virtual,
@@ -79,6 +92,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
         dev_id: args.id.map_or(-1, |id| id as i32),
         ..ServeOptions::default()
     };
+    let Served {
+        cfg,
+        exp,
+        mut adapter,
+        saved,
+    } = open_adapter(
+        cfg,
+        &default_name,
+        &args.overrides,
+        args.state.as_deref(),
+        opts.max_io_bytes,
+    )?;
     println!(
         "zonelab {} | experiment {} | seed {} | config {:016x}",
         env!("CARGO_PKG_VERSION"),
@@ -86,6 +111,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
         exp.seed,
         cfg.fingerprint()
     );
+    if let Some(s) = &saved
+        && !s.created
+    {
+        println!(
+            "device from {} (its clock at {})",
+            s.path.display(),
+            Instant::from_ns(adapter.start_ns())
+        );
+    }
     let dir = args
         .output
         .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-ublk", exp.name)));
@@ -99,7 +133,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
     } else {
         None
     };
-    let mut adapter = BlockAdapter::new(cfg, exp, opts.max_io_bytes)?;
     if let Some(sink) = sink {
         adapter.set_trace(Box::new(sink));
     }
@@ -132,6 +165,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         |adapter| {
             adapter.finish_trace()?;
             adapter.write_results(&dir, &zonelab_cli::output::write_files)?;
+            if let Some(s) = &saved {
+                save_state(adapter, s)?;
+                println!("device saved in {}", s.path.display());
+            }
             println!("{}", adapter.describe_counts());
             if let Some(kib) = peak_rss_kib() {
                 println!("peak memory (VmHWM) {} MiB", kib >> 10);
@@ -143,9 +180,204 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `cfg` with `overrides` applied, keeping data unless they say otherwise (a file system reads
+/// back what it wrote, and a state file records the setting).
+fn retaining(cfg: &ExperimentConfig, overrides: &[String]) -> Result<ExperimentConfig> {
+    let mut all = Vec::new();
+    if !overrides
+        .iter()
+        .any(|o| o.trim_start().starts_with("data.retention"))
+    {
+        all.push("data.retention=true".to_string());
+    }
+    all.extend(overrides.iter().cloned());
+    Ok(ExperimentConfig::parse(&cfg.to_toml(), &all)?)
+}
+
+/// Where the served device is saved when it stops.
+struct StateFile {
+    path: PathBuf,
+    identity: String,
+    /// The file did not exist when the server started.
+    created: bool,
+}
+
+/// A device ready to serve.
+struct Served {
+    cfg: ExperimentConfig,
+    exp: zonelab::Experiment,
+    adapter: BlockAdapter,
+    /// Where it is saved when it stops (`--state`).
+    saved: Option<StateFile>,
+}
+
+/// The adapter serving the device: built from `cfg`, or loaded from the state file `state`
+/// (which `cfg`, if given, must describe; without it the file's configuration is used with
+/// `overrides`). A device built new for a state file is prefilled and faulted as configured.
+fn open_adapter(
+    cfg: Option<ExperimentConfig>,
+    default_name: &str,
+    overrides: &[String],
+    state: Option<&Path>,
+    max_io_bytes: u32,
+) -> Result<Served> {
+    let Some(path) = state else {
+        let cfg = cfg.context("no device configuration")?;
+        let exp = cfg.validate_device(default_name)?;
+        return Ok(Served {
+            adapter: BlockAdapter::new(cfg.clone(), exp.clone(), max_io_bytes)?,
+            cfg,
+            exp,
+            saved: None,
+        });
+    };
+    let name = if default_name.is_empty() {
+        zonelab_cli::default_name(path)
+    } else {
+        default_name.to_string()
+    };
+    let l = state_file::open(path, cfg, overrides, &|c| c.validate_device(&name))?;
+    let adapter = BlockAdapter::with_device(
+        l.cfg.clone(),
+        l.exp.clone(),
+        l.device,
+        l.start,
+        max_io_bytes,
+    )
+    .with_context(|| format!("the device of {}", path.display()))?;
+    Ok(Served {
+        cfg: l.cfg,
+        exp: l.exp,
+        adapter,
+        saved: Some(StateFile {
+            path: path.to_path_buf(),
+            identity: l.identity,
+            created: l.created,
+        }),
+    })
+}
+
+/// Saves the served device, its clock at the end of everything it did.
+fn save_state(adapter: &BlockAdapter, s: &StateFile) -> Result<()> {
+    let device = adapter.device();
+    let now = device.idle_at().max(Instant::from_ns(adapter.start_ns()));
+    state_file::save(&s.path, &s.identity, now, device)
+}
+
 /// The process's peak resident set, from /proc/self/status.
 fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zonelab_ublk::proto::{BLK_ZONE_BYTES, Command, Op};
+
+    const MAX_IO: u32 = 512 << 10;
+
+    /// rezns-40g cut to 8 zones, keeping data (as `zonelab ublk --preset rezns-40g` builds it).
+    fn config(zones: u32) -> ExperimentConfig {
+        let preset = ExperimentConfig::parse("preset = \"rezns-40g\"\n", &[]).unwrap();
+        retaining(&preset, &[format!("device.zones.zone_count={zones}")]).unwrap()
+    }
+
+    fn state_path(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("zonelab-ublk-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("dev.state")
+    }
+
+    /// Sends `op` with `buf` (its sectors; a report's zones).
+    fn submit(a: &mut BlockAdapter, now: u64, op: Op, sector: u64, buf: &mut [u8]) -> i32 {
+        let count = match op {
+            Op::ReportZones => (buf.len() / BLK_ZONE_BYTES) as u32,
+            _ => (buf.len() / 512) as u32,
+        };
+        let r = a.submit(now, &Command { op, sector, count }, buf);
+        assert!(r.status.is_none(), "{op:?} at {sector}: {r:?}");
+        r.result
+    }
+
+    /// What the kernel would see between two `zonelab ublk --state FILE` runs, without a kernel:
+    /// the first serves a new device and saves it when it stops, the second serves the file's
+    /// device (configured by the file alone) with its data, write pointers and clock.
+    #[test]
+    fn state_file_is_loaded_at_start_and_saved_on_stop() {
+        let path = state_path("roundtrip");
+        let mut s = open_adapter(Some(config(8)), "t", &[], Some(&path), MAX_IO).unwrap();
+        assert!(s.saved.as_ref().unwrap().created);
+        let zone = s.adapter.limits().zone_sectors as u64;
+        let mut data: Vec<u8> = (0..16 * 512).map(|i| (i % 251) as u8).collect();
+        let start = s.adapter.start_ns();
+        assert_eq!(
+            submit(&mut s.adapter, start, Op::Write, zone, &mut data),
+            8192
+        );
+        let mut more = vec![7u8; 8 * 512];
+        submit(&mut s.adapter, start, Op::Write, zone + 16, &mut more);
+        let end = s.adapter.device().idle_at().ns();
+        save_state(&s.adapter, s.saved.as_ref().unwrap()).unwrap();
+        drop(s);
+
+        let mut s = open_adapter(None, "", &[], Some(&path), MAX_IO).unwrap();
+        assert!(!s.saved.as_ref().unwrap().created);
+        assert_eq!(s.exp.name, "dev", "named after the file");
+        assert!(
+            s.adapter.start_ns() >= end,
+            "the clock goes on from the first run"
+        );
+        let mut back = vec![0u8; 16 * 512];
+        let now = s.adapter.start_ns();
+        submit(&mut s.adapter, now, Op::Read, zone, &mut back);
+        assert_eq!(back, data, "the first run's data");
+        let mut report = vec![0u8; BLK_ZONE_BYTES];
+        submit(&mut s.adapter, now, Op::ReportZones, zone, &mut report);
+        let wp = u64::from_ne_bytes(report[16..24].try_into().unwrap());
+        assert_eq!(wp, zone + 24, "the first run's write pointer");
+        // The second run's writes go on from there, and are saved in turn.
+        submit(&mut s.adapter, now, Op::Write, zone + 24, &mut more);
+        save_state(&s.adapter, s.saved.as_ref().unwrap()).unwrap();
+        let mut s = open_adapter(Some(config(8)), "t", &[], Some(&path), MAX_IO).unwrap();
+        let mut report = vec![0u8; BLK_ZONE_BYTES];
+        let now = s.adapter.start_ns();
+        submit(&mut s.adapter, now, Op::ReportZones, zone, &mut report);
+        assert_eq!(
+            u64::from_ne_bytes(report[16..24].try_into().unwrap()),
+            zone + 32
+        );
+    }
+
+    #[test]
+    fn a_state_file_of_another_device_or_a_corrupt_one_is_refused() {
+        let path = state_path("refused");
+        let s = open_adapter(Some(config(8)), "t", &[], Some(&path), MAX_IO).unwrap();
+        save_state(&s.adapter, s.saved.as_ref().unwrap()).unwrap();
+        let other = open_adapter(Some(config(16)), "t", &[], Some(&path), MAX_IO);
+        let e = format!("{:#}", other.err().expect("another device"));
+        assert!(e.contains("zone_count"), "{e}");
+        // A file system needs its data back: a new device without retention is refused.
+        let off = retaining(&config(8), &["data.retention=false".into()]).unwrap();
+        let new = path.with_file_name("new.state");
+        let e = open_adapter(Some(off), "t", &[], Some(&new), MAX_IO);
+        let e = format!("{:#}", e.err().expect("no retention"));
+        assert!(e.contains("retention"), "{e}");
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+        let e = format!(
+            "{:#}",
+            open_adapter(None, "", &[], Some(&path), MAX_IO)
+                .err()
+                .unwrap()
+        );
+        assert!(
+            e.contains(&path.display().to_string()) && e.contains("checksum"),
+            "{e}"
+        );
+    }
 }

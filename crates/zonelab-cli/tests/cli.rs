@@ -158,6 +158,22 @@ fn run_writes_every_result_file_and_is_deterministic() {
         String::from_utf8_lossy(&o.stdout)
             .starts_with("Zone 00000: swr, ofst 00000000000000, len 00000067108864")
     );
+
+    // Regression: a zones.csv with a write pointer below its zone's start was accepted.
+    let csv = a.join("zones.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let f: Vec<&str> = lines[2].split(',').collect();
+    lines[2] = format!("{},{},{},{},{}", f[0], f[1], f[2], 5, f[4]);
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let o = zonelab(&["report-zones", "--results", a.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "accepted");
+    assert!(
+        err.contains("zones.csv:3: zone 1")
+            && err.contains("the write pointer must lie in the zone"),
+        "{err}"
+    );
 }
 
 #[test]

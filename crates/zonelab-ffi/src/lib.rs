@@ -14,10 +14,10 @@ use std::collections::HashMap;
 use std::ffi::{CStr, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, Once, OnceLock};
 
 use anyhow::{Context, Result, anyhow, bail};
-use zonelab::config::ExperimentConfig;
+use zonelab::config::{ExperimentConfig, preset_file};
 use zonelab::device::{
     Command, Completed, Data, DeviceModel, Op, ReportFilter, Status, ZoneAction, catch_up,
 };
@@ -25,7 +25,10 @@ use zonelab::metrics::series::DEFAULT_MAX_BUCKETS;
 use zonelab::metrics::{MetricKey, Metrics, OpKind};
 use zonelab::report::{ErrorReport, HostReport, RealtimeReport, RunIdentity, render, summarize};
 use zonelab::sim::build_device;
+use zonelab::state;
 use zonelab::time::{Duration, Instant};
+
+mod files;
 
 /// One simulated device and everything recorded about it.
 pub struct Engine {
@@ -37,13 +40,22 @@ pub struct Engine {
     wake: Option<Instant>,
     completions: Vec<Completed>,
     metrics: Metrics,
-    keys: [MetricKey; 3],
+    keys: [MetricKey; 4],
     clock: Instant,
+    /// Device time when the device was opened: realtime mode counts wall time from here.
+    origin: Instant,
     realtime: bool,
     opened: std::time::Instant,
+    /// The options the device was opened with (a later job must not contradict them).
+    request: OpenOptions,
     results: Option<PathBuf>,
+    state: Option<PathBuf>,
+    /// The device's configuration as a state file records it.
+    identity: String,
     errors: Vec<ErrorReport>,
     users: u32,
+    /// Changed since results and state were last written.
+    dirty: bool,
     /// Realtime mode: how long after its modelled time each completion reached fio.
     lateness: hdrhistogram::Histogram<u64>,
     late: u64,
@@ -55,9 +67,16 @@ pub const LATE_THRESHOLD_NS: u64 = 20_000;
 
 type Shared = Arc<Mutex<Engine>>;
 
-fn registry() -> &'static Mutex<HashMap<String, Shared>> {
-    static REGISTRY: OnceLock<Mutex<HashMap<String, Shared>>> = OnceLock::new();
-    REGISTRY.get_or_init(|| Mutex::new(HashMap::new()))
+/// Devices by name, and which device each fio filename belongs to.
+#[derive(Default)]
+struct Registry {
+    devices: HashMap<String, Shared>,
+    files: HashMap<String, String>,
+}
+
+fn registry() -> &'static Mutex<Registry> {
+    static REGISTRY: OnceLock<Mutex<Registry>> = OnceLock::new();
+    REGISTRY.get_or_init(|| Mutex::new(Registry::default()))
 }
 
 /// Device geometry as fio needs it.
@@ -72,6 +91,9 @@ pub struct ZlInfo {
     /// 0: no limit.
     pub max_open_zones: u32,
     pub max_active_zones: u32,
+    /// The zones a host can keep open for writing: the smaller of the open and active limits
+    /// that are set (fio 3.33 asks only for an open limit); 0: no limit.
+    pub open_limit: u32,
 }
 
 /// One zone as fio's `struct zbd_zone` holds it, in bytes; `cond` is the ZS code.
@@ -88,33 +110,188 @@ pub struct ZlZone {
 pub const ZL_READ: c_int = 0;
 pub const ZL_WRITE: c_int = 1;
 pub const ZL_RESET: c_int = 2;
+/// Dataset Management (deallocate) of LBAs a zone keeps until it is reset.
+pub const ZL_TRIM: c_int = 3;
 
-/// How `open` is configured (the engine's `zonelab_*` options).
-#[derive(Debug, Default)]
+/// How `open` is configured (the engine's `zonelab_*` options); `None`: not given.
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct OpenOptions {
     pub preset: Option<String>,
     pub config_file: Option<String>,
     pub overrides: Vec<String>,
     pub policy: Option<String>,
-    pub retention: bool,
+    pub retention: Option<bool>,
     pub realtime: bool,
     pub results: Option<PathBuf>,
+    pub state: Option<PathBuf>,
+}
+
+/// The preset a device gets when nothing names one (and no state file exists).
+pub const DEFAULT_PRESET: &str = "rezns-40g";
+
+impl Engine {
+    /// How a later job's options contradict the device as it was opened: an option the job
+    /// gives must be what the device has (given when it was opened, or what it resolved to);
+    /// options it leaves unset are the device's.
+    fn conflict(&self, other: &OpenOptions) -> Option<String> {
+        fn differ<T: PartialEq + std::fmt::Debug>(
+            name: &str,
+            have: Option<T>,
+            given: &Option<T>,
+        ) -> Option<String> {
+            match (have, given) {
+                (Some(a), Some(b)) if a != *b => Some(format!("{name} {a:?}, now {b:?}")),
+                (None, Some(b)) => Some(format!("{name} not given, now {b:?}")),
+                _ => None,
+            }
+        }
+        let first = &self.request;
+        let policy = Some(self.device.policy_name().to_string());
+        let preset = first.preset.clone().or_else(|| {
+            (first.config_file.is_none() && first.state.is_none())
+                .then(|| DEFAULT_PRESET.to_string())
+        });
+        differ("zonelab_preset", preset, &other.preset)
+            .or_else(|| {
+                differ(
+                    "zonelab_config",
+                    first.config_file.clone(),
+                    &other.config_file,
+                )
+            })
+            .or_else(|| differ("zonelab_policy", policy, &other.policy))
+            .or_else(|| {
+                differ(
+                    "zonelab_retention",
+                    Some(self.cfg.data.retention),
+                    &other.retention,
+                )
+            })
+            .or_else(|| match (&self.results, &other.results) {
+                (Some(a), Some(b)) if a != b => Some(format!("zonelab_results {a:?}, now {b:?}")),
+                _ => None,
+            })
+            .or_else(|| differ("zonelab_state", first.state.clone(), &other.state))
+            .or_else(|| {
+                let first = &first.overrides;
+                (!other.overrides.is_empty() && other.overrides != *first).then(|| {
+                    format!(
+                        "zonelab_set {:?}, now {:?}",
+                        first.join(","),
+                        other.overrides.join(",")
+                    )
+                })
+            })
+            .or_else(|| {
+                (self.realtime != other.realtime).then(|| {
+                    let mode = |r: bool| if r { "realtime" } else { "virtual" };
+                    format!(
+                        "zonelab_time {}, now {}",
+                        mode(self.realtime),
+                        mode(other.realtime)
+                    )
+                })
+            })
+    }
+}
+
+/// The value the last `key=value` in `overrides` gives `key`, unquoted.
+fn override_of(overrides: &[String], key: &str) -> Option<String> {
+    overrides.iter().rev().find_map(|o| {
+        let (k, v) = o.split_once('=')?;
+        (k.trim() == key).then(|| v.trim().trim_matches(|c| c == '"' || c == '\'').to_string())
+    })
+}
+
+/// "1", "true", "yes", "on" and their opposites.
+pub fn parse_bool(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// The overrides `o` asks for: `zonelab_set`, then `zonelab_retention` and `zonelab_policy`
+/// (an error if they contradict `zonelab_set`), then the engine's default of keeping data
+/// (so verify works) unless the experiment file or a state file says otherwise.
+fn overrides_for(o: &OpenOptions, text: &str, from_state: bool) -> Result<Vec<String>> {
+    let mut out = o.overrides.clone();
+    let set_retention = override_of(&o.overrides, "data.retention");
+    match (o.retention, &set_retention) {
+        (Some(r), Some(v)) if parse_bool(v) != Some(r) => bail!(
+            "zonelab_retention={} and zonelab_set data.retention={v} disagree; give one of them",
+            r as u8
+        ),
+        (Some(r), None) => out.push(format!("data.retention={r}")),
+        (None, None) if !from_state && !file_sets(text, "data", "retention") => {
+            out.push("data.retention=true".into())
+        }
+        _ => {}
+    }
+    if let Some(p) = &o.policy {
+        match override_of(&o.overrides, "firmware.policy") {
+            Some(v) if v != *p => bail!(
+                "zonelab_policy={p} and zonelab_set firmware.policy={v} disagree; give one of them"
+            ),
+            Some(_) => {}
+            None => out.push(format!(
+                "firmware.policy={}",
+                toml::Value::String(p.clone())
+            )),
+        }
+    }
+    Ok(out)
+}
+
+/// Whether experiment text sets `table.key`.
+fn file_sets(text: &str, table: &str, key: &str) -> bool {
+    toml::from_str::<toml::Table>(text)
+        .ok()
+        .and_then(|t| t.get(table)?.as_table()?.get(key).cloned())
+        .is_some()
 }
 
 impl Engine {
     fn new(name: &str, o: &OpenOptions) -> Result<Self> {
-        let text = match (&o.config_file, &o.preset) {
-            (Some(path), _) => std::fs::read_to_string(path)
-                .with_context(|| format!("zonelab_config: cannot read {path}"))?,
-            (None, Some(preset)) => format!("preset = \"{preset}\"\n"),
-            (None, None) => bail!("name a device with zonelab_preset or zonelab_config"),
-        };
-        let mut overrides = o.overrides.clone();
-        overrides.push(format!("data.retention={}", o.retention));
-        if let Some(p) = &o.policy {
-            overrides.push(format!("firmware.policy=\"{p}\""));
+        if o.preset.is_some() && o.config_file.is_some() {
+            bail!("give zonelab_preset or zonelab_config, not both");
         }
+        if let Some(dir) = &o.results {
+            files::check_writable_dir(dir)
+                .with_context(|| format!("zonelab_results={}", dir.display()))?;
+        }
+        let file = match &o.state {
+            Some(p) if p.exists() => Some(
+                std::fs::read(p)
+                    .with_context(|| format!("zonelab_state: cannot read {}", p.display()))?,
+            ),
+            Some(p) => {
+                files::check_writable_dir(files::parent(p))
+                    .with_context(|| format!("zonelab_state={}", p.display()))?;
+                None
+            }
+            None => None,
+        };
+        let in_state = |e: state::StateError| {
+            let p = o.state.as_ref().expect("a state file").display();
+            anyhow!("zonelab_state={p}: {e}")
+        };
+        let saved = file
+            .as_deref()
+            .map(state::decode)
+            .transpose()
+            .map_err(in_state)?;
+        let text = match (&o.config_file, &o.preset, &saved) {
+            (Some(path), _, _) => std::fs::read_to_string(path)
+                .with_context(|| format!("zonelab_config: cannot read {path}"))?,
+            (None, Some(preset), _) => preset_file(preset),
+            (None, None, Some(s)) => s.identity.clone(),
+            (None, None, None) => preset_file(DEFAULT_PRESET),
+        };
+        let overrides = overrides_for(o, &text, saved.is_some())?;
         let cfg = ExperimentConfig::parse(&text, &overrides)?;
+        let identity = state::identity(&cfg);
         let exp = cfg.validate_device(name)?;
         if exp.device.info().zoned.is_none() {
             bail!(
@@ -122,12 +299,23 @@ impl Engine {
                 exp.device.name()
             );
         }
-        let mut device = build_device(&exp);
-        let start = device.idle_at();
+        let (mut device, start) = match saved {
+            Some(s) => {
+                state::check_identity(&s.identity, &identity).map_err(in_state)?;
+                let d = state::restore(&exp, s.device).map_err(in_state)?;
+                let start = d.idle_at().max(s.now);
+                (d, start)
+            }
+            None => {
+                let d = build_device(&exp);
+                let start = d.idle_at();
+                (d, start)
+            }
+        };
         device.reset_counters();
         let mut metrics = Metrics::new(start, exp.interval, DEFAULT_MAX_BUCKETS);
         let tenant = metrics.tenant("fio");
-        let keys = [OpKind::Read, OpKind::Write, OpKind::Reset]
+        let keys = [OpKind::Read, OpKind::Write, OpKind::Reset, OpKind::Trim]
             .map(|k| metrics.key(zonelab::metrics::Layer::Device, k, tenant));
         Ok(Engine {
             name: name.to_string(),
@@ -139,11 +327,16 @@ impl Engine {
             device,
             cfg,
             clock: start,
+            origin: start,
             realtime: o.realtime,
             opened: std::time::Instant::now(),
+            request: o.clone(),
             results: o.results.clone(),
+            state: o.state.clone(),
+            identity,
             errors: Vec::new(),
             users: 0,
+            dirty: false,
             lateness: zonelab::metrics::latency_histogram(),
             late: 0,
         })
@@ -164,10 +357,11 @@ impl Engine {
             .then(|| RealtimeReport::of(&self.lateness, self.late, LATE_THRESHOLD_NS))
     }
 
-    /// The current time: the device clock, or wall time since the device was opened.
+    /// The current time: the device clock, or the device's time when it was opened plus the
+    /// wall time since.
     pub fn now_ns(&self) -> u64 {
         if self.realtime {
-            self.opened.elapsed().as_nanos() as u64
+            self.origin.ns() + self.opened.elapsed().as_nanos() as u64
         } else {
             self.clock.ns()
         }
@@ -183,6 +377,7 @@ impl Engine {
             &mut self.completions,
         );
         self.completions.clear();
+        self.dirty = true;
     }
 
     pub fn info(&self) -> ZlInfo {
@@ -197,6 +392,7 @@ impl Engine {
             lba_bytes: lba,
             max_open_zones: z.max_open_zones.unwrap_or(0),
             max_active_zones: z.max_active_zones.unwrap_or(0),
+            open_limit: z.open_limit().unwrap_or(0),
         }
     }
 
@@ -224,6 +420,7 @@ impl Engine {
             ZL_READ => (0, Command::new(Op::Read, slba, nlb)),
             ZL_WRITE => (1, Command::new(Op::Write, slba, nlb)),
             ZL_RESET => (2, Command::zone(ZoneAction::Reset, slba)),
+            ZL_TRIM => (3, Command::new(Op::Trim, slba, nlb)),
             _ => return Err(SubmitError::Invalid),
         };
         let cmd = cmd.with_data(data);
@@ -231,7 +428,7 @@ impl Engine {
         match self.device.submit(now, cmd) {
             Ok(a) => {
                 let done = a.done.unwrap_or_else(|| self.completion_of(now));
-                let bytes = if kind == 2 { 0 } else { len };
+                let bytes = if kind >= 2 { 0 } else { len };
                 self.metrics.record(self.keys[kind], now, done, bytes);
                 Ok(done.ns())
             }
@@ -307,6 +504,26 @@ impl Engine {
         }
         Ok(())
     }
+
+    /// Saves the device to its state file (if it has one), atomically.
+    pub fn save_state(&self) -> Result<()> {
+        let Some(path) = &self.state else {
+            return Ok(());
+        };
+        let now = Instant::from_ns(self.now_ns()).max(self.device.idle_at());
+        let bytes = state::encode(&self.identity, now, &*self.device)
+            .with_context(|| format!("zonelab_state={}", path.display()))?;
+        files::write_atomic(path, &bytes)
+            .with_context(|| format!("zonelab_state={}", path.display()))
+    }
+
+    /// Writes the results and the state file, both even if one fails.
+    fn persist(&mut self) -> Result<()> {
+        let results = self.write_results();
+        let state = self.save_state();
+        self.dirty = false;
+        results.and(state)
+    }
 }
 
 /// Why a command was not carried out.
@@ -330,24 +547,87 @@ impl SubmitError {
     }
 }
 
-/// Opens (or joins) the device `name`.
+/// Opens (or joins) the device `name`. A job joining a device must not contradict the options
+/// it was opened with.
 pub fn open(name: &str, options: &OpenOptions) -> Result<Shared> {
     let mut reg = registry()
         .lock()
         .map_err(|_| anyhow!("zonelab device registry poisoned"))?;
-    let shared = match reg.get(name) {
+    let shared = match reg.devices.get(name) {
         Some(s) => s.clone(),
         None => {
             let s = Arc::new(Mutex::new(Engine::new(name, options)?));
-            reg.insert(name.to_string(), s.clone());
+            reg.devices.insert(name.to_string(), s.clone());
             s
         }
     };
-    shared
+    drop(reg);
+    let mut e = shared
         .lock()
-        .map_err(|_| anyhow!("device {name} poisoned"))?
-        .users += 1;
+        .map_err(|_| anyhow!("device {name} poisoned"))?;
+    if let Some(why) = e.conflict(options) {
+        bail!(
+            "zonelab_device {name} is already open with other options ({why}); jobs sharing a \
+             device give it the same options, or name another zonelab_device"
+        );
+    }
+    if e.results.is_none() {
+        e.results = options.results.clone();
+    }
+    e.users += 1;
+    drop(e);
+    SAVE_AT_EXIT.call_once(register_exit_save);
     Ok(shared)
+}
+
+/// Binds fio's `filename` to device `name`: fio shares zone state between jobs by filename, so
+/// one filename on two devices would mix their write pointers.
+pub fn bind_file(name: &str, filename: &str) -> Result<()> {
+    let mut reg = registry()
+        .lock()
+        .map_err(|_| anyhow!("zonelab device registry poisoned"))?;
+    match reg.files.get(filename) {
+        Some(other) if other != name => bail!(
+            "filename {filename} is already zonelab_device {other}; fio shares zone state \
+             between jobs with the same filename, so give zonelab_device {name} another filename"
+        ),
+        Some(_) => Ok(()),
+        None => {
+            reg.files.insert(filename.to_string(), name.to_string());
+            Ok(())
+        }
+    }
+}
+
+static SAVE_AT_EXIT: Once = Once::new();
+
+unsafe extern "C" {
+    fn atexit(f: extern "C" fn()) -> c_int;
+}
+
+fn register_exit_save() {
+    // SAFETY: `save_all` is a plain function that stays valid as long as this library.
+    unsafe {
+        atexit(save_all);
+    }
+}
+
+/// At exit (or when fio unloads the engine): devices changed since they were last written,
+/// because a job that failed in fio's set-up never reaches the engine's cleanup.
+extern "C" fn save_all() {
+    let _ = catch_unwind(|| {
+        let Ok(reg) = registry().lock() else {
+            return;
+        };
+        for (name, shared) in &reg.devices {
+            if let Ok(mut e) = shared.lock()
+                && e.dirty
+                && let Err(err) = e.persist()
+            {
+                eprintln!("zonelab: device {name}: {err:#}");
+            }
+        }
+    });
 }
 
 // ---- the C ABI ----
@@ -394,8 +674,10 @@ pub fn split_overrides(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Opens or joins device `name`. `overrides` is a comma-separated list of `key.path=value`.
-/// Returns NULL and a message in `err` on failure.
+/// Opens or joins device `name`. `overrides` is a comma-separated list of `key.path=value`;
+/// `retention` is "1"/"0" (or true/false, yes/no, on/off) or NULL for the default; `state` a
+/// device state file to load (if it exists) and save. Returns NULL and a message in `err` on
+/// failure.
 ///
 /// # Safety
 /// Strings are NUL-terminated or NULL; `err` points to `err_len` writable bytes or is NULL.
@@ -407,9 +689,10 @@ pub unsafe extern "C" fn zl_open(
     config_file: *const c_char,
     overrides: *const c_char,
     policy: *const c_char,
-    retention: c_int,
+    retention: *const c_char,
     realtime: c_int,
     results: *const c_char,
+    state: *const c_char,
     err: *mut c_char,
     err_len: usize,
 ) -> *mut Handle {
@@ -421,9 +704,14 @@ pub unsafe extern "C" fn zl_open(
                 .map(|s| split_overrides(&s))
                 .unwrap_or_default(),
             policy: cstr(policy),
-            retention: retention != 0,
+            retention: cstr(retention)
+                .map(|r| {
+                    parse_bool(&r).with_context(|| format!("zonelab_retention={r}: use 1 or 0"))
+                })
+                .transpose()?,
             realtime: realtime != 0,
             results: cstr(results).map(PathBuf::from),
+            state: cstr(state).map(PathBuf::from),
         };
         let name = cstr(name).context("zonelab_device: the device needs a name")?;
         open(&name, &options)
@@ -468,7 +756,7 @@ pub unsafe extern "C" fn zl_info(h: *mut Handle, out: *mut ZlInfo) -> c_int {
     })
 }
 
-/// Runs read (0), write (1) or zone reset (2) of `len` bytes at `offset`, with `buf` as data (it
+/// Runs read (0), write (1), zone reset (2) or trim (3) of `len` bytes at `offset`, with `buf` as data (it
 /// may be NULL without data retention). Returns 0 and the completion time in `done_ns`, or the
 /// NVMe status `(SCT << 8) | SC`, or a negative errno.
 ///
@@ -600,14 +888,37 @@ pub unsafe extern "C" fn zl_close(h: *mut Handle, err: *mut c_char, err_len: usi
 }
 
 /// Leaves the device. The device stays in the registry for the life of the process (a later
-/// verify job finds the data); when no job uses it any more its results are written.
+/// verify job finds the data); when no job uses it any more its results and state are written.
 fn leave(shared: &Shared) -> Result<()> {
     let mut e = shared.lock().map_err(|_| anyhow!("device poisoned"))?;
     e.users -= 1;
-    if e.users == 0 {
-        e.write_results()
-    } else {
-        Ok(())
+    if e.users == 0 { e.persist() } else { Ok(()) }
+}
+
+/// Binds fio's file `filename` to the handle's device (see [`bind_file`]). Returns 0, or -22
+/// with a message in `err`.
+///
+/// # Safety
+/// `h` came from `zl_open`; `filename` is NUL-terminated; `err` holds `err_len` bytes or is NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zl_bind_file(
+    h: *mut Handle,
+    filename: *const c_char,
+    err: *mut c_char,
+    err_len: usize,
+) -> c_int {
+    let name = with(h, None, |e| Some(e.name.clone()));
+    let (Some(name), Some(file)) = (name, cstr(filename)) else {
+        return -22;
+    };
+    match guarded(Err(anyhow!("internal error (panic)")), || {
+        bind_file(&name, &file)
+    }) {
+        Ok(()) => 0,
+        Err(e) => {
+            write_err(err, err_len, &format!("{e:#}"));
+            -22
+        }
     }
 }
 

@@ -9,7 +9,7 @@ fn opts(results: Option<PathBuf>) -> OpenOptions {
             "device.zones.zone_count=8".into(),
             "device.zones.max_open_zones=4".into(),
         ],
-        retention: true,
+        retention: Some(true),
         results,
         ..OpenOptions::default()
     }
@@ -86,8 +86,9 @@ fn the_c_abi_reports_bad_configuration_as_text() {
             std::ptr::null(),
             std::ptr::null(),
             std::ptr::null(),
-            1,
+            std::ptr::null(),
             0,
+            std::ptr::null(),
             std::ptr::null(),
             err.as_mut_ptr(),
             err.len(),
@@ -102,11 +103,202 @@ fn the_c_abi_reports_bad_configuration_as_text() {
 }
 
 #[test]
-fn a_device_needs_a_preset_or_a_config() {
-    let err = open("no-device", &OpenOptions::default())
+fn without_a_preset_or_a_config_the_device_is_the_default_preset() {
+    let e = open("no-device", &OpenOptions::default()).unwrap();
+    assert_eq!(e.lock().unwrap().device.info().name, "rezns-40g");
+    assert_eq!(e.lock().unwrap().info().nr_zones, 640);
+    leave(&e).unwrap();
+    let both = OpenOptions {
+        preset: Some("zn540".into()),
+        config_file: Some("x.toml".into()),
+        ..OpenOptions::default()
+    };
+    let err = open("both-device", &both).err().unwrap();
+    assert!(err.to_string().contains("not both"), "{err}");
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("zonelab-ffi-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn small(overrides: &[&str]) -> OpenOptions {
+    let mut o = opts(None);
+    o.overrides.extend(overrides.iter().map(|s| s.to_string()));
+    o
+}
+
+/// Regression: `[prefill]` in `zonelab_config` was ignored by the engine.
+#[test]
+fn prefill_in_zonelab_config_is_honoured() {
+    let dir = temp("prefill");
+    let cfg = dir.join("exp.toml");
+    std::fs::write(
+        &cfg,
+        "preset = \"rezns-40g\"\n[device.zones]\nzone_count = 8\n[prefill]\nfraction = 0.5\n",
+    )
+    .unwrap();
+    let e = open(
+        "prefill-test",
+        &OpenOptions {
+            config_file: Some(cfg.display().to_string()),
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap();
+    let mut zones = [ZlZone::default(); 8];
+    assert_eq!(e.lock().unwrap().report_zones(0, &mut zones), Ok(8));
+    let full: Vec<u32> = zones.iter().map(|z| z.cond).collect();
+    assert_eq!(full, [0xE, 0xE, 0xE, 0xE, 1, 1, 1, 1]);
+    leave(&e).unwrap();
+}
+
+/// Regression: jobs naming one device with different options silently shared the first one.
+#[test]
+fn conflicting_options_for_one_device_name_are_an_error() {
+    let a = open("conflict-test", &small(&[])).unwrap();
+    let mut other = small(&[]);
+    other.policy = Some("mapping".into());
+    let err = open("conflict-test", &other).err().unwrap();
+    assert!(err.to_string().contains("zonelab_policy"), "{err}");
+    let err = open("conflict-test", &small(&["device.zones.zone_count=16"]))
         .err()
-        .expect("nothing names the device");
-    assert!(err.to_string().contains("zonelab_preset"), "{err}");
+        .unwrap();
+    assert!(err.to_string().contains("zonelab_set"), "{err}");
+    // A job that leaves the options unset joins the device as it is.
+    let b = open("conflict-test", &OpenOptions::default()).unwrap();
+    leave(&b).unwrap();
+    leave(&a).unwrap();
+}
+
+/// Regression: one fio filename on two devices shared fio's zone state and misread.
+#[test]
+fn one_filename_on_two_devices_is_an_error() {
+    bind_file("dev-a", "shared-file").unwrap();
+    bind_file("dev-a", "shared-file").unwrap();
+    let err = bind_file("dev-b", "shared-file").unwrap_err();
+    assert!(
+        err.to_string().contains("already zonelab_device dev-a"),
+        "{err}"
+    );
+}
+
+/// Regression: an unwritable `zonelab_results` left fio exiting 0 with the results lost.
+#[test]
+fn unwritable_results_fail_the_job_when_it_opens_the_device() {
+    let dir = temp("unwritable");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let err = open("unwritable-test", &opts(Some(file.join("results"))))
+        .err()
+        .unwrap();
+    assert!(format!("{err:#}").contains("zonelab_results"), "{err:#}");
+}
+
+/// Regression: `zonelab_set=data.retention=false` was overridden by `zonelab_retention`.
+#[test]
+fn explicit_overrides_win_and_contradictions_are_errors() {
+    let mut o = small(&["data.retention=false"]);
+    o.retention = None;
+    let e = open("retention-set-test", &o).unwrap();
+    assert!(
+        !e.lock().unwrap().cfg.data.retention,
+        "zonelab_set wins over the default"
+    );
+    leave(&e).unwrap();
+    let mut o = small(&["data.retention=false"]);
+    o.retention = Some(true);
+    let err = open("retention-conflict-test", &o).err().unwrap();
+    assert!(err.to_string().contains("disagree"), "{err}");
+    let mut o = small(&["firmware.policy=\"renewable\""]);
+    o.policy = Some("mapping".into());
+    let err = open("policy-conflict-test", &o).err().unwrap();
+    assert!(err.to_string().contains("disagree"), "{err}");
+}
+
+/// Regression: `zonelab_policy=mapping` alone failed with "missing field `t_free`".
+#[test]
+fn a_mapping_policy_alone_takes_its_documented_defaults() {
+    for policy in ["mapping", "preemptive", "renewable"] {
+        let mut o = small(&[]);
+        o.policy = Some(policy.into());
+        let e = open(&format!("{policy}-alone"), &o).unwrap();
+        assert_eq!(e.lock().unwrap().device.policy_name(), policy);
+        leave(&e).unwrap();
+    }
+}
+
+/// Regression: a device with only an active limit reported "no open limit" to fio.
+#[test]
+fn fio_is_told_the_smaller_of_the_open_and_active_limits() {
+    for (open_zones, active, want) in [(0, 6, 6), (4, 6, 4), (0, 0, 0), (5, 0, 5)] {
+        let e = open(
+            &format!("limits-{open_zones}-{active}"),
+            &OpenOptions {
+                preset: Some("rezns-40g".into()),
+                overrides: vec![
+                    "device.zones.zone_count=8".into(),
+                    format!("device.zones.max_open_zones={open_zones}"),
+                    format!("device.zones.max_active_zones={active}"),
+                ],
+                ..OpenOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(e.lock().unwrap().info().open_limit, want);
+        leave(&e).unwrap();
+    }
+}
+
+fn with_state(path: &std::path::Path, overrides: &[&str]) -> OpenOptions {
+    let mut o = small(overrides);
+    o.state = Some(path.to_path_buf());
+    o
+}
+
+/// A second process (here: another device name on the same state file) sees the first one's
+/// zones and data; the clock goes on from where it stopped.
+#[test]
+fn a_device_state_outlives_the_process() {
+    let dir = temp("state");
+    let path = dir.join("dev.state");
+    let a = open("state-first", &with_state(&path, &[])).unwrap();
+    let data: Vec<u8> = (0..16384u32).map(|i| (i % 253) as u8).collect();
+    let done = a
+        .lock()
+        .unwrap()
+        .submit(ZL_WRITE, 0, 16384, Some(&mut data.clone()))
+        .unwrap();
+    leave(&a).unwrap();
+    assert!(path.exists(), "saved when the last job left");
+    let b = open("state-second", &with_state(&path, &[])).unwrap();
+    let mut back = vec![0u8; 16384];
+    let mut e = b.lock().unwrap();
+    assert!(e.now_ns() >= done, "time goes on");
+    e.submit(ZL_READ, 0, 16384, Some(&mut back)).unwrap();
+    assert_eq!(back, data);
+    let mut zones = [ZlZone::default(); 1];
+    e.report_zones(0, &mut zones).unwrap();
+    assert_eq!((zones[0].wp, zones[0].cond), (16384, 2));
+    drop(e);
+    leave(&b).unwrap();
+    // A state file of another device is refused, naming the difference.
+    let err = open(
+        "state-third",
+        &with_state(&path, &["device.zones.zone_count=16"]),
+    )
+    .err()
+    .unwrap();
+    assert!(format!("{err:#}").contains("zone_count = 8"), "{err:#}");
+    // A damaged one too.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let k = bytes.len() / 2;
+    bytes[k] ^= 1;
+    std::fs::write(&path, bytes).unwrap();
+    let err = open("state-fourth", &with_state(&path, &[])).err().unwrap();
+    assert!(format!("{err:#}").contains("corrupt"), "{err:#}");
 }
 
 #[test]

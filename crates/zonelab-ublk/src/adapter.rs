@@ -107,6 +107,24 @@ impl BlockAdapter {
         let mut device = build_device(&exp);
         let start = device.idle_at();
         device.reset_counters();
+        Self::with_device(cfg, exp, device, start, max_io_bytes)
+    }
+
+    /// Serves `device`, already built for `exp` (a device loaded from a state file, with its
+    /// zones, data and counters), from device time `start` on. The device must keep data.
+    pub fn with_device(
+        cfg: ExperimentConfig,
+        exp: Experiment,
+        device: Box<dyn DeviceModel>,
+        start: Instant,
+        max_io_bytes: u32,
+    ) -> Result<Self> {
+        if !exp.retain_data {
+            bail!(
+                "data.retention: zonelab ublk serves a device that keeps data (a file system reads back what it wrote)"
+            );
+        }
+        check_geometry(&exp)?;
         let info = device.info().clone();
         let zoned = info
             .zoned()

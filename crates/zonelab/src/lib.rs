@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod nand;
 pub mod report;
 pub mod sim;
+pub mod state;
 pub mod time;
 pub mod trace;
 pub mod units;

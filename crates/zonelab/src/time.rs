@@ -200,10 +200,15 @@ pub fn format_duration(ns: u64) -> String {
     format!("{ns}ns")
 }
 
-/// Durations in configuration files carry a unit; bare integers are refused.
+/// Durations in configuration files carry a unit; bare integers are refused. Binary formats
+/// (device state files) hold integer nanoseconds.
 impl<'de> Deserialize<'de> for Duration {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match crate::units::IntOrText::deserialize(d)? {
+        if !d.is_human_readable() {
+            return u64::deserialize(d).map(Duration);
+        }
+        let expected = "a duration: a string such as \"500ms\", \"10s\" or \"20us\"";
+        match crate::units::IntOrText::read(d, expected)? {
             crate::units::IntOrText::Int(n) => Err(serde::de::Error::custom(format!(
                 "{n} has no unit; write e.g. \"{n}s\" or \"{n}ms\""
             ))),
@@ -216,6 +221,9 @@ impl<'de> Deserialize<'de> for Duration {
 
 impl Serialize for Duration {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if !s.is_human_readable() {
+            return s.serialize_u64(self.0);
+        }
         s.serialize_str(&format_duration(self.0))
     }
 }

@@ -29,9 +29,21 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         "t" | "tb" | "tib" => 40,
         _ => return Err(bad()),
     };
+    let too_large = || format!("`{text}` is more than 2^64 - 1 bytes");
+    // Whole numbers exactly (an f64 would round 2^64 - 1 up to 2^64 and saturate).
+    let digits = &text.trim()[..text.trim().len() - unit.len()].trim();
+    if let Ok(n) = digits.parse::<u64>() {
+        return n
+            .checked_shl(shift)
+            .filter(|b| b >> shift == n)
+            .ok_or_else(too_large);
+    }
     let bytes = number * (1u64 << shift) as f64;
-    if bytes.fract() != 0.0 || bytes > u64::MAX as f64 {
+    if bytes.fract() != 0.0 {
         return Err(format!("`{text}` is not a whole number of bytes"));
+    }
+    if bytes >= 18_446_744_073_709_551_616.0 {
+        return Err(too_large());
     }
     Ok(bytes as u64)
 }
@@ -46,11 +58,36 @@ fn format_bytes(bytes: u64) -> String {
 }
 
 /// An integer or a string in TOML.
-#[derive(Deserialize)]
-#[serde(untagged)]
 pub(crate) enum IntOrText {
-    Int(i64),
+    Int(i128),
     Text(String),
+}
+
+impl IntOrText {
+    /// Reads an integer or a string; anything else is refused with `expected` (what the field
+    /// takes, e.g. "a size such as 4096 or \"4KiB\"") in the message.
+    pub(crate) fn read<'de, D: Deserializer<'de>>(
+        d: D,
+        expected: &'static str,
+    ) -> Result<Self, D::Error> {
+        struct V(&'static str);
+        impl serde::de::Visitor<'_> for V {
+            type Value = IntOrText;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(self.0)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<IntOrText, E> {
+                Ok(IntOrText::Int(v as i128))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<IntOrText, E> {
+                Ok(IntOrText::Int(v as i128))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<IntOrText, E> {
+                Ok(IntOrText::Text(v.to_string()))
+            }
+        }
+        d.deserialize_any(V(expected))
+    }
 }
 
 /// A byte count written as an integer or with a unit.
@@ -59,11 +96,13 @@ pub struct Bytes(pub u64);
 
 impl<'de> Deserialize<'de> for Bytes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match IntOrText::deserialize(d)? {
+        match IntOrText::read(d, "a size: a number of bytes or a string such as \"4KiB\"")? {
             IntOrText::Int(n) if n < 0 => Err(serde::de::Error::custom(format!(
                 "{n} is negative; a size must be at least 0"
             ))),
-            IntOrText::Int(n) => Ok(Bytes(n as u64)),
+            IntOrText::Int(n) => u64::try_from(n)
+                .map(Bytes)
+                .map_err(|_| serde::de::Error::custom(format!("{n} is too large for a size"))),
             IntOrText::Text(t) => parse_bytes(&t).map(Bytes).map_err(serde::de::Error::custom),
         }
     }
@@ -119,11 +158,14 @@ fn parse_extent(text: &str) -> Result<Extent, String> {
 
 impl<'de> Deserialize<'de> for Extent {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match IntOrText::deserialize(d)? {
+        let expected = "an offset or size: bytes, or a string such as \"1GiB\", \"16z\" or \"50%\"";
+        match IntOrText::read(d, expected)? {
             IntOrText::Int(n) if n < 0 => Err(serde::de::Error::custom(format!(
                 "{n} is negative; an offset or size must be at least 0"
             ))),
-            IntOrText::Int(n) => Ok(Extent::Bytes(n as u64)),
+            IntOrText::Int(n) => u64::try_from(n).map(Extent::Bytes).map_err(|_| {
+                serde::de::Error::custom(format!("{n} is too large for an offset or size"))
+            }),
             IntOrText::Text(t) => parse_extent(&t).map_err(serde::de::Error::custom),
         }
     }
@@ -153,6 +195,12 @@ mod tests {
         assert!(parse_bytes("4 parsecs").is_err());
         assert!(parse_bytes("-4k").is_err());
         assert!(parse_bytes("0.5b").is_err());
+        // Regression: 2^64 was accepted as 2^64 - 1.
+        assert_eq!(parse_bytes("18446744073709551615"), Ok(u64::MAX));
+        assert!(parse_bytes("18446744073709551616").is_err());
+        assert!(parse_bytes("18446744073709551616.0").is_err());
+        assert!(parse_bytes("16777216TiB").is_err());
+        assert_eq!(parse_bytes("16777215TiB"), Ok(16_777_215 << 40));
     }
 
     #[test]

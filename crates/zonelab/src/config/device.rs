@@ -277,6 +277,38 @@ pub struct EnergyConfig {
     pub erase_nj_per_zone: Option<f64>,
 }
 
+/// The largest device ZoneLab builds, so that no value can overflow the model's arithmetic or
+/// ask for more memory than a real device's state needs (chosen: each bound is far beyond
+/// shipping SSDs; docs/model.md lists them).
+pub const MAX_CHANNELS: u32 = 4_096;
+pub const MAX_DIES_PER_CHANNEL: u32 = 4_096;
+/// Dies in all (a 4 TB small-zone SSD has 128).
+pub const MAX_DIES: u64 = 65_536;
+/// Blocks in all: one erase counter each (128 MiB of them; a 64 TiB device of 2 MiB blocks).
+pub const MAX_BLOCKS: u64 = 1 << 25;
+pub const MAX_PAGES_PER_BLOCK: u32 = 65_536;
+pub const MAX_PAGE_BYTES: u64 = 1 << 20;
+/// Zones: the model keeps about 100 bytes per zone (smallzone-4t has 40,704).
+pub const MAX_ZONES: u64 = 1 << 20;
+/// Any one NAND or firmware time (tR, tPROG, tBERS, overheads, erase suspend): one second.
+pub const MAX_LATENCY_NS: u64 = 1_000_000_000;
+/// Channel and host link rates: 1 TB/s.
+pub const MAX_RATE_MB_S: u64 = 1_000_000;
+/// Energy of one operation: one joule (totals then stay finite for any count of operations).
+pub const MAX_ENERGY_NJ: f64 = 1e9;
+
+/// `value` lies in `lo..=hi`, or an error naming the field and the range.
+pub(super) fn within(field: &str, value: u64, lo: u64, hi: u64) -> Result<(), ConfigError> {
+    if (lo..=hi).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError::field(
+            field,
+            format!("{value} must be between {lo} and {hi}"),
+        ))
+    }
+}
+
 fn positive(field: &str, value: u64) -> Result<(), ConfigError> {
     if value == 0 {
         Err(ConfigError::field(field, "must be greater than 0"))
@@ -402,15 +434,20 @@ impl DeviceConfig {
                 ));
             }
         };
+        let erase_field = if e.erase_nj_per_zone.is_some() {
+            "energy.erase_nj_per_zone"
+        } else {
+            "energy.erase_nj_per_block"
+        };
         for (name, v) in [
             ("energy.read_nj_per_page", e.read_nj_per_page),
             ("energy.program_nj_per_page", e.program_nj_per_page),
-            ("energy.erase_nj_per_block", erase_nj_per_block),
+            (erase_field, erase_nj_per_block),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
+            if !(v.is_finite() && (0.0..=MAX_ENERGY_NJ).contains(&v)) {
                 return Err(ConfigError::field(
                     f(name),
-                    format!("{v} must be a finite number >= 0"),
+                    format!("{v} must be a number between 0 and {MAX_ENERGY_NJ:e}"),
                 ));
             }
         }
@@ -679,6 +716,50 @@ impl DeviceConfig {
         ] {
             positive(&f(name), value)?;
         }
+        within(
+            &f("geometry.channels"),
+            g.channels as u64,
+            1,
+            MAX_CHANNELS as u64,
+        )?;
+        within(
+            &f("geometry.dies_per_channel"),
+            g.dies_per_channel as u64,
+            1,
+            MAX_DIES_PER_CHANNEL as u64,
+        )?;
+        let dies = g.channels as u64 * g.dies_per_channel as u64;
+        if dies > MAX_DIES {
+            return Err(ConfigError::field(
+                f("geometry.dies_per_channel"),
+                format!(
+                    "{} channels x {} dies per channel is {dies} dies; at most {MAX_DIES}",
+                    g.channels, g.dies_per_channel
+                ),
+            ));
+        }
+        if dies * g.blocks_per_die as u64 > MAX_BLOCKS {
+            return Err(ConfigError::field(
+                f("geometry.blocks_per_die"),
+                format!(
+                    "{} blocks on each of {dies} dies is {} blocks; at most {MAX_BLOCKS}",
+                    g.blocks_per_die,
+                    dies * g.blocks_per_die as u64
+                ),
+            ));
+        }
+        within(
+            &f("geometry.pages_per_block"),
+            g.pages_per_block as u64,
+            1,
+            MAX_PAGES_PER_BLOCK as u64,
+        )?;
+        within(
+            &f("geometry.page_size_bytes"),
+            g.page_size_bytes.0,
+            1,
+            MAX_PAGE_BYTES,
+        )?;
         let lba = g.lba_size_bytes.0;
         if lba != 512 && lba != 4096 {
             return Err(ConfigError::field(
@@ -704,7 +785,6 @@ impl DeviceConfig {
                 ),
             ));
         }
-        let dies = g.channels as u64 * g.dies_per_channel as u64;
         if z.dies_per_zone as u64 > dies || !dies.is_multiple_of(z.dies_per_zone as u64) {
             return Err(ConfigError::field(
                 f("zones.dies_per_zone"),
@@ -784,6 +864,62 @@ impl DeviceConfig {
                 )
             })?,
         };
+        within(&f("zones.zone_count"), zone_count as u64, 1, MAX_ZONES)?;
+        for (name, v) in [
+            ("zones.max_open_zones", z.max_open_zones),
+            ("zones.max_active_zones", z.max_active_zones),
+        ] {
+            within(&f(name), v as u64, 0, zone_count as u64)?;
+        }
+        if zasl > cap {
+            return Err(ConfigError::field(
+                f("zones.zone_append_size_limit_bytes"),
+                format!("{zasl} is above the zone capacity {cap}"),
+            ));
+        }
+        for (name, v) in [
+            ("timing.read_latency_ns", t.read_latency_ns),
+            ("timing.program_latency_ns", t.program_latency_ns),
+            ("timing.erase_latency_ns", t.erase_latency_ns),
+            ("timing.read_overhead_ns", t.read_overhead_ns),
+            ("timing.write_overhead_ns", t.write_overhead_ns),
+            ("timing.zone_mgmt_overhead_ns", t.zone_mgmt_overhead_ns),
+        ] {
+            within(&f(name), v, 0, MAX_LATENCY_NS)?;
+        }
+        if let Some(s) = &t.erase_suspend {
+            within(
+                &f("timing.erase_suspend.suspend_ns"),
+                s.suspend_ns,
+                0,
+                MAX_LATENCY_NS,
+            )?;
+            within(
+                &f("timing.erase_suspend.resume_ns"),
+                s.resume_ns,
+                0,
+                MAX_LATENCY_NS,
+            )?;
+        }
+        within(
+            &f("timing.channel_rate_mb_s"),
+            t.channel_rate_mb_s,
+            1,
+            MAX_RATE_MB_S,
+        )?;
+        within(
+            &f("timing.host_rate_mb_s"),
+            t.host_rate_mb_s,
+            1,
+            MAX_RATE_MB_S,
+        )?;
+        let unit = g.page_size_bytes.0 * g.pages_per_program as u64;
+        within(
+            &f("timing.write_buffer_units_per_zone"),
+            t.write_buffer_units_per_zone as u64,
+            0,
+            cap.div_ceil(unit),
+        )?;
         let (mor, mar) = (limit(z.max_open_zones), limit(z.max_active_zones));
         if let (Some(open), Some(active)) = (mor, mar)
             && open > active

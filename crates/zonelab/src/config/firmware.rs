@@ -67,6 +67,12 @@ pub enum FirmwareConfig {
     RoundRobin {},
 }
 
+/// The zombie daemon scans every zone each period: at least this long between scans (chosen:
+/// the scan then costs less than the I/O in between).
+pub const MIN_SCAN_PERIOD: Duration = Duration::from_ms(1);
+/// The longest zombie scan period or idle time: 30 days.
+pub const MAX_DAEMON_TIME: Duration = Duration::from_secs(30 * 86_400);
+
 fn quarter() -> f64 {
     0.25
 }
@@ -141,6 +147,22 @@ impl FirmwareConfig {
                             format!("{v} must be between 0 and 1"),
                         ));
                     }
+                }
+                if !zombie_scan_period.is_zero()
+                    && !(MIN_SCAN_PERIOD..=MAX_DAEMON_TIME).contains(&zombie_scan_period)
+                {
+                    return Err(ConfigError::field(
+                        "firmware.zombie_scan_period",
+                        format!(
+                            "{zombie_scan_period} must be 0s (never) or between {MIN_SCAN_PERIOD} and {MAX_DAEMON_TIME}"
+                        ),
+                    ));
+                }
+                if zombie_idle > MAX_DAEMON_TIME {
+                    return Err(ConfigError::field(
+                        "firmware.zombie_idle",
+                        format!("{zombie_idle} must be at most {MAX_DAEMON_TIME}"),
+                    ));
                 }
                 PolicySpec::Renewable(RenewableSettings {
                     threshold,

@@ -7,6 +7,7 @@ pub mod files;
 pub mod firmware;
 pub mod kv;
 pub mod layer;
+mod overrides;
 pub mod presets;
 pub mod workload;
 
@@ -16,6 +17,7 @@ pub use device::DeviceConfig;
 pub use firmware::FirmwareConfig;
 pub use kv::{DbBenchConfig, YcsbConfig};
 pub use layer::LayerConfig;
+pub use overrides::apply_override;
 pub use workload::{JobConfig, ReplayConfig, ThreadsConfig};
 
 use crate::ftl::{FtlSpec, PreconditionPlan};
@@ -65,6 +67,14 @@ pub struct MetricsConfig {
     pub max_intervals: usize,
 }
 
+/// The shortest time-series interval (chosen: below any NAND operation; shorter intervals only
+/// make series coarsen at once).
+pub const MIN_INTERVAL: Duration = Duration::from_us(1);
+/// The longest: one day.
+pub const MAX_INTERVAL: Duration = Duration::from_secs(86_400);
+/// The most intervals a series keeps (each series holds a few counters per interval).
+pub const MAX_INTERVALS: usize = 1_000_000;
+
 fn half_second() -> Duration {
     Duration::from_ms(500)
 }
@@ -92,11 +102,45 @@ pub enum PatternConfig {
 }
 
 /// A zone's fill level: one share of its capacity, or a range drawn from per zone.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum FillConfig {
     Level(f64),
     Range([f64; 2]),
+}
+
+impl<'de> Deserialize<'de> for FillConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = FillConfig;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a fill level such as 0.5, or a range such as [0.2, 0.8]")
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<FillConfig, E> {
+                Ok(FillConfig::Level(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<FillConfig, E> {
+                Ok(FillConfig::Level(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<FillConfig, E> {
+                Ok(FillConfig::Level(v as f64))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<FillConfig, A::Error> {
+                let bad = || serde::de::Error::custom("a range is two levels: [low, high]");
+                let low: f64 = seq.next_element()?.ok_or_else(bad)?;
+                let high: f64 = seq.next_element()?.ok_or_else(bad)?;
+                if seq.next_element::<f64>()?.is_some() {
+                    return Err(bad());
+                }
+                Ok(FillConfig::Range([low, high]))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -277,35 +321,12 @@ fn one() -> u32 {
     1
 }
 
-/// Sets `a.b.c = value` in a TOML table, creating tables on the way. The value is read as a TOML
-/// literal when it parses as one, else as a string.
-pub fn apply_override(root: &mut toml::Table, assignment: &str) -> Result<(), ConfigError> {
-    let (path, raw) = assignment
-        .split_once('=')
-        .ok_or_else(|| ConfigError::field(assignment, "an override is written key.path=value"))?;
-    let path = path.trim();
-    let value = toml::from_str::<toml::Table>(&format!("v = {}", raw.trim()))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.trim().to_string()));
-    let mut keys = path.split('.').peekable();
-    let mut table = root;
-    while let Some(key) = keys.next() {
-        if key.is_empty() {
-            return Err(ConfigError::field(path, "has an empty key"));
-        }
-        if keys.peek().is_none() {
-            table.insert(key.to_string(), value);
-            return Ok(());
-        }
-        let entry = table
-            .entry(key.to_string())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        table = entry.as_table_mut().ok_or_else(|| {
-            ConfigError::field(path, format!("`{key}` is not a table, so it has no fields"))
-        })?;
-    }
-    Ok(())
+/// An experiment file naming only the preset `name`, quoted as TOML whatever it holds (a name
+/// is never pasted into TOML text).
+pub fn preset_file(name: &str) -> String {
+    let mut t = toml::Table::new();
+    t.insert("preset".into(), toml::Value::String(name.into()));
+    toml::to_string(&t).expect("a table of one string serializes")
 }
 
 /// Overlays `top` on `base`, table by table.
@@ -462,19 +483,25 @@ impl ExperimentConfig {
             }
             None => self.firmware.validate(1)?,
         };
-        if self.metrics.interval.ns() == 0 {
+        if !(MIN_INTERVAL..=MAX_INTERVAL).contains(&self.metrics.interval) {
             return Err(ConfigError::field(
                 "metrics.interval",
-                "must be greater than 0",
+                format!(
+                    "{} must be between {MIN_INTERVAL} and {MAX_INTERVAL}",
+                    self.metrics.interval
+                ),
             ));
         }
-        if !(16..=10_000_000).contains(&self.metrics.max_intervals) {
+        device::within(
+            "metrics.max_intervals",
+            self.metrics.max_intervals as u64,
+            16,
+            MAX_INTERVALS as u64,
+        )?;
+        if self.seed > i64::MAX as u64 {
             return Err(ConfigError::field(
-                "metrics.max_intervals",
-                format!(
-                    "{} must be between 16 and 10000000",
-                    self.metrics.max_intervals
-                ),
+                "seed",
+                format!("{} must be at most {}", self.seed, i64::MAX),
             ));
         }
         let zone_count = info.zoned.as_ref().map_or(0, |z| z.zone_count);

@@ -265,3 +265,161 @@ fn hynix_preset_matches_nvmsa_table_ii() {
         );
     }
 }
+
+// ---- Regressions from the fuzzing and real-fio issue (issue 10) ----
+
+/// Regression: `channels = 65536`, `dies_per_channel = 65536` overflowed the die count and
+/// panicked in `run`.
+#[test]
+fn die_count_overflow_is_refused() {
+    let (path, msg) = field_error(parse_with(
+        QUICK,
+        &[
+            "device.geometry.channels=4096",
+            "device.geometry.dies_per_channel=4096",
+        ],
+    ));
+    assert_eq!(path, "device.geometry.dies_per_channel");
+    assert!(msg.contains("16777216 dies"), "{msg}");
+    let (path, _) = field_error(parse_with(QUICK, &["device.geometry.channels=65536"]));
+    assert_eq!(path, "device.geometry.channels");
+}
+
+/// Regression: `offset + size` wrapped (`size = "18446744073709551615z"`): `check` said ok and
+/// `run` panicked; a reader with such a size was accepted and did nothing.
+#[test]
+fn offset_plus_size_cannot_wrap() {
+    for set in [
+        "job.0.size=\"18446744073709551615z\"",
+        "job.0.offset=\"18446744073709551615z\"",
+        "job.0.size=\"18446744073709551615\"",
+    ] {
+        let (path, _) = field_error(parse_with(QUICK, &[set]));
+        assert!(path.starts_with("job[0]."), "{set}: {path}");
+    }
+    let text = format!("{QUICK}[prefill]\noffset = \"1z\"\nsize = \"18446744073709551615z\"\n");
+    let (path, _) = field_error(parse(&text));
+    assert_eq!(path, "prefill.size");
+}
+
+/// Regression: these values passed validation and then aborted with "memory allocation failed"
+/// (or never finished) without naming a field.
+#[test]
+fn values_that_would_exhaust_memory_are_refused_naming_the_field() {
+    for (set, field) in [
+        (
+            "device.timing.read_latency_ns=9223372036854775807",
+            "device.timing.read_latency_ns",
+        ),
+        (
+            "device.timing.erase_latency_ns=9223372036854775807",
+            "device.timing.erase_latency_ns",
+        ),
+        (
+            "device.timing.write_buffer_units_per_zone=1000000000",
+            "device.timing.write_buffer_units_per_zone",
+        ),
+        (
+            "device.geometry.blocks_per_die=4294967295",
+            "device.geometry.blocks_per_die",
+        ),
+        (
+            "device.geometry.channels=1000000000",
+            "device.geometry.channels",
+        ),
+        ("job.0.numjobs=4294967295", "job[0].numjobs"),
+        ("job.0.iodepth=4294967295", "job[0].iodepth"),
+        ("job.0.loops=4294967295", "job[0].loops"),
+        ("metrics.interval=\"1ns\"", "metrics.interval"),
+        ("metrics.max_intervals=10000000", "metrics.max_intervals"),
+        (
+            "device.zones.zone_count=4294967295",
+            "device.zones.zone_count",
+        ),
+    ] {
+        let (path, msg) = field_error(parse_with(QUICK, &[set]));
+        assert_eq!(path, field, "{set}: {msg}");
+    }
+    let (path, _) = field_error(parse_with(
+        QUICK,
+        &[
+            "firmware.policy=\"renewable\"",
+            "firmware.zombie_scan_period=\"1ns\"",
+        ],
+    ));
+    assert_eq!(path, "firmware.zombie_scan_period");
+}
+
+/// Regression: `read_nj_per_page = 1e308` made the energy totals `null` in summary.json.
+#[test]
+fn energy_per_operation_is_bounded() {
+    let (path, _) = field_error(parse_with(QUICK, &["device.energy.read_nj_per_page=1e308"]));
+    assert_eq!(path, "device.energy.read_nj_per_page");
+    let (path, _) = field_error(parse_with(
+        QUICK,
+        &["device.energy.erase_nj_per_zone=1e300"],
+    ));
+    assert_eq!(path, "device.energy.erase_nj_per_zone");
+}
+
+/// Regression: a seed above 2^63 - 1 was blamed on the file (and cannot be written back into
+/// config.resolved.toml).
+#[test]
+fn a_seed_toml_cannot_hold_is_named() {
+    let (path, msg) = field_error(parse_with(QUICK, &["seed=9223372036854775808"]));
+    assert_eq!(path, "seed");
+    assert!(msg.contains("2^63"), "{msg}");
+    let mut cfg = ExperimentConfig::parse(QUICK, &[]).unwrap();
+    cfg.seed = 1 << 63;
+    let (path, _) = field_error(cfg.validate("t"));
+    assert_eq!(path, "seed");
+}
+
+/// Regression: `--preset 'zn540"'` was pasted into TOML ("not valid TOML"; a name with newlines
+/// could add keys).
+#[test]
+fn a_preset_name_is_never_pasted_into_toml() {
+    let text = preset_file("zn540\"\nseed = 5\n[data]\nretention = \"x");
+    let err = ExperimentConfig::parse(&text, &[]).unwrap_err();
+    assert_eq!(
+        err,
+        ConfigError::UnknownPreset("zn540\"\nseed = 5\n[data]\nretention = \"x".into())
+    );
+    assert!(ExperimentConfig::parse(&preset_file("zn540"), &[]).is_ok());
+}
+
+/// Regression: `--set` could not reach `[[job]]` entries.
+#[test]
+fn set_reaches_job_entries_by_index_and_by_name() {
+    let text = format!(
+        "{QUICK}[[job]]\nname = \"writer\"\nrw = \"write\"\nbs = \"64KiB\"\nsize = \"2z\"\n"
+    );
+    let e = parse_with(&text, &["job.0.iodepth=4", "job[1].bs=\"128KiB\""]).unwrap();
+    assert_eq!((e.jobs[0].iodepth, e.jobs[1].block_lbas), (4, 32));
+    let e = parse_with(&text, &["job.writer.iodepth=2", "job.job0.iodepth=16"]).unwrap();
+    assert_eq!((e.jobs[0].iodepth, e.jobs[1].iodepth), (16, 2));
+    let (path, msg) = field_error(parse_with(&text, &["job.reader.iodepth=2"]));
+    assert_eq!(path, "job.reader.iodepth");
+    assert!(msg.contains("job0, writer"), "{msg}");
+    let (path, _) = field_error(parse_with(&text, &["job.7.iodepth=2"]));
+    assert_eq!(path, "job.7.iodepth");
+}
+
+/// Regression: some type errors only said "did not match any variant of untagged enum
+/// IntOrText".
+#[test]
+fn type_errors_say_what_the_field_takes() {
+    for (set, field, says) in [
+        ("job.0.bs=true", "job[0].bs", "a size"),
+        ("job.0.offset=1.5", "job[0].offset", "an offset or size"),
+        ("job.0.runtime=[1]", "job[0].runtime", "a duration"),
+        ("prefill.fill=\"full\"", "prefill.fill", "a fill level"),
+    ] {
+        let (path, msg) = field_error(parse_with(QUICK, &[set]));
+        assert_eq!(path, field, "{set}");
+        assert!(
+            msg.contains(says) && !msg.contains("untagged"),
+            "{set}: {msg}"
+        );
+    }
+}

@@ -83,6 +83,21 @@ pub struct JobConfig {
     pub zone_fill_action: ZoneFillAction,
 }
 
+/// Ranges of the job fields (chosen: fio's own limits where it has them, else far beyond use;
+/// docs/model.md lists them).
+pub const MAX_IODEPTH: u32 = 65_536;
+/// fio's default `--max-jobs`.
+pub const MAX_NUMJOBS: u32 = 4_096;
+pub const MAX_LOOPS: u32 = 1_000_000;
+/// io_size: one PiB per loop.
+pub const MAX_IO_BYTES: u64 = 1 << 50;
+/// runtime: a year of simulated time.
+pub const MAX_RUNTIME: Duration = Duration::from_secs(365 * 86_400);
+/// thinktime and a host thread's CPU per operation: one hour.
+pub const MAX_PAUSE: Duration = Duration::from_secs(3_600);
+pub const MAX_RATE_IOPS: u64 = 1_000_000_000;
+pub const MAX_THREAD_OPS: u64 = 1_000_000_000;
+
 fn fifty() -> u32 {
     50
 }
@@ -123,14 +138,12 @@ impl JobConfig {
                 ),
             ));
         }
-        for (name, v) in [
-            ("iodepth", self.iodepth),
-            ("numjobs", self.numjobs),
-            ("loops", self.loops),
+        for (name, v, max) in [
+            ("iodepth", self.iodepth, MAX_IODEPTH),
+            ("numjobs", self.numjobs, MAX_NUMJOBS),
+            ("loops", self.loops, MAX_LOOPS),
         ] {
-            if v == 0 {
-                return Err(ConfigError::field(f(name), "must be at least 1"));
-            }
+            super::device::within(&f(name), v as u64, 1, max as u64)?;
         }
         let (first_zone, zone_count, size) =
             zone_region(&f(""), Some(self.offset), self.size, lba, z)?;
@@ -147,6 +160,30 @@ impl JobConfig {
         if io_bytes == 0 {
             return Err(ConfigError::field(f("io_size"), "must be greater than 0"));
         }
+        if io_bytes > MAX_IO_BYTES {
+            return Err(ConfigError::field(
+                f("io_size"),
+                format!("{io_bytes} must be at most {MAX_IO_BYTES} (1 PiB per loop)"),
+            ));
+        }
+        if self.runtime.is_some_and(|r| r > MAX_RUNTIME) {
+            return Err(ConfigError::field(
+                f("runtime"),
+                format!("must be at most {MAX_RUNTIME}"),
+            ));
+        }
+        if self.thinktime.is_some_and(|t| t > MAX_PAUSE) {
+            return Err(ConfigError::field(
+                f("thinktime"),
+                format!("must be at most {MAX_PAUSE}"),
+            ));
+        }
+        if let Some(r) = self.rate {
+            super::device::within(&f("rate"), r.0, 1, MAX_IO_BYTES)?;
+        }
+        if let Some(r) = self.rate_iops {
+            super::device::within(&f("rate_iops"), r, 1, MAX_RATE_IOPS)?;
+        }
         if self.rwmixread > 100 {
             return Err(ConfigError::field(
                 f("rwmixread"),
@@ -159,12 +196,7 @@ impl JobConfig {
         if self.runtime.is_some_and(|r| r.ns() == 0) {
             return Err(ConfigError::field(f("runtime"), "must be greater than 0"));
         }
-        if self.rate.is_some_and(|r| r.0 == 0) {
-            return Err(ConfigError::field(f("rate"), "must be greater than 0"));
-        }
-        if self.rate_iops == Some(0) {
-            return Err(ConfigError::field(f("rate_iops"), "must be greater than 0"));
-        }
+
         for (name, v) in [
             ("zone_reset_threshold", self.zone_reset_threshold),
             ("zone_reset_frequency", self.zone_reset_frequency),
@@ -208,6 +240,12 @@ impl JobConfig {
                 format!("{bs} is above the device's zone append size limit {zasl}"),
             ));
         }
+        super::device::within(
+            &f("max_open_zones"),
+            self.max_open_zones as u64,
+            0,
+            z.zone_count as u64,
+        )?;
         if let Some(device_open) = z.max_open_zones
             && self.max_open_zones > device_open
         {
@@ -723,8 +761,12 @@ impl ThreadsConfig {
                 ),
             ));
         }
-        if self.ops == 0 {
-            return Err(ConfigError::field(f("ops"), "must be at least 1"));
+        super::device::within(&f("ops"), self.ops, 1, MAX_THREAD_OPS)?;
+        if self.cpu.is_some_and(|c| c > MAX_PAUSE) {
+            return Err(ConfigError::field(
+                f("cpu"),
+                format!("must be at most {MAX_PAUSE}"),
+            ));
         }
         let (first_zone, zone_count, _) = zone_region(&f(""), self.offset, self.size, lba, z)?;
         Ok(ThreadsSpec {

@@ -165,7 +165,7 @@ pub struct Completed {
 
 /// Counts of host-visible commands and of the device's own work since the last
 /// [`DeviceModel::reset_counters`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeviceCounters {
     pub host_read_bytes: u64,
     pub host_write_bytes: u64,
@@ -257,6 +257,10 @@ pub trait DeviceModel: Send {
 
     /// Checks every invariant of the model (whole-device scans: tests and debug builds).
     fn check_invariants(&self);
+
+    /// The model's whole state, for a device state file ([`crate::state`]); `None` for a model
+    /// whose state files do not exist yet (the conventional FTL): saving it is an error.
+    fn save(&self) -> Option<crate::state::DeviceState<'_>>;
 }
 
 /// Advances `device` through every time it asked for up to `now`, then to `now`: background

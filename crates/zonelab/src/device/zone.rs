@@ -3,7 +3,9 @@
 //! nvme-cli and libzbd print a report.
 
 /// Zone states with their ZS codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum ZoneState {
     Empty = 0x1,
     ImplicitlyOpened = 0x2,

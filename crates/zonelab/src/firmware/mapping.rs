@@ -6,6 +6,7 @@
 use super::{Allocation, FirmwareReport, ResetDecision, ResetPolicy, ResetView, ZonePool};
 use crate::time::Instant;
 
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Mapping {
     pool: ZonePool,
 }
@@ -13,6 +14,11 @@ pub struct Mapping {
 impl Mapping {
     pub fn new(pool: ZonePool) -> Self {
         Mapping { pool }
+    }
+
+    /// A restored state fits a device of `zones` physical zones.
+    pub(super) fn check(&self, zones: u32) -> Result<(), String> {
+        self.pool.check_restored(zones)
     }
 }
 
@@ -37,5 +43,9 @@ impl ResetPolicy for Mapping {
 
     fn report(&self, now: Instant) -> Option<FirmwareReport> {
         Some(FirmwareReport::ZoneMapping(self.pool.report(now)))
+    }
+
+    fn save(&self) -> super::PolicyState {
+        super::PolicyState::Mapping(self.clone())
     }
 }

@@ -25,7 +25,7 @@ pub use renewable::{Renewable, RenewableReport, RenewableSettings, SpareSample};
 pub use round_robin::RoundRobin;
 pub use synchronous::Synchronous;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::nand::{Layout, Nand};
 use crate::time::{Duration, Instant};
@@ -235,6 +235,69 @@ pub trait ResetPolicy: Send {
     fn report(&self, _now: Instant) -> Option<FirmwareReport> {
         None
     }
+
+    /// Everything the policy holds (its tables, queues, counters and series), for device state
+    /// files ([`crate::state`]).
+    fn save(&self) -> PolicyState;
+}
+
+/// A policy's whole state: the policy itself, as a device state file keeps it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum PolicyState {
+    Synchronous(Synchronous),
+    Mapping(Mapping),
+    Preemptive(Preemptive),
+    Renewable(Renewable),
+    RoundRobin(round_robin::RoundRobin),
+}
+
+impl PolicyState {
+    fn name(&self) -> &'static str {
+        match self {
+            PolicyState::Synchronous(_) => "synchronous",
+            PolicyState::Mapping(_) => "mapping",
+            PolicyState::Preemptive(_) => "preemptive",
+            PolicyState::Renewable(_) => "renewable",
+            PolicyState::RoundRobin(_) => "round_robin",
+        }
+    }
+}
+
+/// The policy a state file kept, checked against the policy `spec` names for `zone_count`
+/// physical zones of `cap_units` program units (so a damaged or foreign state is refused here
+/// rather than failing later).
+pub fn restore(
+    state: PolicyState,
+    spec: &PolicySpec,
+    zone_count: u32,
+    cap_units: u64,
+) -> Result<Box<dyn ResetPolicy>, String> {
+    if state.name() != spec.name() {
+        return Err(format!(
+            "the firmware state is for the {} policy, the device runs {}",
+            state.name(),
+            spec.name()
+        ));
+    }
+    Ok(match state {
+        PolicyState::Synchronous(p) => Box::new(p),
+        PolicyState::Mapping(p) => {
+            p.check(zone_count)?;
+            Box::new(p)
+        }
+        PolicyState::Preemptive(p) => {
+            p.check(zone_count)?;
+            Box::new(p)
+        }
+        PolicyState::Renewable(p) => {
+            p.check(zone_count, cap_units)?;
+            Box::new(p)
+        }
+        PolicyState::RoundRobin(p) => {
+            p.check(zone_count)?;
+            Box::new(p)
+        }
+    })
 }
 
 /// A physical zone as [`ResetPolicy::compaction_victim`] sees it.

@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Allocation, EraseKind, EraseOrder};
 use crate::metrics::series::{DEFAULT_MAX_BUCKETS, StepSeries};
@@ -16,14 +16,14 @@ use crate::time::{Duration, Instant};
 
 /// The paper's states: S0 foreground only, S1 partial erases in idle time, S2 blocking Full Zone
 /// Erases. The mapping policy uses S0 and S2 only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PoolState {
     S0 = 0,
     S1 = 1,
     S2 = 2,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Invalid {
     zone: u32,
     programmed_units: u64,
@@ -60,6 +60,7 @@ pub struct PoolReport {
     pub samples: Vec<PoolSample>,
 }
 
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ZonePool {
     free: VecDeque<u32>,
     invalid: VecDeque<Invalid>,
@@ -116,6 +117,44 @@ impl ZonePool {
     }
     pub fn state(&self) -> PoolState {
         self.state
+    }
+
+    /// A pool read from a state file describes `zones` physical zones, each in exactly one of
+    /// the allocated, invalid and free sets, with rows in range.
+    pub fn check_restored(&self, zones: u32) -> Result<(), String> {
+        let mut seen = vec![false; zones as usize];
+        let mut mark = |z: u32| -> Result<(), String> {
+            match seen.get_mut(z as usize) {
+                Some(s) if !*s => {
+                    *s = true;
+                    Ok(())
+                }
+                Some(_) => Err(format!("zone pool: physical zone {z} is queued twice")),
+                None => Err(format!("zone pool: physical zone {z} does not exist")),
+            }
+        };
+        for &z in &self.free {
+            mark(z)?;
+        }
+        for i in &self.invalid {
+            mark(i.zone)?;
+            if i.next_row >= i.end_row || i.end_row > self.rows_per_zone {
+                return Err(format!(
+                    "zone pool: invalid zone {} has rows out of range",
+                    i.zone
+                ));
+            }
+        }
+        let queued = self.free.len() as u64 + self.invalid.len() as u64;
+        if self.total != zones || queued + self.allocated as u64 != zones as u64 {
+            return Err(format!(
+                "zone pool: {} free + {} invalid + {} allocated is not the device's {zones} zones",
+                self.free.len(),
+                self.invalid.len(),
+                self.allocated
+            ));
+        }
+        Ok(())
     }
 
     fn check(&self) {

@@ -31,6 +31,7 @@ pub enum IdleScope {
     ZoneDies,
 }
 
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Preemptive {
     pool: ZonePool,
     t_invalid: u32,
@@ -48,6 +49,14 @@ impl Preemptive {
 
     pub fn state(&self) -> PoolState {
         self.pool.state()
+    }
+
+    /// A restored state fits a device of `zones` physical zones.
+    pub(super) fn check(&self, zones: u32) -> Result<(), String> {
+        if self.t_invalid == 0 {
+            return Err("preemptive: t_invalid is 0".into());
+        }
+        self.pool.check_restored(zones)
     }
 
     /// S0 or S1 as Z_invalid says; S2 is left only when its erases end.
@@ -113,5 +122,9 @@ impl ResetPolicy for Preemptive {
 
     fn report(&self, now: Instant) -> Option<FirmwareReport> {
         Some(FirmwareReport::ZoneMapping(self.pool.report(now)))
+    }
+
+    fn save(&self) -> super::PolicyState {
+        super::PolicyState::Preemptive(self.clone())
     }
 }

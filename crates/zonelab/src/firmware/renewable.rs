@@ -23,7 +23,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{
     Allocation, EraseKind, EraseOrder, FirmwareReport, ResetDecision, ResetPolicy, ResetView,
@@ -33,7 +33,7 @@ use crate::metrics::series::{DEFAULT_MAX_BUCKETS, StepSeries};
 use crate::time::{Duration, Instant};
 
 /// The renewable policy's settings, validated.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RenewableSettings {
     /// A reset zone whose unwritten share is above this becomes an Rzone.
     pub threshold: f64,
@@ -48,7 +48,7 @@ pub struct RenewableSettings {
     pub erase_all_blocks: bool,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Phys {
     /// First unit not yet handed out.
     next: u64,
@@ -60,13 +60,13 @@ struct Phys {
 }
 
 /// Spare-list length after a change.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpareSample {
     pub t: Instant,
     pub spare_zones: u32,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RenewableReport {
     pub host_resets: u64,
     /// Resets whose physical zone became an Rzone (kept, remainder on the spare-list).
@@ -93,6 +93,7 @@ pub struct RenewableReport {
     pub spare_list: Vec<(u32, u64)>,
 }
 
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Renewable {
     settings: RenewableSettings,
     cap_units: u64,
@@ -136,6 +137,36 @@ impl Renewable {
             spare_samples,
             report: RenewableReport::default(),
         }
+    }
+
+    /// A restored state fits a device of `zones` physical zones of `cap_units` units.
+    pub(super) fn check(&self, zones: u32, cap_units: u64) -> Result<(), String> {
+        if self.phys.len() != zones as usize || self.cap_units != cap_units {
+            return Err(format!(
+                "renewable: state for {} zones of {} units, the device has {zones} of {cap_units}",
+                self.phys.len(),
+                self.cap_units
+            ));
+        }
+        if let Some((z, p)) = self
+            .phys
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.next > cap_units)
+        {
+            return Err(format!(
+                "renewable: physical zone {z} hands out unit {} past its capacity",
+                p.next
+            ));
+        }
+        let known = |z: u32| (z as usize) < self.phys.len();
+        if !self.free.iter().all(|&z| known(z)) || !self.spare.iter().all(|&(_, z)| known(z)) {
+            return Err("renewable: a queue names a zone that does not exist".into());
+        }
+        if self.units_per_row == 0 || self.rows_per_zone == 0 {
+            return Err("renewable: empty rows".into());
+        }
+        Ok(())
     }
 
     fn remaining(&self, zone: u32) -> u64 {
@@ -362,5 +393,9 @@ impl ResetPolicy for Renewable {
             .map(|&(Reverse(left), z)| (z, left))
             .collect();
         Some(FirmwareReport::Renewable(r))
+    }
+
+    fn save(&self) -> super::PolicyState {
+        super::PolicyState::Renewable(self.clone())
     }
 }

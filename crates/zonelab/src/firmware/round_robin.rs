@@ -13,6 +13,7 @@ use super::{Allocation, EraseKind, EraseOrder, ResetDecision, ResetPolicy, Reset
 use crate::nand::Layout;
 use crate::time::Instant;
 
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RoundRobin {
     groups: u32,
     /// Per die group (one die for one-die zones): its free physical zones.
@@ -43,6 +44,21 @@ impl RoundRobin {
     }
 
     /// The die group the next physical zone goes to.
+    /// Checks a restored state against the device (a state file's zone count and groups).
+    pub fn check(&self, zone_count: u32) -> Result<(), String> {
+        if self.erases.len() != zone_count as usize
+            || self.free.len() != self.groups as usize
+            || (self.groups > 0 && self.next >= self.groups)
+        {
+            return Err(format!(
+                "round-robin state for {} zones in {} groups does not fit {zone_count} zones",
+                self.erases.len(),
+                self.groups
+            ));
+        }
+        Ok(())
+    }
+
     pub fn next_group(&self) -> u32 {
         self.next
     }
@@ -94,5 +110,9 @@ impl ResetPolicy for RoundRobin {
             };
         }
         unreachable!("a free physical zone: logical zones never outnumber physical ones")
+    }
+
+    fn save(&self) -> super::PolicyState {
+        super::PolicyState::RoundRobin(self.clone())
     }
 }

@@ -5,7 +5,7 @@
 use super::{Allocation, EraseScope, ResetDecision, ResetPolicy, ResetView};
 use crate::time::Instant;
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Synchronous {
     /// Erase every block of the zone, not only the programmed ones.
     pub erase_all_blocks: bool,
@@ -30,5 +30,9 @@ impl ResetPolicy for Synchronous {
 
     fn allocate(&mut self, _now: Instant, _need_units: u64) -> Allocation {
         unreachable!("a static mapping never unmaps a zone, so it never allocates")
+    }
+
+    fn save(&self) -> super::PolicyState {
+        super::PolicyState::Synchronous(*self)
     }
 }

@@ -604,4 +604,8 @@ impl DeviceModel for Ftl {
     fn check_invariants(&self) {
         Ftl::check_invariants(self);
     }
+
+    fn save(&self) -> Option<crate::state::DeviceState<'_>> {
+        None
+    }
 }

@@ -456,6 +456,10 @@ impl DeviceModel for StaticZones {
             );
         }
     }
+
+    fn save(&self) -> Option<crate::state::DeviceState<'_>> {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -118,7 +118,7 @@ impl<const N: usize> BucketSeries<N> {
 
 /// A value that changes now and then (queue lengths, states): the last value seen in each
 /// interval, with the time it was seen.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct StepSeries<T> {
     origin: Instant,
     interval: Duration,

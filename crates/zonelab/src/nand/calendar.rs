@@ -10,7 +10,7 @@
 
 use crate::time::{Duration, Instant};
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Calendar {
     /// (start, end) in ns, sorted, disjoint, never touching; those before `head` are gone.
     busy: Vec<(u64, u64)>,
@@ -127,6 +127,13 @@ impl Calendar {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The invariant [`Calendar::check`] asserts, as a test (for calendars read from a file).
+    pub fn well_formed(&self) -> bool {
+        self.head <= self.busy.len()
+            && self.live().windows(2).all(|w| w[0].1 < w[1].0)
+            && self.live().iter().all(|iv| iv.0 < iv.1)
     }
 
     /// Checks the calendar's invariant: sorted, disjoint, not touching, non-empty intervals.

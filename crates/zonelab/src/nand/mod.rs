@@ -33,7 +33,7 @@ pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
 use crate::time::{Duration, Instant};
 
 /// Operation counts since the start (or the last [`Nand::reset_counters`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NandCounters {
     pub page_reads: u64,
     pub page_programs: u64,
@@ -151,8 +151,21 @@ impl DieSet {
     }
 }
 
+/// What [`Nand::save`] keeps.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct NandState {
+    dies: Vec<Die>,
+    channels: Vec<Calendar>,
+    host_in: Calendar,
+    host_out: Calendar,
+    horizon: Instant,
+    idle: u64,
+    erase_counts: Vec<u32>,
+    counters: NandCounters,
+}
+
 /// One die's timeline.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Die {
     /// When the die can start its next operation.
     free: u64,
@@ -175,6 +188,9 @@ pub struct Nand {
     host_out: Calendar,
     /// No operation can be ready before this (the time of the command being served).
     horizon: Instant,
+    /// The latest end of anything booked on a die, channel or link: when all of them are idle
+    /// (kept as work is booked, so asking costs nothing however many dies there are).
+    idle: u64,
     erase_counts: Vec<u32>,
     /// The longest wait on an erase of any operation since [`Nand::take_erase_wait`].
     erase_wait: Duration,
@@ -193,6 +209,7 @@ impl Nand {
             host_in: Calendar::default(),
             host_out: Calendar::default(),
             horizon: Instant::ZERO,
+            idle: 0,
             erase_counts: vec![0; geometry.total_blocks() as usize],
             erase_wait: Duration::ZERO,
             touched: None,
@@ -256,13 +273,17 @@ impl Nand {
     /// Host to device transfer of a write's data; returns when it has all arrived.
     pub fn host_in(&mut self, ready: Instant, bytes: u64) -> Instant {
         let len = Duration::transfer(bytes, self.timing.host_rate_mb_s);
-        self.host_in.reserve(ready, len, self.horizon) + len
+        let end = self.host_in.reserve(ready, len, self.horizon) + len;
+        self.idle = self.idle.max(end.ns());
+        end
     }
 
     /// Device to host transfer of read data; returns when it has arrived.
     pub fn host_out(&mut self, ready: Instant, bytes: u64) -> Instant {
         let len = Duration::transfer(bytes, self.timing.host_rate_mb_s);
-        self.host_out.reserve(ready, len, self.horizon) + len
+        let end = self.host_out.reserve(ready, len, self.horizon) + len;
+        self.idle = self.idle.max(end.ns());
+        end
     }
 
     /// Notes how long an operation ready at `ready` that starts at `start` on die `d` waited for
@@ -336,6 +357,7 @@ impl Nand {
             die_state.erase_end = die_state.free;
             die_state.suspended_until = sensed.ns();
             die_state.cache_free = end.ns();
+            self.idle = self.idle.max(die_state.free).max(end.ns());
             self.erase_wait = self.erase_wait.max(Duration::from_ns(begin - ready.ns()));
             return end;
         }
@@ -349,6 +371,7 @@ impl Nand {
         die_state.free = sensed.ns();
         die_state.cache_free = end.ns();
         die_state.erase_run_start = None;
+        self.idle = self.idle.max(end.ns());
         end
     }
 
@@ -397,6 +420,7 @@ impl Nand {
         die_state.free = done.ns();
         die_state.cache_free = done.ns();
         die_state.erase_run_start = None;
+        self.idle = self.idle.max(done.ns());
         done
     }
 
@@ -414,6 +438,7 @@ impl Nand {
         die_state.erase_end = die_state.free;
         let free = die_state.free;
         self.count_erase(addr);
+        self.idle = self.idle.max(free);
         Instant::from_ns(free)
     }
 
@@ -427,8 +452,13 @@ impl Nand {
         }
     }
 
-    /// When every die, channel and link is idle.
+    /// When every die, channel and link is idle (O(1)).
     pub fn idle_at(&self) -> Instant {
+        Instant::from_ns(self.idle)
+    }
+
+    /// [`Nand::idle_at`] from every timeline: a scan of every die and channel (tests).
+    pub fn idle_at_scanned(&self) -> Instant {
         let dies = self
             .dies
             .iter()
@@ -479,8 +509,64 @@ impl Nand {
         }
     }
 
+    /// The timelines, calendars, wear and counters, as a device state file keeps them (the
+    /// geometry and timing come from the device's configuration).
+    pub fn save(&self) -> NandState {
+        NandState {
+            dies: self.dies.clone(),
+            channels: self.channels.clone(),
+            host_in: self.host_in.clone(),
+            host_out: self.host_out.clone(),
+            horizon: self.horizon,
+            idle: self.idle,
+            erase_counts: self.erase_counts.clone(),
+            counters: self.counters,
+        }
+    }
+
+    /// Takes the state [`Nand::save`] gave, after checking it fits this geometry; on error
+    /// nothing has changed.
+    pub fn restore(&mut self, s: NandState) -> Result<(), String> {
+        if s.dies.len() != self.dies.len()
+            || s.channels.len() != self.channels.len()
+            || s.erase_counts.len() != self.erase_counts.len()
+        {
+            return Err(format!(
+                "NAND state for {} dies, {} channels and {} blocks; the device has {}, {} and {}",
+                s.dies.len(),
+                s.channels.len(),
+                s.erase_counts.len(),
+                self.dies.len(),
+                self.channels.len(),
+                self.erase_counts.len()
+            ));
+        }
+        if !s
+            .channels
+            .iter()
+            .chain([&s.host_in, &s.host_out])
+            .all(Calendar::well_formed)
+        {
+            return Err("NAND state: a channel calendar is malformed".into());
+        }
+        self.dies = s.dies;
+        self.channels = s.channels;
+        self.host_in = s.host_in;
+        self.host_out = s.host_out;
+        self.horizon = s.horizon;
+        self.idle = s.idle;
+        self.erase_counts = s.erase_counts;
+        self.counters = s.counters;
+        self.erase_wait = Duration::ZERO;
+        Ok(())
+    }
+
     /// Checks the calendars' invariants (tests).
     pub fn check_invariants(&self) {
+        assert!(
+            self.idle_at_scanned() <= self.idle_at(),
+            "the idle time kept misses booked work"
+        );
         for c in self.channels.iter().chain([&self.host_in, &self.host_out]) {
             c.check();
         }

@@ -60,7 +60,7 @@ pub struct Device {
     /// When every program booked so far is done (what a Flush waits for).
     pub(super) programs_done: Instant,
     /// The latest submission time: time never goes backwards.
-    last_now: Instant,
+    pub(super) last_now: Instant,
     /// Per foreground command, how long erases held it up (ns).
     erase_wait: Recorder,
 }
@@ -431,6 +431,7 @@ impl DeviceModel for Device {
             .idle_at()
             .max(self.busy_until)
             .max(self.blocked_until)
+            .max(self.last_now)
     }
 
     fn report(&self, now: Instant) -> DeviceReport {
@@ -462,5 +463,9 @@ impl DeviceModel for Device {
 
     fn check_invariants(&self) {
         Device::check_invariants(self);
+    }
+
+    fn save(&self) -> Option<crate::state::DeviceState<'_>> {
+        Some(crate::state::DeviceState::Zns(Device::save(self)))
     }
 }

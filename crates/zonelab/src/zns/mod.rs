@@ -20,12 +20,14 @@ mod cache;
 mod device;
 mod io;
 mod mgmt;
+mod persist;
 mod pieces;
 mod prefill;
 mod state;
 mod store;
 
 pub use device::Device;
+pub use persist::ZnsState;
 pub use prefill::{PrefillPattern, PrefillPlan};
 
 use crate::device::{DeviceInfo, ZonedInfo};

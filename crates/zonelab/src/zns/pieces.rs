@@ -14,7 +14,7 @@ use crate::firmware::PieceRef;
 use crate::nand::{Layout, Nand};
 use crate::time::Instant;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct Piece {
     /// Logical byte offset in the zone where the piece starts.
     pub lstart: u64,

@@ -13,7 +13,7 @@ use crate::time::Instant;
 /// Not in the open list.
 const NOT_OPEN: u32 = u32::MAX;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct Zone {
     pub state: ZoneState,
     /// Write pointer, in LBAs from the zone start.

@@ -22,10 +22,16 @@ pub(crate) struct ZoneStore {
     zone_capacity_bytes: usize,
 }
 
+/// A zone's bytes: `len` bytes of a buffer of the zone's capacity, allocated zeroed (the kernel
+/// backs its pages only as they are written, so zeros appended to a fresh buffer, as a prefill
+/// appends them, cost no memory).
 #[derive(Default)]
 struct Buffer {
     bytes: Vec<u8>,
-    /// The most bytes this buffer has held: memory below this is already backed.
+    /// Bytes held.
+    len: usize,
+    /// Below this the buffer may hold bytes other than zeros (written since it was allocated);
+    /// above it, it is still as allocated: zeros, possibly not yet backed.
     high_water: usize,
 }
 
@@ -40,52 +46,100 @@ impl ZoneStore {
 
     /// Bytes held for `zone`.
     pub(crate) fn len(&self, zone: u32) -> usize {
-        self.zones[zone as usize].bytes.len()
+        self.zones[zone as usize].len
+    }
+
+    /// Gives `zone` a buffer if it has none: a reset zone's, or a fresh zeroed one.
+    fn buffer(&mut self, zone: u32) -> &mut Buffer {
+        let cap = self.zone_capacity_bytes;
+        let b = &mut self.zones[zone as usize];
+        if b.bytes.is_empty() {
+            *b = self.spare.pop().unwrap_or_else(|| Buffer {
+                bytes: vec![0; cap],
+                len: 0,
+                high_water: 0,
+            });
+        }
+        b
     }
 
     /// Appends `bytes` to `zone`: `data` (exactly `bytes` long), or zeros when there is none.
     pub(crate) fn append(&mut self, zone: u32, bytes: usize, data: Option<&[u8]>) {
-        let buffer = &mut self.zones[zone as usize];
-        let end = buffer.bytes.len() + bytes;
+        let cap = self.zone_capacity_bytes;
+        let buffer = self.buffer(zone);
+        let start = buffer.len;
+        let end = start + bytes;
         assert!(
-            end <= self.zone_capacity_bytes,
+            end <= cap,
             "zone {zone}: retained data beyond the zone's capacity"
         );
-        if buffer.bytes.capacity() == 0 {
-            *buffer = self.spare.pop().unwrap_or_else(|| Buffer {
-                bytes: Vec::with_capacity(self.zone_capacity_bytes),
-                high_water: 0,
-            });
-        }
         match data {
             Some(d) => {
                 assert_eq!(d.len(), bytes, "zone {zone}: data length");
+                let dst = &mut buffer.bytes[start..end];
                 if end <= buffer.high_water {
-                    extend_streaming(&mut buffer.bytes, d);
+                    copy_streaming(dst, d);
                 } else {
-                    buffer.bytes.extend_from_slice(d);
+                    dst.copy_from_slice(d);
                 }
+                buffer.high_water = buffer.high_water.max(end);
             }
-            None => buffer.bytes.resize(end, 0),
+            // Only memory written before needs zeroing; the rest is zeros as allocated.
+            None => buffer.bytes[start..end.min(buffer.high_water.max(start))].fill(0),
         }
-        buffer.high_water = buffer.high_water.max(end);
+        buffer.len = end;
     }
 
     /// Fills `buf` from `zone` at `offset_bytes`; bytes never written read as zeros.
     pub(crate) fn read(&self, zone: u32, offset_bytes: usize, buf: &mut [u8]) {
-        let stored = &self.zones[zone as usize].bytes;
-        let have = stored.len().saturating_sub(offset_bytes).min(buf.len());
+        let b = &self.zones[zone as usize];
+        let have = b.len.saturating_sub(offset_bytes).min(buf.len());
         if have > 0 {
-            buf[..have].copy_from_slice(&stored[offset_bytes..offset_bytes + have]);
+            buf[..have].copy_from_slice(&b.bytes[offset_bytes..offset_bytes + have]);
         }
         buf[have..].fill(0);
+    }
+
+    /// The bytes held for `zone` (a prefix of the zone).
+    pub(crate) fn bytes(&self, zone: u32) -> &[u8] {
+        let b = &self.zones[zone as usize];
+        &b.bytes[..b.len]
+    }
+
+    /// Makes `zone` hold `len` bytes: zeros, with each `(offset, bytes)` extent laid over them
+    /// (a device state file keeps only the pages that are not zero). The caller has checked
+    /// that everything fits the zone's capacity.
+    pub(crate) fn restore<'a>(
+        &mut self,
+        zone: u32,
+        len: usize,
+        extents: impl Iterator<Item = (usize, &'a [u8])>,
+    ) {
+        assert!(
+            len <= self.zone_capacity_bytes,
+            "zone {zone}: restored data beyond capacity"
+        );
+        if len == 0 {
+            self.zones[zone as usize] = Buffer::default();
+            return;
+        }
+        let mut b = Buffer {
+            bytes: vec![0; self.zone_capacity_bytes],
+            len,
+            high_water: 0,
+        };
+        for (offset, data) in extents {
+            b.bytes[offset..offset + data.len()].copy_from_slice(data);
+            b.high_water = b.high_water.max(offset + data.len());
+        }
+        self.zones[zone as usize] = b;
     }
 
     /// Forgets `zone`'s data (a reset); its buffer goes to the next zone to be written.
     pub(crate) fn clear(&mut self, zone: u32) {
         let mut buffer = std::mem::take(&mut self.zones[zone as usize]);
-        if buffer.bytes.capacity() > 0 {
-            buffer.bytes.clear();
+        if !buffer.bytes.is_empty() {
+            buffer.len = 0;
             self.spare.push(buffer);
         }
     }
@@ -95,13 +149,11 @@ impl ZoneStore {
 /// whole cache lines, and a small write is likely to be read back soon.
 const STREAMING_MIN_BYTES: usize = 1024;
 
-/// `v.extend_from_slice(src)`, with non-temporal stores for large copies.
-fn extend_streaming(v: &mut Vec<u8>, src: &[u8]) {
-    v.reserve(src.len());
-    let len = v.len();
-    copy_to_uninit(&mut v.spare_capacity_mut()[..src.len()], src);
-    // SAFETY: `copy_to_uninit` initialised the `src.len()` bytes after the old length.
-    unsafe { v.set_len(len + src.len()) };
+/// `dst.copy_from_slice(src)`, with non-temporal stores for large copies.
+fn copy_streaming(dst: &mut [u8], src: &[u8]) {
+    // SAFETY: a `u8` is a valid `MaybeUninit<u8>`, and only initialised bytes are written.
+    let dst = unsafe { &mut *(dst as *mut [u8] as *mut [MaybeUninit<u8>]) };
+    copy_to_uninit(dst, src);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -159,11 +211,15 @@ mod tests {
         let src = pattern(9000, 7);
         for start in 0..17 {
             for len in [0, 1, 15, 63, 1023, 1024, 1025, 4096, 4099, 8191] {
-                let mut v = vec![0xEEu8; start];
-                v.shrink_to_fit();
-                extend_streaming(&mut v, &src[3..3 + len]);
+                let mut v = vec![0xEEu8; start + len + 5];
+                copy_streaming(&mut v[start..start + len], &src[3..3 + len]);
                 assert_eq!(&v[..start], &vec![0xEE; start][..]);
-                assert_eq!(&v[start..], &src[3..3 + len], "start {start} len {len}");
+                assert_eq!(
+                    &v[start..start + len],
+                    &src[3..3 + len],
+                    "start {start} len {len}"
+                );
+                assert_eq!(&v[start + len..], &[0xEE; 5]);
             }
         }
     }
@@ -204,6 +260,22 @@ mod tests {
         assert_ne!(store.zones[0].bytes.as_ptr(), first);
         store.read(0, 0, &mut buf[..512]);
         assert!(buf[..512].iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn zeros_appended_to_a_reused_buffer_read_as_zeros() {
+        let mut store = ZoneStore::new(2, 8192);
+        store.append(0, 8192, Some(&pattern(8192, 5)));
+        store.clear(0);
+        // Zone 1 takes zone 0's buffer: its old bytes must not show through.
+        store.append(1, 4096, None);
+        store.append(1, 1024, Some(&pattern(1024, 9)));
+        let mut buf = vec![0xFF; 8192];
+        store.read(1, 0, &mut buf);
+        assert!(buf[..4096].iter().all(|&b| b == 0));
+        assert_eq!(&buf[4096..5120], &pattern(1024, 9)[..]);
+        assert!(buf[5120..].iter().all(|&b| b == 0));
+        assert_eq!(store.bytes(1).len(), 5120);
     }
 
     #[test]

@@ -584,6 +584,10 @@ impl DeviceModel for Elastic {
         self.dev.check_invariants();
         self.check_layer();
     }
+
+    fn save(&self) -> Option<crate::state::DeviceState<'_>> {
+        None
+    }
 }
 
 fn min_time(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {

@@ -1,0 +1,123 @@
+//! Device state files on disk (`--state FILE`): load a device, or build it when the file does
+//! not exist yet, and save it back atomically. The format and its checks are the core's
+//! ([`zonelab::state`]); this module only reads and writes files. (The fio engine has its own
+//! copy of the atomic write, `crates/zonelab-ffi/src/files.rs`, to stay free of the CLI.)
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use zonelab::config::ExperimentConfig;
+use zonelab::device::DeviceModel;
+use zonelab::sim::build_device;
+use zonelab::state;
+use zonelab::time::Instant;
+use zonelab::{ConfigError, Experiment};
+
+/// A device from a state file, or new.
+pub struct Loaded {
+    pub cfg: ExperimentConfig,
+    pub exp: Experiment,
+    pub device: Box<dyn DeviceModel>,
+    /// When work on it can start: after everything it did and its saved clock.
+    pub start: Instant,
+    /// Its configuration as the state file records it.
+    pub identity: String,
+    /// The file did not exist: the device is new (prefilled and faulted as configured).
+    pub created: bool,
+}
+
+/// Loads the device saved in `path`. If `cfg` is given it must describe the same device (an
+/// error names the first setting that differs); otherwise the file's configuration is used,
+/// with `overrides` applied (and the device must still be the same). If the file does not exist
+/// the device is built from `cfg`. `validate` turns the configuration into the experiment (with
+/// or without a workload).
+pub fn open(
+    path: &Path,
+    cfg: Option<ExperimentConfig>,
+    overrides: &[String],
+    validate: &dyn Fn(&ExperimentConfig) -> Result<Experiment, ConfigError>,
+) -> Result<Loaded> {
+    let in_file = |e: state::StateError| anyhow::anyhow!("{}: {e}", path.display());
+    if !path.exists() {
+        let Some(cfg) = cfg else {
+            bail!(
+                "{} does not exist; give --preset or --experiment to create the device",
+                path.display()
+            );
+        };
+        let exp = validate(&cfg)?;
+        if exp.device.info().zoned.is_none() {
+            bail!(
+                "{}: device `{}` is a conventional SSD; state files hold ZNS devices only",
+                path.display(),
+                exp.device.name()
+            );
+        }
+        let device = build_device(&exp);
+        return Ok(Loaded {
+            identity: state::identity(&cfg),
+            start: device.idle_at(),
+            cfg,
+            exp,
+            device,
+            created: true,
+        });
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let saved = state::decode(&bytes).map_err(in_file)?;
+    let cfg = match cfg {
+        Some(c) => c,
+        None => ExperimentConfig::parse(&saved.identity, overrides)
+            .with_context(|| format!("{}: the device's configuration", path.display()))?,
+    };
+    let identity = state::identity(&cfg);
+    state::check_identity(&saved.identity, &identity).map_err(in_file)?;
+    let exp = validate(&cfg)?;
+    let device = state::restore(&exp, saved.device).map_err(in_file)?;
+    Ok(Loaded {
+        start: device.idle_at().max(saved.now),
+        cfg,
+        exp,
+        device,
+        identity,
+        created: false,
+    })
+}
+
+/// Saves `device` to `path` atomically, with the clock at `now`.
+pub fn save(path: &Path, identity: &str, now: Instant, device: &dyn DeviceModel) -> Result<()> {
+    let bytes = state::encode(identity, now, device)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    write_atomic(path, &bytes)
+}
+
+/// Writes `bytes` to a temporary file beside `path`, syncs it and renames it over `path`, so a
+/// reader sees the old file or the new one, never a mix.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} names no file", path.display()))?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| -> Result<()> {
+        let mut f = std::fs::File::create(&tmp)
+            .with_context(|| format!("cannot create {}", tmp.display()))?;
+        f.write_all(bytes)
+            .and_then(|()| f.sync_all())
+            .with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, path)
+            .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,247 @@
+//! Persistent devices from the command line: `zonelab zone` and `zonelab io` (the device manager)
+//! and `zonelab run --state` on one device state file, across processes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn zonelab(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zonelab"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("zonelab runs")
+}
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let o = zonelab(dir, args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("zonelab-state-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// (state, write pointer) of the first `n` zones, from the CSV report.
+fn zones(dir: &Path, n: usize) -> Vec<(String, u64)> {
+    let max = n.to_string();
+    let text = ok(
+        dir,
+        &[
+            "zone", "report", "--state", "d.state", "--format", "csv", "--max", &max,
+        ],
+    );
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[2].to_string(), f[3].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn zone_and_io_commands_share_one_device_across_processes() {
+    let dir = temp_dir("manager");
+    let create = [
+        "zone",
+        "info",
+        "--state",
+        "d.state",
+        "--preset",
+        "rezns-40g",
+        "--set",
+        "device.zones.zone_count=8",
+    ];
+    let info = ok(&dir, &create);
+    assert!(
+        info.contains("zone_count: 8\n") && info.contains("retention: true\n"),
+        "{info}"
+    );
+    let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7 % 256) as u8).collect();
+    std::fs::write(dir.join("in.bin"), &data).unwrap();
+    ok(
+        &dir,
+        &[
+            "io", "write", "--state", "d.state", "--lba", "0", "--data", "in.bin",
+        ],
+    );
+    // Another process reads it back: 3 LBAs of 4 KiB, the last one padded with zeros.
+    ok(
+        &dir,
+        &[
+            "io", "read", "--state", "d.state", "--lba", "0", "--len", "3", "--data", "out.bin",
+        ],
+    );
+    let back = std::fs::read(dir.join("out.bin")).unwrap();
+    assert_eq!(back.len(), 3 * 4096);
+    assert_eq!(&back[..data.len()], &data[..]);
+    assert!(back[data.len()..].iter().all(|&b| b == 0));
+    assert_eq!(
+        zones(&dir, 2),
+        [("IMP_OPENED".into(), 3), ("EMPTY".into(), 16384)]
+    );
+
+    // A write off the write pointer: the NVMe status, exit code 1, the device unchanged.
+    let o = zonelab(&dir, &["io", "write", "--state", "d.state", "--lba", "0"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("Zone Invalid Write (SCT 1h, SC BCh)"), "{err}");
+    assert_eq!(zones(&dir, 1)[0], ("IMP_OPENED".into(), 3));
+
+    let out = ok(
+        &dir,
+        &["zone", "finish", "--state", "d.state", "--zone", "1"],
+    );
+    assert!(
+        out.starts_with("zns-finish-zone: Success, action:2 zone:4000"),
+        "{out}"
+    );
+    ok(&dir, &["zone", "open", "--state", "d.state", "--zone", "2"]);
+    ok(
+        &dir,
+        &["zone", "close", "--state", "d.state", "--zone", "2"],
+    );
+    let z = zones(&dir, 8);
+    assert_eq!(z[1], ("FULL".into(), 32768));
+    assert_eq!(z[2].0, "CLOSED");
+    // Offline needs a read-only zone: the status says so, nothing changes.
+    let o = zonelab(
+        &dir,
+        &["zone", "offline", "--state", "d.state", "--zone", "3"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("Invalid Zone State Transition (SCT 1h, SC BFh)"),
+        "{err}"
+    );
+    assert_eq!(zones(&dir, 8)[3].0, "EMPTY");
+    ok(&dir, &["zone", "reset", "--state", "d.state", "--all"]);
+    let z = zones(&dir, 8);
+    assert!(z.iter().all(|(s, _)| s == "EMPTY"), "{z:?}");
+    let o = zonelab(&dir, &["io", "read", "--state", "d.state", "--lba", "0"]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("00000000: 00 00"));
+}
+
+#[test]
+fn a_mismatched_or_corrupt_state_file_is_refused_and_left_alone() {
+    let dir = temp_dir("refused");
+    ok(
+        &dir,
+        &[
+            "zone",
+            "info",
+            "--state",
+            "d.state",
+            "--preset",
+            "rezns-40g",
+        ],
+    );
+    let o = zonelab(
+        &dir,
+        &["zone", "info", "--state", "d.state", "--preset", "zn540"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("holds another device") && err.contains("zn540"),
+        "{err}"
+    );
+    let mut bytes = std::fs::read(dir.join("d.state")).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x55;
+    std::fs::write(dir.join("d.state"), &bytes).unwrap();
+    for args in [
+        &["zone", "reset", "--all", "--state", "d.state"][..],
+        &["io", "write", "--lba", "0", "--state", "d.state"][..],
+    ] {
+        let o = zonelab(&dir, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("d.state: the state file is corrupt"), "{err}");
+    }
+    assert_eq!(
+        std::fs::read(dir.join("d.state")).unwrap(),
+        bytes,
+        "not rewritten"
+    );
+    let o = zonelab(&dir, &["zone", "info", "--state", "none.state"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("give --preset or --experiment"));
+    // Only the saved file is left: the atomic write's temporary file is gone.
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["d.state"]);
+}
+
+#[test]
+fn run_state_continues_the_device_of_the_previous_run() {
+    let dir = temp_dir("run");
+    std::fs::write(
+        dir.join("e.toml"),
+        r#"
+seed = 3
+preset = "rezns-40g"
+[device.zones]
+zone_count = 8
+[data]
+retention = true
+[[job]]
+rw = "write"
+bs = "64KiB"
+size = "2z"
+io_size = "1MiB"
+"#,
+    )
+    .unwrap();
+    let clock = |dir: &Path| -> u64 {
+        let info = ok(dir, &["zone", "info", "--state", "d.state"]);
+        info.lines()
+            .find_map(|l| l.strip_prefix("clock_ns: "))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    ok(
+        &dir,
+        &["run", "e.toml", "--state", "d.state", "-o", "r1", "-q"],
+    );
+    assert_eq!(
+        zones(&dir, 2),
+        [("IMP_OPENED".into(), 256), ("EMPTY".into(), 16384)]
+    );
+    let first = clock(&dir);
+    assert!(first > 0);
+    let out = ok(&dir, &["run", "e.toml", "--state", "d.state", "-o", "r2"]);
+    assert!(
+        out.starts_with("device from d.state (its clock at "),
+        "{out}"
+    );
+    // 1 MiB more in the same zone, after the first run's.
+    assert_eq!(zones(&dir, 1)[0], ("IMP_OPENED".into(), 512));
+    assert!(clock(&dir) > first);
+    // Another device's experiment is refused, naming the setting.
+    let o = zonelab(
+        &dir,
+        &[
+            "run",
+            "e.toml",
+            "--state",
+            "d.state",
+            "--set",
+            "device.zones.zone_count=9",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("zone_count"), "{err}");
+}

@@ -1,0 +1,209 @@
+//! Persistent devices: a device's whole state as bytes, so that a device outlives the process
+//! that drove it (the fio engine's `zonelab_state`, `zonelab run --state`, `zonelab zone` and
+//! `zonelab io`). Bytes in, bytes out: front ends read and write the files.
+//!
+//! A state file is a header (magic, format version, CRC-32 of the body, body length) and a
+//! body in postcard's binary serde format: the device's identity (the TOML of the `[device]`,
+//! `[firmware]` and `[data]` tables it was built from), the front end's clock, and the device
+//! model's state (zones, write pointers, firmware tables and queues, counters, NAND timelines and
+//! wear, retained data without its zero pages). Decoding checks the header and the checksum;
+//! restoring checks that the state fits the device the identity describes. A damaged file, one of
+//! another version, or one of another device is refused with an error saying which; nothing is
+//! half-loaded.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{DataConfig, DeviceConfig, ExperimentConfig, FirmwareConfig};
+use crate::device::DeviceModel;
+use crate::sim::{DeviceSpec, Experiment};
+use crate::time::Instant;
+use crate::zns::{Device, ZnsState};
+
+/// The first bytes of every state file.
+pub const MAGIC: [u8; 8] = *b"ZLSTATE\n";
+/// Bumped whenever the body's layout changes; older files are refused, not misread.
+pub const FORMAT_VERSION: u32 = 1;
+/// Magic, version, CRC-32, body length.
+const HEADER_BYTES: usize = 8 + 4 + 4 + 8;
+
+/// Why a state file could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    #[error("not a ZoneLab device state file")]
+    NotAStateFile,
+    #[error("state file format version {found}; this ZoneLab reads version {expected}")]
+    Version { found: u32, expected: u32 },
+    #[error("the state file is truncated: {have} bytes of {need}")]
+    Truncated { have: u64, need: u64 },
+    #[error("the state file is corrupt (its checksum does not match)")]
+    Checksum,
+    #[error("the state file cannot be decoded: {0}")]
+    Decode(String),
+    #[error("the state file holds another device: {0}")]
+    Mismatch(String),
+    #[error("the state file does not fit its device: {0}")]
+    Invalid(String),
+    #[error("{0}: state files hold ZNS devices only")]
+    Unsupported(String),
+}
+
+/// A device model's state.
+#[derive(Serialize, Deserialize)]
+pub enum DeviceState<'a> {
+    Zns(#[serde(borrow)] ZnsState<'a>),
+}
+
+#[derive(Serialize, Deserialize)]
+struct Body<'a> {
+    #[serde(borrow)]
+    identity: Cow<'a, str>,
+    now: Instant,
+    #[serde(borrow)]
+    device: DeviceState<'a>,
+}
+
+/// A decoded state file (borrowing the file's bytes).
+pub struct Saved<'a> {
+    /// The TOML of the configuration the device was built from ([`identity`]).
+    pub identity: String,
+    /// The front end's clock when the device was saved.
+    pub now: Instant,
+    pub device: DeviceState<'a>,
+}
+
+/// What identifies a device in a state file: the tables that build it. Prefill and faults are
+/// left out (they set a device up once, when it is created), as are the preset's description
+/// and sources.
+#[derive(Serialize)]
+struct Identity<'a> {
+    device: DeviceConfig,
+    firmware: &'a FirmwareConfig,
+    data: &'a DataConfig,
+}
+
+/// The identity of the device `cfg` describes, as TOML (an experiment file holding only the
+/// device: the device manager builds a device from it).
+pub fn identity(cfg: &ExperimentConfig) -> String {
+    let mut device = cfg.device.clone();
+    device.description.clear();
+    device.source = "a ZoneLab device state file".into();
+    toml::to_string(&Identity {
+        device,
+        firmware: &cfg.firmware,
+        data: &cfg.data,
+    })
+    .expect("a device configuration always serializes")
+}
+
+/// The state file of `device`, built from the configuration with identity `identity`, saved
+/// when its front end's clock read `now`; an error for a model without state files.
+pub fn encode(
+    identity: &str,
+    now: Instant,
+    device: &dyn DeviceModel,
+) -> Result<Vec<u8>, StateError> {
+    let body = Body {
+        identity: Cow::Borrowed(identity),
+        now,
+        device: device
+            .save()
+            .ok_or_else(|| StateError::Unsupported(device.info().name.clone()))?,
+    };
+    let body = postcard::to_stdvec(&body).expect("a device state always serializes");
+    let mut out = Vec::with_capacity(HEADER_BYTES + body.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&body);
+    Ok(out)
+}
+
+/// Reads a state file's header and body (the device itself is checked by [`restore`]).
+pub fn decode(bytes: &[u8]) -> Result<Saved<'_>, StateError> {
+    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+        return Err(StateError::NotAStateFile);
+    }
+    if bytes.len() < HEADER_BYTES {
+        return Err(StateError::Truncated {
+            have: bytes.len() as u64,
+            need: HEADER_BYTES as u64,
+        });
+    }
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    let version = word(8);
+    if version != FORMAT_VERSION {
+        return Err(StateError::Version {
+            found: version,
+            expected: FORMAT_VERSION,
+        });
+    }
+    let crc = word(12);
+    let len = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
+    let body = &bytes[HEADER_BYTES..];
+    if body.len() as u64 != len {
+        return Err(StateError::Truncated {
+            have: bytes.len() as u64,
+            need: (HEADER_BYTES as u64).saturating_add(len),
+        });
+    }
+    if crc32fast::hash(body) != crc {
+        return Err(StateError::Checksum);
+    }
+    let body: Body<'_> =
+        postcard::from_bytes(body).map_err(|e| StateError::Decode(e.to_string()))?;
+    Ok(Saved {
+        identity: body.identity.into_owned(),
+        now: body.now,
+        device: body.device,
+    })
+}
+
+/// Refuses a state whose device is not the one `wanted` (an [`identity`]) describes, naming
+/// the first setting that differs.
+pub fn check_identity(saved: &str, wanted: &str) -> Result<(), StateError> {
+    if saved == wanted {
+        return Ok(());
+    }
+    let settings = |text: &str| {
+        let mut table = String::new();
+        let mut out = Vec::new();
+        for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            if line.starts_with('[') {
+                table = line.trim_matches(|c| c == '[' || c == ']').to_string();
+            } else {
+                out.push(format!("{table}: {line}"));
+            }
+        }
+        out
+    };
+    let (a, b) = (settings(saved), settings(wanted));
+    let only_saved = a.iter().find(|l| !b.contains(l));
+    let only_wanted = b.iter().find(|l| !a.contains(l));
+    Err(StateError::Mismatch(match (only_saved, only_wanted) {
+        (Some(s), Some(w)) => format!("`{s}` in the file, `{w}` here"),
+        (Some(s), None) => format!("`{s}` in the file only"),
+        (None, Some(w)) => format!("`{w}` here only"),
+        (None, None) => "the configurations differ".into(),
+    }))
+}
+
+/// The device `exp` describes, in the state `device` (checked against the device).
+pub fn restore(
+    exp: &Experiment,
+    device: DeviceState<'_>,
+) -> Result<Box<dyn DeviceModel>, StateError> {
+    match (&exp.device, device) {
+        (DeviceSpec::Zns(spec), DeviceState::Zns(s)) => {
+            Device::restore(spec, &exp.firmware, exp.retain_data, exp.interval, s)
+                .map(|d| Box::new(d) as Box<dyn DeviceModel>)
+                .map_err(StateError::Invalid)
+        }
+        (spec, _) => Err(StateError::Unsupported(spec.name().to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests;
