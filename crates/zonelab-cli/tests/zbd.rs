@@ -182,6 +182,9 @@ fn judge(
         count(&|o| matches!(o, Outcome::Skip(_))),
         count(&|o| *o == Outcome::Fail)
     );
+    // The work directory holds the suite's device state (about 1.5 GB); it stays for its logs
+    // only when a check above failed.
+    std::fs::remove_dir_all(work).ok();
 }
 
 #[test]

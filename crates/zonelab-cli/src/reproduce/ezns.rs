@@ -6,6 +6,7 @@
 //! admission control off and on). The device observations of the talk notes' sections 7-9 and
 //! the RocksDB / YCSB runs are not part of it (the summary says so).
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -16,8 +17,8 @@ use zonelab::metrics::{Layer, OpKind, Percentile, TenantId};
 use zonelab::report::Summary;
 use zonelab::sim::RunOutput;
 
-use super::Run;
 use super::plot::{Scale, bar_chart, line_chart};
+use super::{Run, run_parallel, threads};
 
 const LOCAL: &str = include_str!("../../../../experiments/ezns/local.toml");
 const GLOBAL: &str = include_str!("../../../../experiments/ezns/global.toml");
@@ -25,8 +26,51 @@ const FAIR_READ: &str = include_str!("../../../../experiments/ezns/fair-read.tom
 const FAIR_WRITE: &str = include_str!("../../../../experiments/ezns/fair-write.toml");
 const WRITERS: [u32; 3] = [4, 8, 16];
 
-fn run_one(out: &Path, name: &str, text: &str, overrides: &[String]) -> Result<RunOutput> {
-    super::run_one(out, &Run::new(name, text, overrides.to_vec()))
+/// Finished runs by name.
+type Done = HashMap<String, RunOutput>;
+
+fn take(done: &mut Done, name: &str) -> RunOutput {
+    done.remove(name).expect("every run is in the list")
+}
+
+/// The static baseline of the local-overdrive experiment with `text`'s jobs: the same jobs over
+/// static logical zones.
+fn static_of(text: &str) -> String {
+    text.replace("kind = \"ezns\"", "kind = \"static\"")
+        .replace("global_overdrive = false\n", "")
+}
+
+fn onoff(key: &str, on: bool) -> Vec<String> {
+    vec![format!("layer.{key}={on}")]
+}
+
+/// Every run of the reproduction; they are independent, so they run on every core.
+fn all_runs() -> Vec<Run> {
+    let mut runs = Vec::new();
+    for n in WRITERS {
+        let text = LOCAL.replace("numjobs = 4", &format!("numjobs = {n}"));
+        runs.push(Run::new(
+            format!("local-{n}-static"),
+            static_of(&text),
+            vec![],
+        ));
+        runs.push(Run::new(format!("local-{n}-vzone"), text, vec![]));
+    }
+    runs.push(Run::new("global", GLOBAL, vec![]));
+    for on in [false, true] {
+        let state = if on { "on" } else { "off" };
+        runs.push(Run::new(
+            format!("fair-read-{state}"),
+            FAIR_READ,
+            onoff("read_cc", on),
+        ));
+        runs.push(Run::new(
+            format!("fair-write-{state}"),
+            FAIR_WRITE,
+            onoff("write_admission", on),
+        ));
+    }
+    runs
 }
 
 fn elastic(s: &Summary) -> Result<ElasticReport> {
@@ -70,9 +114,15 @@ pub fn run(out: &Path) -> Result<()> {
          v-zones each, v-zones of 16 physical zones, minimum width 2 with 32 KiB stripes. Rerun with\n\
          `zonelab reproduce ezns`; the experiment files are in experiments/ezns/.\n\n",
     );
-    local_overdrive(out, &figures, &mut s)?;
-    global_overdrive(out, &figures, &mut s)?;
-    fairness(out, &figures, &mut s)?;
+    let runs = all_runs();
+    let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
+    let mut done: Done = names
+        .into_iter()
+        .zip(run_parallel(out, runs, threads(), |o| o)?)
+        .collect();
+    local_overdrive(&mut done, &figures, &mut s)?;
+    global_overdrive(&mut done, &figures, &mut s)?;
+    fairness(&mut done, &figures, &mut s)?;
     s += "\n## Not reproduced here\n\n\
           The device observations that motivate eZNS (read bandwidth against stripe size and\n\
           width, logical zones per channel, overlapping dies, a narrow writer filling the cache:\n\
@@ -84,16 +134,11 @@ pub fn run(out: &Path) -> Result<()> {
     Ok(())
 }
 
-fn local_overdrive(out: &Path, figures: &Path, s: &mut String) -> Result<()> {
+fn local_overdrive(done: &mut Done, figures: &Path, s: &mut String) -> Result<()> {
     let mut rows = Vec::new();
     for n in WRITERS {
-        let text = LOCAL.replace("numjobs = 4", &format!("numjobs = {n}"));
-        let v = run_one(out, &format!("local-{n}-vzone"), &text, &[])?.summary;
-        // The static baseline: the same jobs over static logical zones.
-        let static_text = text
-            .replace("kind = \"ezns\"", "kind = \"static\"")
-            .replace("global_overdrive = false\n", "");
-        let st = run_one(out, &format!("local-{n}-static"), &static_text, &[])?.summary;
+        let v = take(done, &format!("local-{n}-vzone")).summary;
+        let st = take(done, &format!("local-{n}-static")).summary;
         rows.push((n, v, st));
     }
     let groups: Vec<String> = WRITERS.iter().map(|n| format!("{n} writers")).collect();
@@ -147,8 +192,8 @@ fn local_overdrive(out: &Path, figures: &Path, s: &mut String) -> Result<()> {
     Ok(())
 }
 
-fn global_overdrive(out: &Path, figures: &Path, s: &mut String) -> Result<()> {
-    let r = run_one(out, "global", GLOBAL, &[])?;
+fn global_overdrive(done: &mut Done, figures: &Path, s: &mut String) -> Result<()> {
+    let r = take(done, "global");
     let report = elastic(&r.summary)?;
     let mut bw = Vec::new();
     for (i, name) in r.metrics.tenants().iter().enumerate() {
@@ -256,24 +301,11 @@ fn global_overdrive(out: &Path, figures: &Path, s: &mut String) -> Result<()> {
     Ok(())
 }
 
-fn fairness(out: &Path, figures: &Path, s: &mut String) -> Result<()> {
-    let onoff = |key: &str, on: bool| vec![format!("layer.{key}={on}")];
-    let read_off = run_one(out, "fair-read-off", FAIR_READ, &onoff("read_cc", false))?.summary;
-    let read_on = run_one(out, "fair-read-on", FAIR_READ, &onoff("read_cc", true))?.summary;
-    let write_off = run_one(
-        out,
-        "fair-write-off",
-        FAIR_WRITE,
-        &onoff("write_admission", false),
-    )?
-    .summary;
-    let write_on = run_one(
-        out,
-        "fair-write-on",
-        FAIR_WRITE,
-        &onoff("write_admission", true),
-    )?
-    .summary;
+fn fairness(done: &mut Done, figures: &Path, s: &mut String) -> Result<()> {
+    let read_off = take(done, "fair-read-off").summary;
+    let read_on = take(done, "fair-read-on").summary;
+    let write_off = take(done, "fair-write-off").summary;
+    let write_on = take(done, "fair-write-on").summary;
     let groups = vec!["narrow reader".to_string(), "wide reader".to_string()];
     let reads = |x: &Summary| {
         vec![
