@@ -67,16 +67,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let (cfg, default_name) = match (&args.experiment, &args.preset) {
         (Some(path), None) => (
-            Some(retaining(
-                &zonelab_cli::load_config(path, &[])?,
-                &args.overrides,
-            )?),
+            Some(zonelab_cli::load_config(path, &retaining(&args.overrides))?),
             zonelab_cli::default_name(path),
         ),
         (None, Some(preset)) => (
-            Some(retaining(
-                &ExperimentConfig::parse(&zonelab::config::preset_file(preset), &[])?,
-                &args.overrides,
+            Some(ExperimentConfig::parse(
+                &zonelab::config::preset_file(preset),
+                &retaining(&args.overrides),
             )?),
             preset.clone(),
         ),
@@ -180,9 +177,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `cfg` with `overrides` applied, keeping data unless they say otherwise (a file system reads
-/// back what it wrote, and a state file records the setting).
-fn retaining(cfg: &ExperimentConfig, overrides: &[String]) -> Result<ExperimentConfig> {
+/// `overrides`, keeping data unless they say otherwise (a file system reads back what it wrote,
+/// and a state file records the setting). They apply to the experiment as written, so switching
+/// the firmware policy does not inherit the old policy's resolved settings.
+fn retaining(overrides: &[String]) -> Vec<String> {
     let mut all = Vec::new();
     if !overrides
         .iter()
@@ -191,7 +189,7 @@ fn retaining(cfg: &ExperimentConfig, overrides: &[String]) -> Result<ExperimentC
         all.push("data.retention=true".to_string());
     }
     all.extend(overrides.iter().cloned());
-    Ok(ExperimentConfig::parse(&cfg.to_toml(), &all)?)
+    all
 }
 
 /// Where the served device is saved when it stops.
@@ -280,8 +278,14 @@ mod tests {
 
     /// rezns-40g cut to 8 zones, keeping data (as `zonelab ublk --preset rezns-40g` builds it).
     fn config(zones: u32) -> ExperimentConfig {
-        let preset = ExperimentConfig::parse("preset = \"rezns-40g\"\n", &[]).unwrap();
-        retaining(&preset, &[format!("device.zones.zone_count={zones}")]).unwrap()
+        config_with(zones, &[])
+    }
+
+    /// The same with more overrides, as `zonelab ublk --preset rezns-40g --set ...` builds it.
+    fn config_with(zones: u32, more: &[&str]) -> ExperimentConfig {
+        let mut overrides = vec![format!("device.zones.zone_count={zones}")];
+        overrides.extend(more.iter().map(|o| o.to_string()));
+        ExperimentConfig::parse("preset = \"rezns-40g\"\n", &retaining(&overrides)).unwrap()
     }
 
     fn state_path(name: &str) -> PathBuf {
@@ -305,6 +309,15 @@ mod tests {
     /// What the kernel would see between two `zonelab ublk --state FILE` runs, without a kernel:
     /// the first serves a new device and saves it when it stops, the second serves the file's
     /// device (configured by the file alone) with its data, write pointers and clock.
+    /// Regression (VM test): `--set firmware.policy=...` on a synchronous preset used to be
+    /// applied to the resolved config, which kept `erase_all_blocks` and was refused.
+    #[test]
+    fn overrides_switch_the_policy_of_the_experiment_as_written() {
+        let cfg = config_with(8, &["firmware.policy=\"preemptive\"", "firmware.t_free=0"]);
+        assert!(cfg.to_toml().contains("policy = \"preemptive\""));
+        assert!(cfg.to_toml().contains("retention = true"));
+    }
+
     #[test]
     fn state_file_is_loaded_at_start_and_saved_on_stop() {
         let path = state_path("roundtrip");
@@ -360,7 +373,7 @@ mod tests {
         let e = format!("{:#}", other.err().expect("another device"));
         assert!(e.contains("zone_count"), "{e}");
         // A file system needs its data back: a new device without retention is refused.
-        let off = retaining(&config(8), &["data.retention=false".into()]).unwrap();
+        let off = config_with(8, &["data.retention=false"]);
         let new = path.with_file_name("new.state");
         let e = open_adapter(Some(off), "t", &[], Some(&new), MAX_IO);
         let e = format!("{:#}", e.err().expect("no retention"));
