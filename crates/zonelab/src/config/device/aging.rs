@@ -1,0 +1,201 @@
+//! `[device.aging]`: NAND that ages and varies (page types, read retries, initial wear), validated
+//! into an [`AgingSpec`].
+
+use serde::{Deserialize, Serialize};
+
+use super::DeviceConfig;
+use crate::config::ConfigError;
+use crate::nand::{AgingSpec, CellType, InitialWear, NandGeometry, RetryModel};
+use crate::time::Duration;
+
+/// `[device.aging]`: page-type latencies and read retries (see `nand::aging`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgingConfig {
+    /// "slc", "mlc" or "tlc": per-page-type latencies (absent: every page takes tR and tPROG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<CellConfig>,
+    /// tR per page type, lower first (as many as the cell type has).
+    #[serde(default)]
+    pub read_latency_ns: Vec<u64>,
+    /// tPROG per page type, for devices that program page by page (pages_per_program = 1).
+    #[serde(default)]
+    pub program_latency_ns: Vec<u64>,
+    /// Chance of a retry at zero wear and zero retention.
+    #[serde(default)]
+    pub retry_base: f64,
+    /// Added to the chance per `endurance_erases` erases of the block.
+    #[serde(default)]
+    pub retry_wear_weight: f64,
+    #[serde(default = "three_thousand")]
+    pub endurance_erases: u32,
+    /// Added to the chance as data ages to `retention_limit` (and no more past it).
+    #[serde(default)]
+    pub retry_retention_weight: f64,
+    #[serde(default = "year")]
+    pub retention_limit: Duration,
+    /// The chance never goes above this.
+    #[serde(default = "one_f64")]
+    pub retry_max_probability: f64,
+    /// Retries per read at most.
+    #[serde(default = "eight")]
+    pub max_retries: u32,
+    /// Age at time zero of data the run did not write (prefill, preconditioning).
+    #[serde(default = "zero_duration")]
+    pub initial_retention: Duration,
+    /// Each block's erase count at the start, drawn from [min, max].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_erase_counts: Option<[u32; 2]>,
+    /// Blocks that share one draw of the initial erase count: [dies, blocks], consecutive
+    /// blocks on consecutive dies (a zone: [dies_per_zone, its blocks per die]; a superblock:
+    /// [all dies, 1]). Default [1, 1]: every block drawn on its own.
+    #[serde(default = "one_by_one")]
+    pub initial_wear_group: [u32; 2],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellConfig {
+    Slc,
+    Mlc,
+    Tlc,
+}
+
+fn one_by_one() -> [u32; 2] {
+    [1, 1]
+}
+fn three_thousand() -> u32 {
+    3000
+}
+fn year() -> Duration {
+    Duration::from_secs(365 * 24 * 3600)
+}
+fn one_f64() -> f64 {
+    1.0
+}
+fn eight() -> u32 {
+    8
+}
+fn zero_duration() -> Duration {
+    Duration::ZERO
+}
+
+impl DeviceConfig {
+    pub(super) fn aging(
+        &self,
+        prefix: &str,
+        geometry: &NandGeometry,
+        seed: u64,
+    ) -> Result<Option<AgingSpec>, ConfigError> {
+        let Some(a) = &self.aging else {
+            return Ok(None);
+        };
+        let f = |name: &str| format!("{prefix}aging.{name}");
+        let cell = a.cell.map(|c| match c {
+            CellConfig::Slc => CellType::Slc,
+            CellConfig::Mlc => CellType::Mlc,
+            CellConfig::Tlc => CellType::Tlc,
+        });
+        let types = cell.map_or(0, CellType::page_types);
+        let per_type = |name: &str, v: &[u64]| -> Result<Vec<Duration>, ConfigError> {
+            match cell {
+                None if v.is_empty() => Ok(Vec::new()),
+                None => Err(ConfigError::field(
+                    f(name),
+                    "needs `cell` (\"slc\", \"mlc\" or \"tlc\")",
+                )),
+                Some(c) if v.len() != types => Err(ConfigError::field(
+                    f(name),
+                    format!(
+                        "gives {} values; {} cells have {types} page types",
+                        v.len(),
+                        c.name()
+                    ),
+                )),
+                Some(_) => Ok(v.iter().map(|&ns| Duration::from_ns(ns)).collect()),
+            }
+        };
+        let read_latency = per_type("read_latency_ns", &a.read_latency_ns)?;
+        let program_latency = if cell.is_some() && a.program_latency_ns.is_empty() {
+            vec![Duration::from_ns(self.timing.program_latency_ns); types]
+        } else {
+            per_type("program_latency_ns", &a.program_latency_ns)?
+        };
+        if !a.program_latency_ns.is_empty() && geometry.pages_per_program != 1 {
+            return Err(ConfigError::field(
+                f("program_latency_ns"),
+                format!(
+                    "applies to page-by-page programming; this NAND programs {} pages at once (its tPROG stays)",
+                    geometry.pages_per_program
+                ),
+            ));
+        }
+        for (name, v) in [
+            ("retry_base", a.retry_base),
+            ("retry_wear_weight", a.retry_wear_weight),
+            ("retry_retention_weight", a.retry_retention_weight),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(ConfigError::field(
+                    f(name),
+                    format!("{v} must be a finite number >= 0"),
+                ));
+            }
+        }
+        if !(0.0..1.0).contains(&a.retry_max_probability)
+            && a.max_retries > 0
+            && a.retry_max_probability != 1.0
+        {
+            return Err(ConfigError::field(
+                f("retry_max_probability"),
+                format!("{} must be between 0 and 1", a.retry_max_probability),
+            ));
+        }
+        if a.endurance_erases == 0 {
+            return Err(ConfigError::field(
+                f("endurance_erases"),
+                "must be greater than 0",
+            ));
+        }
+        if a.retention_limit.is_zero() {
+            return Err(ConfigError::field(
+                f("retention_limit"),
+                "must be greater than 0",
+            ));
+        }
+        if a.initial_wear_group.contains(&0) {
+            return Err(ConfigError::field(
+                f("initial_wear_group"),
+                "must be [dies, blocks], both at least 1",
+            ));
+        }
+        if a.max_retries > 64 {
+            return Err(ConfigError::field(
+                f("max_retries"),
+                format!("{} is above 64", a.max_retries),
+            ));
+        }
+        Ok(Some(AgingSpec {
+            cell,
+            read_latency,
+            program_latency,
+            retry: RetryModel {
+                base: a.retry_base,
+                wear_weight: a.retry_wear_weight,
+                endurance_erases: a.endurance_erases,
+                retention_weight: a.retry_retention_weight,
+                retention_limit: a.retention_limit,
+                max_probability: a.retry_max_probability,
+                max_retries: a.max_retries,
+            },
+            initial_retention: a.initial_retention,
+            initial_wear: a.initial_erase_counts.map(|[min, max]| InitialWear {
+                min,
+                max,
+                group_dies: a.initial_wear_group[0],
+                group_blocks: a.initial_wear_group[1],
+            }),
+            seed,
+        }))
+    }
+}

@@ -1,0 +1,364 @@
+//! The device description a preset gives and an experiment may override, and its validation into
+//! the typed [`DeviceSpec`] the simulator runs on: a ZNS device (`[device.zones]`) or a
+//! conventional SSD (`kind = "conventional"`, `[device.ftl]`), either with optional NAND aging
+//! (`[device.aging]`).
+
+mod aging;
+mod ftl;
+mod zns;
+
+use serde::{Deserialize, Serialize};
+
+pub use aging::{AgingConfig, CellConfig};
+pub use ftl::{FtlConfig, VictimConfig};
+
+use super::ConfigError;
+use crate::nand::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
+use crate::sim::DeviceSpec;
+use crate::time::Duration;
+use crate::units::Bytes;
+
+/// Which interface the device offers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceKind {
+    /// A Zoned Namespace SSD (`[device.zones]`).
+    #[default]
+    Zns,
+    /// A block-interface SSD with a page-mapped FTL (`[device.ftl]`).
+    Conventional,
+}
+
+impl DeviceKind {
+    fn is_zns(&self) -> bool {
+        *self == DeviceKind::Zns
+    }
+}
+
+/// A device as written in a preset file (`presets/*.toml`) or an experiment's `[device]` table.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    /// "zns" (default) or "conventional".
+    #[serde(default, skip_serializing_if = "DeviceKind::is_zns")]
+    pub kind: DeviceKind,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Where the numbers come from (paper and table, or datasheet).
+    pub source: String,
+    pub geometry: GeometryConfig,
+    /// The zones of a ZNS device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<ZonesConfig>,
+    pub timing: TimingConfig,
+    pub energy: EnergyConfig,
+    /// The FTL of a conventional device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ftl: Option<FtlConfig>,
+    /// NAND that ages and varies (off when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aging: Option<AgingConfig>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeometryConfig {
+    pub channels: u32,
+    pub dies_per_channel: u32,
+    pub blocks_per_die: u32,
+    pub pages_per_block: u32,
+    pub page_size_bytes: Bytes,
+    /// Pages programmed together on one die (one-shot TLC programming); also the striping unit.
+    #[serde(default = "super::one")]
+    pub pages_per_program: u32,
+    pub lba_size_bytes: Bytes,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZonesConfig {
+    /// Stripe width: how many dies one zone's program units are interleaved over.
+    pub dies_per_zone: u32,
+    pub zone_size_bytes: Bytes,
+    pub zone_capacity_bytes: Bytes,
+    /// Zones exposed; defaults to as many as the blocks allow.
+    #[serde(default)]
+    pub zone_count: Option<u32>,
+    /// Max Open Resources; 0 means no limit.
+    #[serde(default)]
+    pub max_open_zones: u32,
+    /// Max Active Resources; 0 means no limit.
+    #[serde(default)]
+    pub max_active_zones: u32,
+    /// Zone Append Size Limit; 0 means no limit.
+    #[serde(default = "zero_bytes")]
+    pub zone_append_size_limit_bytes: Bytes,
+}
+
+fn zero_bytes() -> Bytes {
+    Bytes(0)
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimingConfig {
+    /// tR: array to page register.
+    pub read_latency_ns: u64,
+    /// tPROG for one program unit (`pages_per_program` pages).
+    pub program_latency_ns: u64,
+    /// tBERS for one block on one die.
+    pub erase_latency_ns: u64,
+    /// NAND channel (die to controller) rate, MB/s (10^6 B).
+    pub channel_rate_mb_s: u64,
+    /// Host interface (PCIe) rate per direction, MB/s (10^6 B).
+    pub host_rate_mb_s: u64,
+    /// Firmware time added to every read command.
+    #[serde(default)]
+    pub read_overhead_ns: u64,
+    /// Firmware time added to every write or append command.
+    #[serde(default)]
+    pub write_overhead_ns: u64,
+    /// Firmware time of a zone management command that touches no NAND.
+    #[serde(default)]
+    pub zone_mgmt_overhead_ns: u64,
+    /// Per-zone write buffer in program units; with it, writes complete early once buffered.
+    /// 0: no buffer, a write completes when its full program units are programmed.
+    #[serde(default)]
+    pub write_buffer_units_per_zone: u32,
+    /// A power-loss-protected write cache shared by all dies, in program units (0: none):
+    /// writes complete once cached and drain to NAND in the background; a full cache makes
+    /// writes wait. At least one unit per active zone.
+    #[serde(default)]
+    pub write_cache_units: u32,
+    /// Erase suspend for reads (off when absent): a read reaching a die mid-erase suspends it.
+    #[serde(default)]
+    pub erase_suspend: Option<EraseSuspendConfig>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EraseSuspendConfig {
+    /// Time to suspend an erase before the read starts.
+    pub suspend_ns: u64,
+    /// Time to resume the erase after the suspended reads.
+    pub resume_ns: u64,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnergyConfig {
+    pub read_nj_per_page: f64,
+    pub program_nj_per_page: f64,
+    /// Erase energy per block on one die; give this or `erase_nj_per_zone`.
+    #[serde(default)]
+    pub erase_nj_per_block: Option<f64>,
+    /// Erase energy for all blocks of one zone (as ReZNS's Table 1 gives it).
+    #[serde(default)]
+    pub erase_nj_per_zone: Option<f64>,
+}
+
+/// The largest device ZoneLab builds, so that no value can overflow the model's arithmetic or
+/// ask for more memory than a real device's state needs (chosen: each bound is far beyond
+/// shipping SSDs; docs/model.md lists them).
+pub const MAX_CHANNELS: u32 = 4_096;
+pub const MAX_DIES_PER_CHANNEL: u32 = 4_096;
+/// Dies in all (a 4 TB small-zone SSD has 128).
+pub const MAX_DIES: u64 = 65_536;
+/// Blocks in all: one erase counter each (128 MiB of them; a 64 TiB device of 2 MiB blocks).
+pub const MAX_BLOCKS: u64 = 1 << 25;
+pub const MAX_PAGES_PER_BLOCK: u32 = 65_536;
+pub const MAX_PAGE_BYTES: u64 = 1 << 20;
+/// Zones: the model keeps about 100 bytes per zone (smallzone-4t has 40,704).
+pub const MAX_ZONES: u64 = 1 << 20;
+/// Any one NAND or firmware time (tR, tPROG, tBERS, overheads, erase suspend): one second.
+pub const MAX_LATENCY_NS: u64 = 1_000_000_000;
+/// Channel and host link rates: 1 TB/s.
+pub const MAX_RATE_MB_S: u64 = 1_000_000;
+/// Energy of one operation: one joule (totals then stay finite for any count of operations).
+pub const MAX_ENERGY_NJ: f64 = 1e9;
+
+/// `value` lies in `lo..=hi`, or an error naming the field and the range.
+pub(super) fn within(field: &str, value: u64, lo: u64, hi: u64) -> Result<(), ConfigError> {
+    if (lo..=hi).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError::field(
+            field,
+            format!("{value} must be between {lo} and {hi}"),
+        ))
+    }
+}
+
+fn positive(field: &str, value: u64) -> Result<(), ConfigError> {
+    if value == 0 {
+        Err(ConfigError::field(field, "must be greater than 0"))
+    } else {
+        Ok(())
+    }
+}
+
+fn limit(value: u32) -> Option<u32> {
+    (value != 0).then_some(value)
+}
+
+impl DeviceConfig {
+    /// Checks every rule the device relies on; errors name the field (prefixed with `prefix`).
+    /// `seed` is the run's (NAND aging draws from it).
+    pub fn validate(&self, prefix: &str, seed: u64) -> Result<DeviceSpec, ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        if self.aging.is_some()
+            && self
+                .aging
+                .as_ref()
+                .is_some_and(|a| a.initial_erase_counts.is_some_and(|[a, b]| a > b))
+        {
+            return Err(ConfigError::field(
+                f("aging.initial_erase_counts"),
+                "must be [min, max] with min <= max",
+            ));
+        }
+        match self.kind {
+            DeviceKind::Zns => {
+                if self.ftl.is_some() {
+                    return Err(ConfigError::field(
+                        f("ftl"),
+                        "applies to kind = \"conventional\"; a ZNS device has no FTL",
+                    ));
+                }
+                let Some(z) = &self.zones else {
+                    return Err(ConfigError::field(
+                        f("zones"),
+                        "missing: a ZNS device needs [device.zones] (or set kind = \"conventional\")",
+                    ));
+                };
+                let mut spec = self.validate_zns(prefix, z)?;
+                spec.nand.aging = self.aging(prefix, &spec.nand.geometry, seed)?;
+                Ok(DeviceSpec::Zns(spec))
+            }
+            DeviceKind::Conventional => {
+                let mut spec = self.validate_conventional(prefix)?;
+                spec.nand.aging = self.aging(prefix, &spec.nand.geometry, seed)?;
+                Ok(DeviceSpec::Conventional(spec))
+            }
+        }
+    }
+
+    /// The NAND both kinds share; `blocks_per_zone` converts a per-zone erase energy.
+    fn validate_nand(
+        &self,
+        prefix: &str,
+        blocks_per_zone: Option<u64>,
+    ) -> Result<NandSpec, ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        let g = &self.geometry;
+        let t = &self.timing;
+        let e = &self.energy;
+        for (name, value) in [
+            ("geometry.channels", g.channels as u64),
+            ("geometry.dies_per_channel", g.dies_per_channel as u64),
+            ("geometry.blocks_per_die", g.blocks_per_die as u64),
+            ("geometry.pages_per_block", g.pages_per_block as u64),
+            ("geometry.page_size_bytes", g.page_size_bytes.0),
+            ("geometry.pages_per_program", g.pages_per_program as u64),
+            ("geometry.lba_size_bytes", g.lba_size_bytes.0),
+            ("timing.channel_rate_mb_s", t.channel_rate_mb_s),
+            ("timing.host_rate_mb_s", t.host_rate_mb_s),
+        ] {
+            positive(&f(name), value)?;
+        }
+        let lba = g.lba_size_bytes.0;
+        if lba != 512 && lba != 4096 {
+            return Err(ConfigError::field(
+                f("geometry.lba_size_bytes"),
+                format!("is {lba}; ZoneLab supports 512 and 4096"),
+            ));
+        }
+        if !g.page_size_bytes.0.is_multiple_of(lba) {
+            return Err(ConfigError::field(
+                f("geometry.page_size_bytes"),
+                format!(
+                    "{} is not a multiple of the LBA size {lba}",
+                    g.page_size_bytes.0
+                ),
+            ));
+        }
+        if !g.pages_per_block.is_multiple_of(g.pages_per_program) {
+            return Err(ConfigError::field(
+                f("geometry.pages_per_program"),
+                format!(
+                    "{} does not divide pages_per_block {}",
+                    g.pages_per_program, g.pages_per_block
+                ),
+            ));
+        }
+        if t.read_latency_ns == 0 && t.program_latency_ns == 0 {
+            return Err(ConfigError::field(
+                f("timing"),
+                "read_latency_ns and program_latency_ns are both 0; give the NAND a cost",
+            ));
+        }
+        let erase_nj_per_block = match (e.erase_nj_per_block, e.erase_nj_per_zone, blocks_per_zone)
+        {
+            (Some(b), None, _) => b,
+            (None, Some(zone_nj), Some(blocks)) => zone_nj / blocks as f64,
+            (None, Some(_), None) => {
+                return Err(ConfigError::field(
+                    f("energy.erase_nj_per_zone"),
+                    "a conventional device has no zones: give erase_nj_per_block",
+                ));
+            }
+            _ => {
+                return Err(ConfigError::field(
+                    f("energy"),
+                    "give exactly one of erase_nj_per_block and erase_nj_per_zone",
+                ));
+            }
+        };
+        let erase_field = if e.erase_nj_per_zone.is_some() {
+            "energy.erase_nj_per_zone"
+        } else {
+            "energy.erase_nj_per_block"
+        };
+        for (name, v) in [
+            ("energy.read_nj_per_page", e.read_nj_per_page),
+            ("energy.program_nj_per_page", e.program_nj_per_page),
+            (erase_field, erase_nj_per_block),
+        ] {
+            if !(v.is_finite() && (0.0..=MAX_ENERGY_NJ).contains(&v)) {
+                return Err(ConfigError::field(
+                    f(name),
+                    format!("{v} must be a number between 0 and {MAX_ENERGY_NJ:e}"),
+                ));
+            }
+        }
+        let suspend = t.erase_suspend.as_ref().map(|s| EraseSuspend {
+            suspend: Duration::from_ns(s.suspend_ns),
+            resume: Duration::from_ns(s.resume_ns),
+        });
+        Ok(NandSpec {
+            geometry: NandGeometry {
+                channels: g.channels,
+                dies_per_channel: g.dies_per_channel,
+                blocks_per_die: g.blocks_per_die,
+                pages_per_block: g.pages_per_block,
+                page_size_bytes: g.page_size_bytes.0,
+                pages_per_program: g.pages_per_program,
+            },
+            timing: NandTiming {
+                read_latency: Duration::from_ns(t.read_latency_ns),
+                program_latency: Duration::from_ns(t.program_latency_ns),
+                erase_latency: Duration::from_ns(t.erase_latency_ns),
+                channel_rate_mb_s: t.channel_rate_mb_s,
+                host_rate_mb_s: t.host_rate_mb_s,
+                erase_suspend: suspend,
+            },
+            energy: Energy {
+                read_nj_per_page: e.read_nj_per_page,
+                program_nj_per_page: e.program_nj_per_page,
+                erase_nj_per_block,
+            },
+            aging: None,
+        })
+    }
+}

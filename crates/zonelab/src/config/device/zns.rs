@@ -1,0 +1,300 @@
+//! `[device.zones]`: the ZNS device's zones, limits and firmware overheads, validated into a
+//! [`ZnsSpec`].
+
+use super::{
+    DeviceConfig, MAX_BLOCKS, MAX_CHANNELS, MAX_DIES, MAX_DIES_PER_CHANNEL, MAX_LATENCY_NS,
+    MAX_PAGE_BYTES, MAX_PAGES_PER_BLOCK, MAX_RATE_MB_S, MAX_ZONES, ZonesConfig, limit, positive,
+    within,
+};
+use crate::config::ConfigError;
+use crate::time::Duration;
+use crate::zns::{Overheads, ZnsSpec, ZoneGeometry};
+
+impl DeviceConfig {
+    pub(super) fn validate_zns(
+        &self,
+        prefix: &str,
+        z: &ZonesConfig,
+    ) -> Result<ZnsSpec, ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        let g = &self.geometry;
+        let t = &self.timing;
+        for (name, value) in [
+            ("geometry.channels", g.channels as u64),
+            ("geometry.dies_per_channel", g.dies_per_channel as u64),
+            ("geometry.blocks_per_die", g.blocks_per_die as u64),
+            ("geometry.pages_per_block", g.pages_per_block as u64),
+            ("geometry.page_size_bytes", g.page_size_bytes.0),
+            ("geometry.pages_per_program", g.pages_per_program as u64),
+            ("geometry.lba_size_bytes", g.lba_size_bytes.0),
+            ("zones.dies_per_zone", z.dies_per_zone as u64),
+            ("zones.zone_size_bytes", z.zone_size_bytes.0),
+            ("zones.zone_capacity_bytes", z.zone_capacity_bytes.0),
+            ("timing.channel_rate_mb_s", t.channel_rate_mb_s),
+            ("timing.host_rate_mb_s", t.host_rate_mb_s),
+        ] {
+            positive(&f(name), value)?;
+        }
+        within(
+            &f("geometry.channels"),
+            g.channels as u64,
+            1,
+            MAX_CHANNELS as u64,
+        )?;
+        within(
+            &f("geometry.dies_per_channel"),
+            g.dies_per_channel as u64,
+            1,
+            MAX_DIES_PER_CHANNEL as u64,
+        )?;
+        let dies = g.channels as u64 * g.dies_per_channel as u64;
+        if dies > MAX_DIES {
+            return Err(ConfigError::field(
+                f("geometry.dies_per_channel"),
+                format!(
+                    "{} channels x {} dies per channel is {dies} dies; at most {MAX_DIES}",
+                    g.channels, g.dies_per_channel
+                ),
+            ));
+        }
+        if dies * g.blocks_per_die as u64 > MAX_BLOCKS {
+            return Err(ConfigError::field(
+                f("geometry.blocks_per_die"),
+                format!(
+                    "{} blocks on each of {dies} dies is {} blocks; at most {MAX_BLOCKS}",
+                    g.blocks_per_die,
+                    dies * g.blocks_per_die as u64
+                ),
+            ));
+        }
+        within(
+            &f("geometry.pages_per_block"),
+            g.pages_per_block as u64,
+            1,
+            MAX_PAGES_PER_BLOCK as u64,
+        )?;
+        within(
+            &f("geometry.page_size_bytes"),
+            g.page_size_bytes.0,
+            1,
+            MAX_PAGE_BYTES,
+        )?;
+        let lba = g.lba_size_bytes.0;
+        if lba != 512 && lba != 4096 {
+            return Err(ConfigError::field(
+                f("geometry.lba_size_bytes"),
+                format!("is {lba}; ZoneLab supports 512 and 4096"),
+            ));
+        }
+        if !g.page_size_bytes.0.is_multiple_of(lba) {
+            return Err(ConfigError::field(
+                f("geometry.page_size_bytes"),
+                format!(
+                    "{} is not a multiple of the LBA size {lba}",
+                    g.page_size_bytes.0
+                ),
+            ));
+        }
+        if !g.pages_per_block.is_multiple_of(g.pages_per_program) {
+            return Err(ConfigError::field(
+                f("geometry.pages_per_program"),
+                format!(
+                    "{} does not divide pages_per_block {}",
+                    g.pages_per_program, g.pages_per_block
+                ),
+            ));
+        }
+        if z.dies_per_zone as u64 > dies || !dies.is_multiple_of(z.dies_per_zone as u64) {
+            return Err(ConfigError::field(
+                f("zones.dies_per_zone"),
+                format!("{} must divide the {dies} dies", z.dies_per_zone),
+            ));
+        }
+        let block = g.page_size_bytes.0 * g.pages_per_block as u64;
+        let zone = z.zone_size_bytes.0;
+        if !zone.is_multiple_of(block) {
+            return Err(ConfigError::field(
+                f("zones.zone_size_bytes"),
+                format!(
+                    "{zone} is not a multiple of the block size {block} (page_size_bytes x pages_per_block)"
+                ),
+            ));
+        }
+        let blocks_per_zone = zone / block;
+        if !blocks_per_zone.is_multiple_of(z.dies_per_zone as u64) {
+            return Err(ConfigError::field(
+                f("zones.zone_size_bytes"),
+                format!(
+                    "{zone} gives {blocks_per_zone} blocks, not a multiple of dies_per_zone {}",
+                    z.dies_per_zone
+                ),
+            ));
+        }
+        let blocks_per_zone_per_die = blocks_per_zone / z.dies_per_zone as u64;
+        if blocks_per_zone_per_die > g.blocks_per_die as u64 {
+            return Err(ConfigError::field(
+                f("zones.zone_size_bytes"),
+                format!(
+                    "{zone} needs {blocks_per_zone_per_die} blocks on each die but a die has {}",
+                    g.blocks_per_die
+                ),
+            ));
+        }
+        let cap = z.zone_capacity_bytes.0;
+        if cap > zone {
+            return Err(ConfigError::field(
+                f("zones.zone_capacity_bytes"),
+                format!("{cap} is above the zone size {zone}"),
+            ));
+        }
+        if !cap.is_multiple_of(lba) {
+            return Err(ConfigError::field(
+                f("zones.zone_capacity_bytes"),
+                format!("{cap} is not a multiple of the LBA size {lba}"),
+            ));
+        }
+        let zasl = z.zone_append_size_limit_bytes.0;
+        if !zasl.is_multiple_of(lba) {
+            return Err(ConfigError::field(
+                f("zones.zone_append_size_limit_bytes"),
+                format!("{zasl} is not a multiple of the LBA size {lba}"),
+            ));
+        }
+        let max_zones =
+            (dies / z.dies_per_zone as u64) * (g.blocks_per_die as u64 / blocks_per_zone_per_die);
+        let zone_count = match z.zone_count {
+            Some(0) => {
+                return Err(ConfigError::field(
+                    f("zones.zone_count"),
+                    "must be greater than 0",
+                ));
+            }
+            Some(n) if n as u64 > max_zones => {
+                return Err(ConfigError::field(
+                    f("zones.zone_count"),
+                    format!("{n} zones do not fit; the blocks hold at most {max_zones}"),
+                ));
+            }
+            Some(n) => n,
+            None => u32::try_from(max_zones).map_err(|_| {
+                ConfigError::field(
+                    f("zones.zone_count"),
+                    format!("{max_zones} zones is too many"),
+                )
+            })?,
+        };
+        within(&f("zones.zone_count"), zone_count as u64, 1, MAX_ZONES)?;
+        for (name, v) in [
+            ("zones.max_open_zones", z.max_open_zones),
+            ("zones.max_active_zones", z.max_active_zones),
+        ] {
+            within(&f(name), v as u64, 0, zone_count as u64)?;
+        }
+        if zasl > cap {
+            return Err(ConfigError::field(
+                f("zones.zone_append_size_limit_bytes"),
+                format!("{zasl} is above the zone capacity {cap}"),
+            ));
+        }
+        for (name, v) in [
+            ("timing.read_latency_ns", t.read_latency_ns),
+            ("timing.program_latency_ns", t.program_latency_ns),
+            ("timing.erase_latency_ns", t.erase_latency_ns),
+            ("timing.read_overhead_ns", t.read_overhead_ns),
+            ("timing.write_overhead_ns", t.write_overhead_ns),
+            ("timing.zone_mgmt_overhead_ns", t.zone_mgmt_overhead_ns),
+        ] {
+            within(&f(name), v, 0, MAX_LATENCY_NS)?;
+        }
+        if let Some(s) = &t.erase_suspend {
+            within(
+                &f("timing.erase_suspend.suspend_ns"),
+                s.suspend_ns,
+                0,
+                MAX_LATENCY_NS,
+            )?;
+            within(
+                &f("timing.erase_suspend.resume_ns"),
+                s.resume_ns,
+                0,
+                MAX_LATENCY_NS,
+            )?;
+        }
+        within(
+            &f("timing.channel_rate_mb_s"),
+            t.channel_rate_mb_s,
+            1,
+            MAX_RATE_MB_S,
+        )?;
+        within(
+            &f("timing.host_rate_mb_s"),
+            t.host_rate_mb_s,
+            1,
+            MAX_RATE_MB_S,
+        )?;
+        let unit = g.page_size_bytes.0 * g.pages_per_program as u64;
+        within(
+            &f("timing.write_buffer_units_per_zone"),
+            t.write_buffer_units_per_zone as u64,
+            0,
+            cap.div_ceil(unit),
+        )?;
+        let (mor, mar) = (limit(z.max_open_zones), limit(z.max_active_zones));
+        if let (Some(open), Some(active)) = (mor, mar)
+            && open > active
+        {
+            return Err(ConfigError::field(
+                f("zones.max_open_zones"),
+                format!("{open} is above max_active_zones {active}"),
+            ));
+        }
+        if t.write_cache_units > 0 {
+            if t.write_buffer_units_per_zone > 0 {
+                return Err(ConfigError::field(
+                    f("timing.write_cache_units"),
+                    "give a per-zone write buffer (write_buffer_units_per_zone) or a shared write cache, not both",
+                ));
+            }
+            match mar {
+                Some(m) if t.write_cache_units >= m => {}
+                Some(m) => {
+                    return Err(ConfigError::field(
+                        f("timing.write_cache_units"),
+                        format!(
+                            "{} is below max_active_zones {m}: the cache holds at least one program unit per active zone",
+                            t.write_cache_units
+                        ),
+                    ));
+                }
+                None => {
+                    return Err(ConfigError::field(
+                        f("timing.write_cache_units"),
+                        "a shared write cache needs a max_active_zones limit (at least one cache unit per active zone)",
+                    ));
+                }
+            }
+        }
+        let nand = self.validate_nand(prefix, Some(blocks_per_zone))?;
+        Ok(ZnsSpec {
+            name: self.name.clone(),
+            nand,
+            zones: ZoneGeometry {
+                lba_size_bytes: lba,
+                dies_per_zone: z.dies_per_zone,
+                zone_size_bytes: zone,
+                zone_capacity_bytes: cap,
+                zone_count,
+                max_open_zones: mor,
+                max_active_zones: mar,
+                zone_append_size_limit_bytes: (zasl != 0).then_some(zasl),
+            },
+            overheads: Overheads {
+                read: Duration::from_ns(t.read_overhead_ns),
+                write: Duration::from_ns(t.write_overhead_ns),
+                zone_mgmt: Duration::from_ns(t.zone_mgmt_overhead_ns),
+            },
+            write_buffer_units_per_zone: t.write_buffer_units_per_zone,
+            write_cache_units: t.write_cache_units,
+        })
+    }
+}

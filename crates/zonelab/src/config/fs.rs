@@ -1,0 +1,486 @@
+//! `[fs]`: the host file layer (personality, zone GC, page cache, CPU costs), validated into the
+//! [`FsSpec`] of `host::fs::spec`. Unset fields take that module's defaults; every check names the
+//! field.
+
+use serde::{Deserialize, Serialize};
+
+use super::ConfigError;
+use super::workload::zone_region;
+use crate::device::DeviceInfo;
+use crate::host::fs::spec::f2fs_mkfs_space;
+use crate::host::fs::{
+    BLOCK_BYTES, CacheSpec, F2fsSpec, FsSpec, GcPolicyKind, GcSpec, Personality, Victim, ZenfsSpec,
+};
+use crate::time::Duration;
+use crate::units::{Bytes, Extent};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PersonalityConfig {
+    #[default]
+    F2fs,
+    Zenfs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcPolicyConfig {
+    Native,
+    None,
+    BasicZgc,
+    LsmZgc,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VictimConfig {
+    Greedy,
+    CostBenefit,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GcConfig {
+    /// "native" (default: the personality's own), "none", "basic_zgc", "lsm_zgc".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<GcPolicyConfig>,
+    /// Basic_ZGC and LSM_ZGC victims: "greedy" (default) or "cost_benefit".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub victim: Option<VictimConfig>,
+    /// LSM_ZGC segment (default 2 MiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segment: Option<Bytes>,
+    /// LSM_ZGC threshold_cold (default 0.8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_cold: Option<f64>,
+    /// LSM_ZGC hot/cold separation (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub separate: Option<bool>,
+    /// GC read and write unit (default 128 KiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_unit: Option<Bytes>,
+    /// GC reads in flight (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_depth: Option<u32>,
+    /// Basic_ZGC and LSM_ZGC: collect in the background at this many free zones (default 4),
+    /// in the writer at this many (default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bg_free_zones: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fg_free_zones: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Page cache (F2FS default 4 GiB; ZenFS has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_cache: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty_background: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty_limit: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty_expire: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writeback_interval: Option<Duration>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Duration>,
+    /// Per KiB copied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_per_kib: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_per_block: Option<Duration>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct F2fsConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segment: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_logs: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_sections: Option<u32>,
+    /// Percent of the main area.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overprovision: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cp_interval: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bg_gc_min_sleep: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bg_gc_max_sleep: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bg_gc_nogc_sleep: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_latency: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_rate_mb_s: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZenfsConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_zones: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_zones: Option<u32>,
+    /// Percent of a zone's capacity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_threshold: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_interval: Option<Duration>,
+}
+
+/// `[fs]`: the host file layer over a region of zones.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FsConfig {
+    /// "f2fs" (default) or "zenfs".
+    #[serde(default)]
+    pub personality: PersonalityConfig,
+    /// The region the layer owns (default: the whole device).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Extent>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Extent>,
+    /// Largest device command (default 1 MiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_io: Option<Bytes>,
+    #[serde(default)]
+    pub gc: GcConfig,
+    #[serde(default)]
+    pub cache: CacheConfig,
+    #[serde(default)]
+    pub cpu: CpuConfig,
+    #[serde(default)]
+    pub f2fs: F2fsConfig,
+    #[serde(default)]
+    pub zenfs: ZenfsConfig,
+}
+
+fn blocks_of(field: &str, b: Bytes, max: u64) -> Result<u32, ConfigError> {
+    if b.0 == 0 || !b.0.is_multiple_of(BLOCK_BYTES) || b.0 > max {
+        return Err(ConfigError::field(
+            field,
+            format!(
+                "{} must be a positive multiple of 4096 bytes, at most {max}",
+                b.0
+            ),
+        ));
+    }
+    Ok((b.0 / BLOCK_BYTES) as u32)
+}
+
+impl FsConfig {
+    /// GC streams the policy appends to (each an open zone).
+    fn gc_streams(&self) -> u32 {
+        match self.gc.policy {
+            Some(GcPolicyConfig::BasicZgc) => 1,
+            Some(GcPolicyConfig::LsmZgc) if self.gc.separate != Some(false) => 3,
+            Some(GcPolicyConfig::LsmZgc) => 1,
+            _ => 0,
+        }
+    }
+
+    pub fn validate(&self, info: &DeviceInfo, data: bool) -> Result<FsSpec, ConfigError> {
+        let z = info.zoned.as_ref().expect("zoned");
+        let lba = info.lba_size_bytes;
+        if !BLOCK_BYTES.is_multiple_of(lba) {
+            return Err(ConfigError::field(
+                "fs",
+                format!(
+                    "the file layer uses 4096-byte blocks; the device's LBA size {lba} does not divide them"
+                ),
+            ));
+        }
+        let (first_zone, zone_count, _) = zone_region("fs.", self.offset, self.size, lba, z)?;
+        let cap_bytes = z.zone_capacity_lbas * lba;
+        let cap_blocks = cap_bytes / BLOCK_BYTES;
+        let mut spec = match self.personality {
+            PersonalityConfig::F2fs => FsSpec::f2fs(first_zone, zone_count),
+            PersonalityConfig::Zenfs => FsSpec::zenfs(first_zone, zone_count),
+        };
+        spec.data = data;
+        if let Some(m) = self.max_io {
+            spec.max_io_blocks = blocks_of("fs.max_io", m, 16 << 20)?;
+        }
+        self.validate_gc(&mut spec.gc, cap_bytes)?;
+        self.validate_cache(&mut spec.cache)?;
+        let c = &self.cpu;
+        let cpu = &mut spec.cpu;
+        cpu.call = c.call.unwrap_or(cpu.call);
+        cpu.metadata = c.metadata.unwrap_or(cpu.metadata);
+        cpu.submit = c.submit.unwrap_or(cpu.submit);
+        cpu.copy_per_kib_ns = c.copy_per_kib.map_or(cpu.copy_per_kib_ns, |d| d.ns());
+        cpu.gc_per_block_ns = c.gc_per_block.map_or(cpu.gc_per_block_ns, |d| d.ns());
+        let limit = z.open_limit();
+        match &mut spec.personality {
+            Personality::F2fs(f) => {
+                self.validate_f2fs(f, zone_count, cap_blocks, limit)?;
+            }
+            Personality::Zenfs(zs) => {
+                self.validate_zenfs(zs, zone_count)?;
+            }
+        }
+        Ok(spec)
+    }
+
+    fn validate_gc(&self, gc: &mut GcSpec, cap_bytes: u64) -> Result<(), ConfigError> {
+        let c = &self.gc;
+        gc.policy = match c.policy {
+            None | Some(GcPolicyConfig::Native) => GcPolicyKind::Native,
+            Some(GcPolicyConfig::None) => GcPolicyKind::None,
+            Some(GcPolicyConfig::BasicZgc) => GcPolicyKind::BasicZgc,
+            Some(GcPolicyConfig::LsmZgc) => GcPolicyKind::LsmZgc,
+        };
+        gc.victim = match c.victim {
+            None | Some(VictimConfig::Greedy) => Victim::Greedy,
+            Some(VictimConfig::CostBenefit) => Victim::CostBenefit,
+        };
+        if let Some(s) = c.segment {
+            gc.segment_blocks = blocks_of("fs.gc.segment", s, cap_bytes)?;
+        }
+        if let Some(u) = c.io_unit {
+            gc.io_blocks = blocks_of("fs.gc.io_unit", u, cap_bytes.min(16 << 20))?;
+        }
+        if let Some(t) = c.threshold_cold {
+            if !(0.0..=1.0).contains(&t) {
+                return Err(ConfigError::field(
+                    "fs.gc.threshold_cold",
+                    format!("{t} must be between 0 and 1"),
+                ));
+            }
+            gc.threshold_cold = t;
+        }
+        gc.separate = c.separate.unwrap_or(gc.separate);
+        if let Some(d) = c.read_depth {
+            if !(1..=1024).contains(&d) {
+                return Err(ConfigError::field(
+                    "fs.gc.read_depth",
+                    format!("{d} must be between 1 and 1024"),
+                ));
+            }
+            gc.read_depth = d;
+        }
+        gc.bg_free_zones = c.bg_free_zones.unwrap_or(gc.bg_free_zones);
+        gc.fg_free_zones = c.fg_free_zones.unwrap_or(gc.fg_free_zones);
+        if gc.fg_free_zones > gc.bg_free_zones {
+            return Err(ConfigError::field(
+                "fs.gc.fg_free_zones",
+                format!(
+                    "{} is above bg_free_zones {}: writers would collect before the background collector starts",
+                    gc.fg_free_zones, gc.bg_free_zones
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn validate_cache(&self, cache: &mut CacheSpec) -> Result<(), ConfigError> {
+        let c = &self.cache;
+        if let Some(p) = c.page_cache {
+            cache.page_cache_bytes = p.0;
+            if self.personality == PersonalityConfig::F2fs && cache.dirty_limit_bytes > p.0 {
+                // A smaller cache keeps Linux's ratios unless the limits are given.
+                cache.dirty_background_bytes = p.0 / 10;
+                cache.dirty_limit_bytes = p.0 / 5;
+            }
+        }
+        if let Some(b) = c.dirty_background {
+            cache.dirty_background_bytes = b.0;
+        }
+        if let Some(l) = c.dirty_limit {
+            cache.dirty_limit_bytes = l.0;
+        }
+        if let Some(e) = c.dirty_expire {
+            cache.dirty_expire = e;
+        }
+        if let Some(w) = c.writeback_interval {
+            if w.is_zero() {
+                return Err(ConfigError::field(
+                    "fs.cache.writeback_interval",
+                    "must be greater than 0",
+                ));
+            }
+            cache.writeback_interval = w;
+        }
+        if cache.page_cache_bytes > 0 && cache.writeback_interval.is_zero() {
+            cache.writeback_interval = CacheSpec::linux().writeback_interval;
+            cache.dirty_expire = CacheSpec::linux().dirty_expire;
+        }
+        if cache.dirty_background_bytes > cache.dirty_limit_bytes {
+            return Err(ConfigError::field(
+                "fs.cache.dirty_background",
+                format!(
+                    "{} is above dirty_limit {}",
+                    cache.dirty_background_bytes, cache.dirty_limit_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn validate_f2fs(
+        &self,
+        f: &mut F2fsSpec,
+        zone_count: u32,
+        cap_blocks: u64,
+        open_limit: Option<u32>,
+    ) -> Result<(), ConfigError> {
+        let c = &self.f2fs;
+        if let Some(s) = c.segment {
+            f.segment_blocks = blocks_of("fs.f2fs.segment", s, cap_blocks * BLOCK_BYTES)?;
+        }
+        if (f.segment_blocks as u64) > cap_blocks {
+            return Err(ConfigError::field(
+                "fs.f2fs.segment",
+                format!(
+                    "a {}-block segment does not fit a zone of {cap_blocks} blocks",
+                    f.segment_blocks
+                ),
+            ));
+        }
+        if let Some(l) = c.active_logs {
+            if ![2, 4, 6].contains(&l) {
+                return Err(ConfigError::field(
+                    "fs.f2fs.active_logs",
+                    format!("{l}: F2FS takes 2, 4 or 6"),
+                ));
+            }
+            f.active_logs = l;
+        }
+        let heads = f.active_logs + self.gc_streams();
+        if let Some(limit) = open_limit
+            && heads > limit
+        {
+            return Err(ConfigError::field(
+                "fs.f2fs.active_logs",
+                format!(
+                    "F2FS keeps {} logs and GC {} more zones open; the device allows {limit} (mount fails)",
+                    f.active_logs,
+                    self.gc_streams()
+                ),
+            ));
+        }
+        f.reserved_sections = c.reserved_sections;
+        f.overprovision_pct = c.overprovision;
+        if let Some(p) = c.overprovision
+            && !(0.0..100.0).contains(&p)
+        {
+            return Err(ConfigError::field(
+                "fs.f2fs.overprovision",
+                format!("{p} must be a percentage below 100"),
+            ));
+        }
+        let spz = cap_blocks / f.segment_blocks as u64;
+        let main = zone_count as u64 * spz;
+        let ok = match f.reserved_sections {
+            Some(r) => (r as u64) < zone_count as u64,
+            None => f2fs_mkfs_space(main, spz, f.overprovision_pct).is_some(),
+        };
+        if !ok {
+            return Err(ConfigError::field(
+                "fs.f2fs.reserved_sections",
+                format!(
+                    "mkfs.f2fs leaves no room in {zone_count} sections of {spz} segments; give reserved_sections (and overprovision) for so few, large zones"
+                ),
+            ));
+        }
+        f.cp_interval = c.cp_interval.unwrap_or(f.cp_interval);
+        f.bg_gc_min_sleep = c.bg_gc_min_sleep.unwrap_or(f.bg_gc_min_sleep);
+        f.bg_gc_max_sleep = c.bg_gc_max_sleep.unwrap_or(f.bg_gc_max_sleep);
+        f.bg_gc_nogc_sleep = c.bg_gc_nogc_sleep.unwrap_or(f.bg_gc_nogc_sleep);
+        f.meta_latency = c.meta_latency.unwrap_or(f.meta_latency);
+        f.meta_rate_mb_s = c.meta_rate_mb_s.unwrap_or(f.meta_rate_mb_s);
+        for (name, d) in [
+            ("fs.f2fs.cp_interval", f.cp_interval),
+            ("fs.f2fs.bg_gc_min_sleep", f.bg_gc_min_sleep),
+        ] {
+            if d.is_zero() {
+                return Err(ConfigError::field(name, "must be greater than 0"));
+            }
+        }
+        if f.meta_rate_mb_s == 0 {
+            return Err(ConfigError::field(
+                "fs.f2fs.meta_rate_mb_s",
+                "must be greater than 0",
+            ));
+        }
+        Ok(())
+    }
+
+    fn validate_zenfs(&self, zs: &mut ZenfsSpec, zone_count: u32) -> Result<(), ConfigError> {
+        let c = &self.zenfs;
+        zs.meta_zones = c.meta_zones.unwrap_or(zs.meta_zones);
+        if zs.meta_zones < 2 || zs.meta_zones + 1 >= zone_count {
+            return Err(ConfigError::field(
+                "fs.zenfs.meta_zones",
+                format!(
+                    "{} metadata zones of {zone_count}: ZenFS needs at least 2 and some zones for files",
+                    zs.meta_zones
+                ),
+            ));
+        }
+        zs.reserved_zones = c.reserved_zones.unwrap_or(zs.reserved_zones);
+        if let Some(t) = c.finish_threshold {
+            if t > 100 {
+                return Err(ConfigError::field(
+                    "fs.zenfs.finish_threshold",
+                    format!("{t} is a percentage: at most 100"),
+                ));
+            }
+            zs.finish_threshold_pct = t;
+        }
+        if let Some(b) = c.buffer {
+            zs.buffer_blocks = blocks_of("fs.zenfs.buffer", b, 64 << 20)?;
+        }
+        zs.gc = c.gc.unwrap_or(zs.gc);
+        if let Some(i) = c.gc_interval {
+            if i.is_zero() {
+                return Err(ConfigError::field(
+                    "fs.zenfs.gc_interval",
+                    "must be greater than 0",
+                ));
+            }
+            zs.gc_interval = i;
+        }
+        Ok(())
+    }
+}
+
+/// The blocks users may fill in the file layer `spec` describes.
+pub fn capacity_blocks(spec: &FsSpec, cap_blocks: u64) -> u64 {
+    match &spec.personality {
+        Personality::Zenfs(z) => (spec.zone_count - z.meta_zones) as u64 * cap_blocks,
+        Personality::F2fs(f) => {
+            let spz = cap_blocks / f.segment_blocks as u64;
+            let main = spec.zone_count as u64 * spz;
+            let ovp = match f.reserved_sections {
+                Some(r) => {
+                    let rsvd = r as u64 * spz;
+                    rsvd + f
+                        .overprovision_pct
+                        .map_or(0.0, |p| main.saturating_sub(rsvd) as f64 * p / 100.0)
+                        as u64
+                }
+                None => f2fs_mkfs_space(main, spz, f.overprovision_pct).map_or(main, |s| s.1),
+            };
+            main.saturating_sub(ovp) * f.segment_blocks as u64
+        }
+    }
+}
