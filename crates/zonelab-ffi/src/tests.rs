@@ -1,5 +1,6 @@
-use std::ffi::CString;
+use std::ffi::{CStr, CString, c_char};
 
+use super::c_api::{zl_now, zl_open};
 use super::*;
 
 fn opts(results: Option<PathBuf>) -> OpenOptions {
