@@ -1,0 +1,449 @@
+//! Paper 002 (002_78400e817c039edc.txt, Shin et al., "Exploring Performance Characteristics of
+//! ZNS SSDs: Observation and Implication"), section IV, on `proto-zns-1t` (its prototype as far as
+//! Table I describes it) against `proto-conv-1t-op7` (a block SSD on the same NAND):
+//! - Table II and Figure 3: a 1 GiB file written and read sequentially at 4-128 KiB, QD1;
+//! - Figure 4: the worker's IOPS with 0, 1 and 2 other threads in other zones;
+//! - Figures 5 and 6: a 10 GiB file written from 60% and 90% utilisation, bandwidth every 0.5 s;
+//! - Figure 7: the worker on zones 0-9 of an aged device (NAND aging on).
+
+mod report;
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use zonelab::config::ExperimentConfig;
+use zonelab::firmware::FirmwareReport;
+use zonelab::ftl::FtlReport;
+use zonelab::metrics::{Layer, OpKind};
+use zonelab::report::Summary;
+use zonelab::sim::{DeviceSpec, RunOutput};
+
+use super::plot::{Scale, bar_chart, line_chart};
+use super::{Run, run_parallel, threads};
+use report::{summary, table};
+
+const REQUEST_SIZE: &str =
+    include_str!("../../../../../experiments/zns-characteristics/request-size.toml");
+const ISOLATION: [&str; 3] = [
+    include_str!("../../../../../experiments/zns-characteristics/isolation-0.toml"),
+    include_str!("../../../../../experiments/zns-characteristics/isolation-1.toml"),
+    include_str!("../../../../../experiments/zns-characteristics/isolation-2.toml"),
+];
+const PREDICTABILITY: &str =
+    include_str!("../../../../../experiments/zns-characteristics/predictability.toml");
+const AGED: &str = include_str!("../../../../../experiments/zns-characteristics/aged-zones.toml");
+
+const ZNS: &str = "proto-zns-1t";
+const CONV: &str = "proto-conv-1t-op7";
+/// Figure 5's block SSD is scaled down to 128 GiB so it can be preconditioned in seconds: the
+/// prototype's NAND with 548 blocks per die (chosen: 128 GiB x 1.07 in 256 MiB superblocks).
+const CONV_SCALED_BLOCKS: u32 = 548;
+const SIZES_KIB: [u64; 6] = [4, 8, 16, 32, 64, 128];
+/// Figure 4's request sizes: the paper's worker (4 KiB, where firmware time dominates) and a
+/// large request (128 KiB, chosen) where the NAND and its channels do.
+const ISOLATION_KIB: [u64; 2] = [4, 128];
+const UTILISATIONS: [f64; 2] = [0.6, 0.9];
+const AGED_ZONES: u32 = 10;
+
+/// Table II of the paper, seconds for the 1 GiB file: ZNS write, Tr write, ZNS read, Tr read.
+const TABLE_II: [[f64; 6]; 4] = [
+    [31.4, 15.9, 8.14, 4.77, 4.29, 2.6],
+    [8.42, 7.05, 3.59, 2.5, 1.7, 1.12],
+    [43.5, 22.1, 11.9, 8.44, 5.87, 3.48],
+    [30.6, 15.8, 8.13, 4.9, 3.03, 1.89],
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dev {
+    Zns,
+    Conv,
+}
+
+impl Dev {
+    const BOTH: [Dev; 2] = [Dev::Zns, Dev::Conv];
+    fn key(self) -> &'static str {
+        match self {
+            Dev::Zns => "zns",
+            Dev::Conv => "conv",
+        }
+    }
+    fn label(self) -> &'static str {
+        match self {
+            Dev::Zns => "ZNS",
+            Dev::Conv => "Tr SSD",
+        }
+    }
+    fn preset(self) -> String {
+        format!(
+            "preset=\"{}\"",
+            match self {
+                Dev::Zns => ZNS,
+                Dev::Conv => CONV,
+            }
+        )
+    }
+    /// Puts `gib` GiB of data at the start of the device, for readers.
+    fn data(self, gib: u32) -> String {
+        match self {
+            Dev::Zns => format!("\n[prefill]\nfraction = 1.0\nsize = \"{gib}z\"\n"),
+            Dev::Conv => format!(
+                "\n[precondition]\nfill = {}\nrandom_overwrite = false\n",
+                gib as f64 / 1024.0
+            ),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rw {
+    Write,
+    Read,
+}
+
+impl Rw {
+    const BOTH: [Rw; 2] = [Rw::Write, Rw::Read];
+    fn key(self) -> &'static str {
+        match self {
+            Rw::Write => "write",
+            Rw::Read => "read",
+        }
+    }
+    fn kind(self) -> OpKind {
+        match self {
+            Rw::Write => OpKind::Write,
+            Rw::Read => OpKind::Read,
+        }
+    }
+    /// The experiment text with every job doing this, and the data reads need.
+    fn apply(self, text: &str, dev: Dev, gib: u32) -> String {
+        match self {
+            Rw::Write => text.to_string(),
+            Rw::Read => text.replace("rw = \"write\"", "rw = \"read\"") + &dev.data(gib),
+        }
+    }
+}
+
+/// Seconds the run's I/O took (the paper's Table II unit: a 1 GiB file).
+fn seconds(s: &Summary) -> f64 {
+    s.simulated_time_ns as f64 / 1e9
+}
+
+/// IOPS of one QD1 thread doing `kind` commands (one over their mean latency), averaged over
+/// the threads: identical threads that start together stay in step, and the simulator's
+/// deterministic arbitration then always serves the same one first, so one thread's own number
+/// says more about submission order than about sharing.
+fn qd1_iops(s: &Summary, kind: OpKind) -> f64 {
+    let per_thread: Vec<f64> = s
+        .table
+        .iter()
+        .filter(|r| r.layer == Layer::Device && r.op == kind)
+        .map(|r| 1e9 / r.summary.latency_ns.mean)
+        .collect();
+    per_thread.iter().sum::<f64>() / per_thread.len().max(1) as f64
+}
+
+/// (seconds, MiB/s) of writes per interval, without the last (partial) interval.
+fn write_bandwidth(r: &RunOutput) -> Vec<(f64, f64)> {
+    let bw = r.metrics.bandwidth();
+    let secs = bw.interval().secs_f64();
+    let mut points: Vec<(f64, f64)> = bw
+        .buckets()
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            (
+                (i + 1) as f64 * secs,
+                b[1] as f64 / (1u64 << 20) as f64 / secs,
+            )
+        })
+        .collect();
+    points.pop();
+    points
+}
+
+fn ftl(s: &Summary) -> Option<&FtlReport> {
+    match &s.firmware {
+        Some(FirmwareReport::Ftl(f)) => Some(f),
+        _ => None,
+    }
+}
+
+/// Bandwidth statistics of a series: mean, minimum, coefficient of variation, and how many
+/// intervals fell below half the median.
+struct Steadiness {
+    mean: f64,
+    min: f64,
+    cv: f64,
+    drops: usize,
+    intervals: usize,
+}
+
+fn steadiness(points: &[(f64, f64)]) -> Steadiness {
+    let v: Vec<f64> = points.iter().map(|p| p.1).collect();
+    let n = v.len().max(1) as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+    let mut sorted = v.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+    Steadiness {
+        mean,
+        min: sorted.first().copied().unwrap_or(0.0),
+        cv: if mean > 0.0 { var.sqrt() / mean } else { 0.0 },
+        drops: v.iter().filter(|&&x| x < 0.5 * median).count(),
+        intervals: v.len(),
+    }
+}
+
+/// The logical units of the scaled block SSD of Figure 5 (to place the file after the data).
+fn scaled_logical_units() -> Result<u64> {
+    let text = PREDICTABILITY.to_string();
+    let cfg = ExperimentConfig::parse(&text, &conv_scaled())?;
+    match cfg.validate("probe")?.device {
+        DeviceSpec::Conventional(spec) => Ok(spec.logical_units),
+        _ => bail!("{CONV} is a conventional device"),
+    }
+}
+
+fn conv_scaled() -> Vec<String> {
+    vec![
+        Dev::Conv.preset(),
+        format!("device.geometry.blocks_per_die={CONV_SCALED_BLOCKS}"),
+    ]
+}
+
+pub fn run(out: &Path) -> Result<()> {
+    let figures = out.join("figures");
+    std::fs::create_dir_all(&figures)
+        .with_context(|| format!("cannot create {}", figures.display()))?;
+    let mut runs = Vec::new();
+    // Table II / Figure 3.
+    for dev in Dev::BOTH {
+        for rw in Rw::BOTH {
+            for kib in SIZES_KIB {
+                let text = rw
+                    .apply(REQUEST_SIZE, dev, 1)
+                    .replace("bs = \"4KiB\"", &format!("bs = \"{kib}KiB\""));
+                let name = format!("request-size-{}-{}-{kib}k", dev.key(), rw.key());
+                runs.push(Run::new(name, text, vec![dev.preset()]));
+            }
+        }
+    }
+    // Figure 4.
+    for kib in ISOLATION_KIB {
+        for dev in Dev::BOTH {
+            for rw in Rw::BOTH {
+                for (n, text) in ISOLATION.iter().enumerate() {
+                    let name = format!("isolation-{kib}k-{}-{}-{n}", dev.key(), rw.key());
+                    let text = rw
+                        .apply(text, dev, n as u32 + 1)
+                        .replace("bs = \"4KiB\"", &format!("bs = \"{kib}KiB\""));
+                    runs.push(Run::new(name, text, vec![dev.preset()]));
+                }
+            }
+        }
+    }
+    // Figures 5 and 6.
+    let logical = scaled_logical_units()?;
+    for dev in Dev::BOTH {
+        for u in UTILISATIONS {
+            let name = format!("predictability-{}-{:.0}", dev.key(), u * 100.0);
+            let (text, overrides) = match dev {
+                Dev::Zns => {
+                    let first = (u * 1024.0).ceil() as u32;
+                    let text = PREDICTABILITY.replace(
+                        "size = \"10GiB\"",
+                        &format!("offset = \"{first}z\"\nsize = \"10z\""),
+                    ) + &format!("\n[prefill]\nfraction = {u}\n");
+                    (text, vec![dev.preset()])
+                }
+                Dev::Conv => {
+                    let filled = (logical as f64 * u) as u64 * 4096;
+                    let offset = filled.div_ceil(1 << 20) << 20;
+                    let text = PREDICTABILITY.replace(
+                        "size = \"10GiB\"",
+                        &format!("offset = {offset}\nsize = \"10GiB\""),
+                    ) + &format!("\n[precondition]\nfill = {u}\nround = 0.25\n");
+                    (text, conv_scaled())
+                }
+            };
+            runs.push(Run::new(name, text, overrides));
+        }
+    }
+    // Figure 7: zones 0-9 of the aged device, and zone 0 of a fresh one for reference.
+    for zone in 0..AGED_ZONES {
+        let text = AGED.replace("offset = \"0z\"", &format!("offset = \"{zone}z\""));
+        runs.push(Run::new(format!("aged-zone-{zone}"), text, Vec::new()));
+    }
+    let fresh = {
+        let start = AGED.find("[device.aging]").expect("aging table");
+        let end = AGED.find("[prefill]").expect("prefill table");
+        format!("{}{}", &AGED[..start], &AGED[end..])
+    };
+    runs.push(Run::new("fresh-zone-0", fresh, Vec::new()));
+
+    let outputs = run_parallel(out, runs, threads(), |o| o)?;
+    let mut it = outputs.into_iter();
+    let mut take = |n: usize| -> Vec<RunOutput> { (&mut it).take(n).collect() };
+
+    // Table II and Figure 3: seconds[dev][rw][size].
+    let mut secs = [[[0.0; 6]; 2]; 2];
+    for (d, _) in Dev::BOTH.iter().enumerate() {
+        for (r, _) in Rw::BOTH.iter().enumerate() {
+            for (k, o) in take(SIZES_KIB.len()).iter().enumerate() {
+                secs[d][r][k] = seconds(&o.summary);
+            }
+        }
+    }
+    // Figure 4: iops[size][dev][rw][others].
+    let mut iops = [[[[0.0; 3]; 2]; 2]; 2];
+    for size in iops.iter_mut() {
+        for dev in size.iter_mut() {
+            for (r, rw) in Rw::BOTH.iter().enumerate() {
+                for (n, o) in take(3).iter().enumerate() {
+                    dev[r][n] = qd1_iops(&o.summary, rw.kind());
+                }
+            }
+        }
+    }
+    let predictability = take(4);
+    let aged = take(AGED_ZONES as usize);
+    let fresh = take(1).pop().context("the fresh reference run")?;
+
+    // Figures.
+    for (r, rw) in Rw::BOTH.iter().enumerate() {
+        let paper_rows = [(0, r * 2), (1, r * 2 + 1)];
+        let mut series = Vec::new();
+        for (d, dev) in Dev::BOTH.iter().enumerate() {
+            let base = secs[d][r][0];
+            series.push((
+                format!("{} (ZoneLab)", dev.label()),
+                SIZES_KIB
+                    .iter()
+                    .zip(secs[d][r])
+                    .map(|(&k, s)| (k as f64, s / base))
+                    .collect(),
+            ));
+        }
+        for (d, row) in paper_rows {
+            let paper = TABLE_II[row];
+            series.push((
+                format!("{} (paper)", Dev::BOTH[d].label()),
+                SIZES_KIB
+                    .iter()
+                    .zip(paper)
+                    .map(|(&k, s)| (k as f64, s / paper[0]))
+                    .collect(),
+            ));
+        }
+        line_chart(
+            &figures.join(format!("fig3-{}.svg", rw.key())),
+            &format!("{} latency relative to 4 KiB (cf. Figure 3)", rw.key()),
+            ("request size (KiB)", Scale::Log2),
+            "time for 1 GiB / time at 4 KiB",
+            &series,
+        )?;
+    }
+    let groups: Vec<String> = ["alone", "1 other", "2 others"].map(String::from).to_vec();
+    for (k, kib) in ISOLATION_KIB.iter().enumerate() {
+        let mut bars = Vec::new();
+        for (d, dev) in Dev::BOTH.iter().enumerate() {
+            for (r, rw) in Rw::BOTH.iter().enumerate() {
+                let alone = iops[k][d][r][0];
+                bars.push((
+                    format!("{} {}", dev.label(), rw.key()),
+                    iops[k][d][r].iter().map(|v| v / alone * 100.0).collect(),
+                ));
+            }
+        }
+        bar_chart(
+            &figures.join(format!("fig4-isolation-{kib}k.svg")),
+            &format!("Worker IOPS beside other threads, {kib} KiB (cf. Figure 4)"),
+            "% of the worker alone",
+            &groups,
+            &bars,
+        )?;
+    }
+    let bw: Vec<Vec<(f64, f64)>> = predictability.iter().map(write_bandwidth).collect();
+    for (d, dev) in Dev::BOTH.iter().enumerate() {
+        let series: Vec<(String, Vec<(f64, f64)>)> = UTILISATIONS
+            .iter()
+            .enumerate()
+            .map(|(u, util)| (format!("from {:.0}%", util * 100.0), bw[d * 2 + u].clone()))
+            .collect();
+        let (fig, what) = match dev {
+            Dev::Conv => ("fig5-conventional.svg", "Figure 5: block SSD"),
+            Dev::Zns => ("fig6-zns.svg", "Figure 6: ZNS SSD"),
+        };
+        line_chart(
+            &figures.join(fig),
+            &format!("Writing 10 GiB ({what})"),
+            ("time (s)", Scale::Linear),
+            "write MiB/s (0.5 s intervals)",
+            &series,
+        )?;
+    }
+    let gc_series: Vec<(String, Vec<(f64, f64)>)> = UTILISATIONS
+        .iter()
+        .enumerate()
+        .filter_map(|(u, util)| {
+            let f = ftl(&predictability[2 + u].summary)?;
+            let start = predictability[2 + u].summary.start_ns as f64 / 1e9;
+            let secs = f.series_interval_ns as f64 / 1e9;
+            Some((
+                format!("GC copies, from {:.0}%", util * 100.0),
+                f.samples
+                    .iter()
+                    .map(|s| {
+                        (
+                            s.t.secs_f64() - start,
+                            s.gc_copied_bytes as f64 / (1u64 << 20) as f64 / secs,
+                        )
+                    })
+                    .collect(),
+            ))
+        })
+        .collect();
+    line_chart(
+        &figures.join("fig5-conventional-gc.svg"),
+        "What the block SSD's GC copied meanwhile (Figure 5)",
+        ("time (s)", Scale::Linear),
+        "GC copy MiB/s",
+        &gc_series,
+    )?;
+    let zone_mib_s: Vec<f64> = aged.iter().map(|o| 1024.0 / seconds(&o.summary)).collect();
+    let fresh_mib_s = 1024.0 / seconds(&fresh.summary);
+    bar_chart(
+        &figures.join("fig7-aged-zones.svg"),
+        "Reading 1 GiB from each zone of an aged device (cf. Figure 7)",
+        "MiB/s",
+        &(0..AGED_ZONES).map(|z| format!("{z}")).collect::<Vec<_>>(),
+        &[("aged".to_string(), zone_mib_s.clone())],
+    )?;
+
+    let table = table(&secs, &iops, &predictability, &bw, &aged, fresh_mib_s);
+    std::fs::write(out.join("table.md"), &table)?;
+    let summary = summary(
+        &secs,
+        &iops,
+        &predictability,
+        &bw,
+        &aged,
+        fresh_mib_s,
+        &table,
+    );
+    std::fs::write(out.join("summary.md"), &summary)?;
+    print!("{summary}");
+    eprintln!(
+        "results, figures, table.md and summary.md in {}",
+        out.display()
+    );
+    Ok(())
+}
+
+type Secs = [[[f64; 6]; 2]; 2];
+type Iops = [[[[f64; 3]; 2]; 2]; 2];
+
+fn retries_per_read(s: &Summary) -> f64 {
+    s.device_counters.read_retries as f64 / s.device_counters.nand_page_reads.max(1) as f64
+}
