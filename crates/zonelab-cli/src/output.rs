@@ -363,7 +363,7 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
                 let names: Vec<&str> = d.benchmarks.iter().map(|b| b.name()).collect();
                 let _ = writeln!(
                     s,
-                    "dbbench {}: {} on a RocksDB-like store, num {}, key {} B, value {} B, {} thread(s), files in {:?}",
+                    "dbbench {}: {} on a RocksDB-like store, num {}, key {} B, value {} B, {} thread(s), files {}",
                     d.name,
                     names.join(","),
                     d.num,
@@ -376,7 +376,7 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
             HostWorkload::Ycsb(y) => {
                 let _ = writeln!(
                     s,
-                    "ycsb {}: {} records, {} operations (read {}, update {}, insert {}, scan {}, rmw {}), {:?}, {} thread(s), files in {:?}",
+                    "ycsb {}: {} records, {} operations (read {}, update {}, insert {}, scan {}, rmw {}), {:?}, {} thread(s), files {}",
                     y.name,
                     y.record_count,
                     y.operation_count,

@@ -219,10 +219,11 @@ impl KvOptionsConfig {
 fn files_choice(text: &Option<String>, field: String) -> Result<FilesChoice, ConfigError> {
     match text.as_deref() {
         None | Some("memory") => Ok(FilesChoice::Memory),
+        Some("fs") => Ok(FilesChoice::Fs),
         Some(other) => Err(ConfigError::field(
             field,
             format!(
-                "`{other}` is not a file layer; \"memory\" (files in memory, no device I/O) is the one available"
+                "`{other}` is not a file layer; \"memory\" (files in memory, no device I/O) or \"fs\" (the experiment's zoned file layer, [fs])"
             ),
         )),
     }
@@ -258,7 +259,8 @@ pub struct DbBenchConfig {
     pub compression_type: Option<String>,
     #[serde(default)]
     pub benchmark_write_rate_limit: Option<Bytes>,
-    /// Where the store's files live: "memory".
+    /// Where the store's files live: "memory" (no device I/O) or "fs" (the experiment's zoned
+    /// file layer, `[fs]`, over the device).
     #[serde(default)]
     pub files: Option<String>,
     pub mix_get_ratio: Option<f64>,
@@ -450,6 +452,7 @@ pub struct YcsbConfig {
     pub load: bool,
     #[serde(default)]
     pub seed: Option<u64>,
+    /// Where the store's files live: "memory" or "fs" (as `[[dbbench]]`).
     #[serde(default)]
     pub files: Option<String>,
     #[serde(default)]
@@ -565,6 +568,27 @@ impl YcsbConfig {
         spec.options = self.options.apply(binding_options(cores), &f("options."))?;
         Ok(spec)
     }
+}
+
+/// The field of the first store that keeps its files on the file layer (`dbbench[0].files`),
+/// which then has to be mounted.
+pub fn store_on_fs(stores: &[HostWorkload]) -> Option<String> {
+    let (mut d, mut y) = (0, 0);
+    for w in stores {
+        let (files, field) = match w {
+            HostWorkload::DbBench(s) => (s.files, format!("dbbench[{d}].files")),
+            HostWorkload::Ycsb(s) => (s.files, format!("ycsb[{y}].files")),
+            _ => continue,
+        };
+        match w {
+            HostWorkload::DbBench(_) => d += 1,
+            _ => y += 1,
+        }
+        if files == FilesChoice::Fs {
+            return Some(field);
+        }
+    }
+    None
 }
 
 /// Key-value workloads name their store, tenants and report: names must differ.

@@ -13,6 +13,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::device::{Op, Status, ZoneAction};
+use crate::host::fs::Fs;
 use crate::sim::host::Host;
 use crate::time::Duration;
 use threads::ThreadsSpec;
@@ -48,13 +49,14 @@ impl HostWorkload {
         }
     }
 
-    /// Starts its tasks.
-    pub fn spawn(&self, host: &Host) {
+    /// Starts its tasks. The file layer mounts into `fs` (it comes first: config orders the
+    /// workloads), where the key-value stores that keep their files on it find it.
+    pub fn spawn(&self, host: &Host, fs: &mut Option<Fs>) {
         match self {
             HostWorkload::Threads(t) => threads::spawn(t, host),
-            HostWorkload::Files(f) => files::spawn(f, host),
-            HostWorkload::DbBench(d) => kv::dbbench::spawn(d, host),
-            HostWorkload::Ycsb(y) => kv::ycsb::spawn(y, host),
+            HostWorkload::Files(f) => *fs = Some(files::spawn(f, host)),
+            HostWorkload::DbBench(d) => kv::dbbench::spawn(d, host, fs.as_ref()),
+            HostWorkload::Ycsb(y) => kv::ycsb::spawn(y, host, fs.as_ref()),
         }
     }
 

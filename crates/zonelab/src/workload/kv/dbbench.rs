@@ -23,6 +23,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::dist::{TwoTermExpKeys, pareto};
 use super::{FilesChoice, Phase, Shared};
+use crate::host::fs::Fs;
 use crate::host::kv::{Db, KeyFormat, KvFiles, KvOptions, MemFiles};
 use crate::metrics::{Layer, OpKind};
 use crate::sim::host::Host;
@@ -153,9 +154,13 @@ impl DbBenchSpec {
 }
 
 /// Starts db_bench on `host`.
-pub fn spawn(spec: &DbBenchSpec, host: &Host) {
-    match spec.files {
-        FilesChoice::Memory => spawn_on(spec, host, Rc::new(MemFiles::new())),
+/// `fs` is the experiment's file layer, mounted when a store keeps its files there.
+pub fn spawn(spec: &DbBenchSpec, host: &Host, fs: Option<&Fs>) {
+    match (spec.files, fs) {
+        (FilesChoice::Memory, _) => spawn_on(spec, host, Rc::new(MemFiles::new())),
+        (FilesChoice::Fs, Some(fs)) => spawn_on(spec, host, Rc::new(fs.clone())),
+        (FilesChoice::Fs, None) => Shared::<MemFiles>::new(host, &spec.name, spec.files)
+            .fail("files = \"fs\" needs the experiment's file layer ([fs]), and none is mounted"),
     }
 }
 

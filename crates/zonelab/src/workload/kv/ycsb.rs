@@ -24,6 +24,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::dist::{Latest, ScrambledZipfian, fnv64};
 use super::{FilesChoice, Phase, Shared};
+use crate::host::fs::Fs;
 use crate::host::kv::{Db, KeyFormat, KvError, KvFiles, KvOptions, MemFiles};
 use crate::metrics::{Layer, MetricKey, OpKind};
 use crate::sim::host::Host;
@@ -126,9 +127,13 @@ pub fn binding_options(cores: u32) -> KvOptions {
 }
 
 /// Starts the workload on `host`.
-pub fn spawn(spec: &YcsbSpec, host: &Host) {
-    match spec.files {
-        FilesChoice::Memory => spawn_on(spec, host, Rc::new(MemFiles::new())),
+/// `fs` is the experiment's file layer, mounted when a store keeps its files there.
+pub fn spawn(spec: &YcsbSpec, host: &Host, fs: Option<&Fs>) {
+    match (spec.files, fs) {
+        (FilesChoice::Memory, _) => spawn_on(spec, host, Rc::new(MemFiles::new())),
+        (FilesChoice::Fs, Some(fs)) => spawn_on(spec, host, Rc::new(fs.clone())),
+        (FilesChoice::Fs, None) => Shared::<MemFiles>::new(host, &spec.name, spec.files)
+            .fail("files = \"fs\" needs the experiment's file layer ([fs]), and none is mounted"),
     }
 }
 
