@@ -399,6 +399,36 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
 /// time, throughput) and its error if it stopped.
 fn layer_line(name: &str, report: &serde_json::Value) -> String {
     let mut line = format!("{name}:");
+    let mib = |v: &serde_json::Value| v.as_u64().unwrap_or(0) as f64 / (1u64 << 20) as f64;
+    if name == "fs" {
+        let _ = write!(
+            line,
+            " {}-like, {:.1} of {:.1} MiB used, {} files; wrote {:.1} MiB of file data, {:.1} MiB of GC copies, {:.1} MiB of metadata (write amplification {}); {} zone resets",
+            report["personality"].as_str().unwrap_or("?"),
+            mib(&report["used_bytes"]),
+            mib(&report["capacity_bytes"]),
+            report["files"].as_u64().unwrap_or(0),
+            mib(&report["data_bytes_written"]),
+            mib(&report["gc_bytes_written"]),
+            mib(&report["meta_bytes_written"]),
+            report["write_amplification"]
+                .as_f64()
+                .map_or("-".to_string(), |w| format!("{w:.3}")),
+            report["zone_resets"].as_u64().unwrap_or(0),
+        );
+        return line;
+    }
+    for w in report.as_array().into_iter().flatten() {
+        let _ = write!(
+            line,
+            " {} ({}) {} ops ({:.0} ops/s, {:.1} MiB/s);",
+            w["name"].as_str().unwrap_or("?"),
+            w["kind"].as_str().unwrap_or("?"),
+            w["ops"].as_u64().unwrap_or(0),
+            w["ops_per_s"].as_f64().unwrap_or(0.0),
+            w["mib_per_s"].as_f64().unwrap_or(0.0),
+        );
+    }
     for p in report["phases"].as_array().into_iter().flatten() {
         let secs = (p["end_ns"].as_u64().unwrap_or(0))
             .saturating_sub(p["start_ns"].as_u64().unwrap_or(0)) as f64
