@@ -400,7 +400,7 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
 fn layer_line(name: &str, report: &serde_json::Value) -> String {
     let mut line = format!("{name}:");
     let mib = |v: &serde_json::Value| v.as_u64().unwrap_or(0) as f64 / (1u64 << 20) as f64;
-    if name == "fs" {
+    if name == "fs" || name.starts_with("fs.ns") {
         let _ = write!(
             line,
             " {}-like, {:.1} of {:.1} MiB used, {} files; wrote {:.1} MiB of file data, {:.1} MiB of GC copies, {:.1} MiB of metadata (write amplification {}); {} zone resets",

@@ -229,6 +229,44 @@ fn files_choice(text: &Option<String>, field: String) -> Result<FilesChoice, Con
     }
 }
 
+/// The namespace of a store's file layer: only a store on the file layer sends commands.
+fn namespace(files: &Option<String>, ns: Option<u32>, field: String) -> Result<u32, ConfigError> {
+    match (files.as_deref(), ns) {
+        (_, None) => Ok(0),
+        (Some("fs"), Some(n)) => Ok(n),
+        (_, Some(_)) => Err(ConfigError::field(
+            field,
+            "a store in memory sends no commands: set files = \"fs\" to put it on a namespace",
+        )),
+    }
+}
+
+/// Stores on the file layer use namespaces the device (or its `[layer]`) has.
+pub fn check_namespaces(stores: &[HostWorkload], namespaces: u32) -> Result<(), ConfigError> {
+    let (mut d, mut y) = (0, 0);
+    for w in stores {
+        let (ns, field) = match w {
+            HostWorkload::DbBench(s) => (s.namespace, format!("dbbench[{d}].namespace")),
+            HostWorkload::Ycsb(s) => (s.namespace, format!("ycsb[{y}].namespace")),
+            _ => continue,
+        };
+        match w {
+            HostWorkload::DbBench(_) => d += 1,
+            _ => y += 1,
+        }
+        if ns >= namespaces.max(1) {
+            return Err(ConfigError::field(
+                field,
+                format!(
+                    "namespace {ns} does not exist: the device has {}",
+                    namespaces.max(1)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// One `[[dbbench]]`: db_bench's flags.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -263,6 +301,10 @@ pub struct DbBenchConfig {
     /// file layer, `[fs]`, over the device).
     #[serde(default)]
     pub files: Option<String>,
+    /// With files = "fs": the namespace whose file layer holds them (default 0; each namespace
+    /// a store uses gets its own layer, as `[fs]` describes).
+    #[serde(default)]
+    pub namespace: Option<u32>,
     pub mix_get_ratio: Option<f64>,
     pub mix_put_ratio: Option<f64>,
     pub mix_seek_ratio: Option<f64>,
@@ -415,6 +457,7 @@ impl DbBenchConfig {
             mix,
             options,
             files: files_choice(&self.files, f("files"))?,
+            namespace: namespace(&self.files, self.namespace, f("namespace"))?,
         })
     }
 }
@@ -452,9 +495,12 @@ pub struct YcsbConfig {
     pub load: bool,
     #[serde(default)]
     pub seed: Option<u64>,
-    /// Where the store's files live: "memory" or "fs" (as `[[dbbench]]`).
+    /// Where the store's files live: "memory" or "fs", and on which namespace (as
+    /// `[[dbbench]]`).
     #[serde(default)]
     pub files: Option<String>,
+    #[serde(default)]
+    pub namespace: Option<u32>,
     #[serde(default)]
     pub options: KvOptionsConfig,
 }
@@ -565,6 +611,7 @@ impl YcsbConfig {
         spec.load = self.load;
         spec.seed = self.seed.unwrap_or(seed);
         spec.files = files_choice(&self.files, f("files"))?;
+        spec.namespace = namespace(&self.files, self.namespace, f("namespace"))?;
         spec.options = self.options.apply(binding_options(cores), &f("options."))?;
         Ok(spec)
     }

@@ -327,6 +327,7 @@ impl ExperimentConfig {
                 self.host.cores,
             )?));
         }
+        kv::check_namespaces(&stores, info.namespaces)?;
         let file_layer = files::validate(self, kv::store_on_fs(&stores).as_deref(), &info)?;
         // The file layer first: it mounts before the stores that keep their files on it.
         if let Some(f) = &file_layer {

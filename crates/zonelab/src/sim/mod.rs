@@ -467,13 +467,13 @@ pub fn run_with(
             keys: [None; crate::metrics::OpKind::ALL.len()],
         });
     }
-    let mut fs = None;
+    let mut layers = crate::workload::FileLayers::default();
     for w in &experiment.host {
         let host = Host::new(kernel.clone(), tasks.clone(), w.name(), w.name());
-        w.spawn(&host, &mut fs);
+        w.spawn(&host, &mut layers);
     }
-    // The stores hold the layer now; the run must end with no handle left here.
-    drop(fs);
+    // The stores hold their layers now; the run must end with no handle left here.
+    drop(layers);
     setup(&Host::new(kernel.clone(), tasks.clone(), "host", "host"));
 
     let mut sim = Simulation {

@@ -31,6 +31,31 @@ pub enum HostWorkload {
     Ycsb(kv::ycsb::YcsbSpec),
 }
 
+/// The file layers of a run: `[fs]`, mounted once on each namespace that uses it.
+#[derive(Default)]
+pub struct FileLayers {
+    spec: Option<crate::host::fs::FsSpec>,
+    mounted: std::collections::BTreeMap<u32, Fs>,
+}
+
+impl FileLayers {
+    /// The layer on `host`'s namespace, mounted now if it is not yet.
+    pub fn on(&mut self, host: &Host) -> Result<Fs, String> {
+        let nsid = host.nsid();
+        if let Some(fs) = self.mounted.get(&nsid) {
+            return Ok(fs.clone());
+        }
+        let spec = self
+            .spec
+            .as_ref()
+            .ok_or("files = \"fs\" needs the experiment's file layer ([fs]), and there is none")?;
+        let fs =
+            Fs::mount(host, spec).map_err(|e| format!("mounting [fs] on namespace {nsid}: {e}"))?;
+        self.mounted.insert(nsid, fs.clone());
+        Ok(fs)
+    }
+}
+
 /// Zones a host workload writes: the region and how many it keeps open at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ZoneUse {
@@ -49,14 +74,20 @@ impl HostWorkload {
         }
     }
 
-    /// Starts its tasks. The file layer mounts into `fs` (it comes first: config orders the
-    /// workloads), where the key-value stores that keep their files on it find it.
-    pub fn spawn(&self, host: &Host, fs: &mut Option<Fs>) {
+    /// Starts its tasks. The file layer comes first (config orders the workloads): it leaves
+    /// its spec in `layers`, mounted on namespace 0 if file workloads run there, and the
+    /// key-value stores that keep their files on it mount it on their namespace.
+    pub fn spawn(&self, host: &Host, layers: &mut FileLayers) {
         match self {
             HostWorkload::Threads(t) => threads::spawn(t, host),
-            HostWorkload::Files(f) => *fs = Some(files::spawn(f, host)),
-            HostWorkload::DbBench(d) => kv::dbbench::spawn(d, host, fs.as_ref()),
-            HostWorkload::Ycsb(y) => kv::ycsb::spawn(y, host, fs.as_ref()),
+            HostWorkload::Files(f) => {
+                layers.spec = Some(f.fs.clone());
+                if !f.workloads.is_empty() {
+                    layers.mounted.insert(0, files::spawn(f, host));
+                }
+            }
+            HostWorkload::DbBench(d) => kv::dbbench::spawn(d, host, layers),
+            HostWorkload::Ycsb(y) => kv::ycsb::spawn(y, host, layers),
         }
     }
 

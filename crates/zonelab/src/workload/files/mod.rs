@@ -95,13 +95,9 @@ impl FileWorkloadReport {
 
 pub(crate) type Shared<T> = Rc<RefCell<T>>;
 
-/// Mounts the file layer and starts the workloads' tasks on `host` (none when only key-value
-/// stores use the layer); returns the mounted layer.
+/// Mounts the file layer and starts the workloads' tasks on `host`; returns the mounted layer.
 pub fn spawn(spec: &FilesSpec, host: &Host) -> Fs {
     let fs = Fs::mount(host, &spec.fs).expect("the [fs] table was checked against the device");
-    if spec.workloads.is_empty() {
-        return fs;
-    }
     let mounted = fs.clone();
     let reports: Shared<Vec<FileWorkloadReport>> = Rc::new(RefCell::new(
         spec.workloads

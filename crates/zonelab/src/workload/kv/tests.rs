@@ -311,3 +311,67 @@ fn a_store_on_the_file_layer_is_deterministic() {
     let b = serde_json::to_string(&run_on_fs("zenfs", "fs")).unwrap();
     assert_eq!(a, b);
 }
+
+/// Two eZNS namespaces over 1,024 one-die zones of 1 MiB.
+const NS_DEVICE: &str = "[device]\nname = \"small-zones\"\nsource = \"test\"\n[device.geometry]\n\
+channels = 4\ndies_per_channel = 4\nblocks_per_die = 64\npages_per_block = 64\n\
+page_size_bytes = \"16KiB\"\nlba_size_bytes = 4096\n[device.zones]\ndies_per_zone = 1\n\
+zone_size_bytes = \"1MiB\"\nzone_capacity_bytes = \"1MiB\"\nmax_open_zones = 16\n\
+max_active_zones = 16\n[device.timing]\nread_latency_ns = 50000\nprogram_latency_ns = 500000\n\
+erase_latency_ns = 3000000\nchannel_rate_mb_s = 800\nhost_rate_mb_s = 3200\n\
+write_cache_units = 32\n[device.energy]\nread_nj_per_page = 1.0\nprogram_nj_per_page = 10.0\n\
+erase_nj_per_block = 100.0\n[firmware]\npolicy = \"round_robin\"\n[layer]\nkind = \"ezns\"\n\
+namespaces = 2\nzones_per_vzone = 4\nmax_active_vzones = 4\nessentials = 8\nspares = 8\n";
+
+#[test]
+fn stores_on_two_namespaces_each_get_their_own_file_layer() {
+    let store = |name: &str, ns: u32| {
+        format!(
+            "[[dbbench]]\nname = \"{name}\"\nbenchmarks = \"fillrandom\"\nnum = 4000\nfiles = \"fs\"\nnamespace = {ns}\n{}",
+            SMALL.replace("{t}", "dbbench")
+        )
+    };
+    let text = format!(
+        "seed = 5\n{}\n{}\n[fs]\npersonality = \"zenfs\"\n{NS_DEVICE}",
+        store("a", 0),
+        store("b", 1)
+    );
+    let exp = ExperimentConfig::parse(&text, &[])
+        .unwrap()
+        .validate("kv")
+        .unwrap();
+    let s = run(&exp, Inputs::default(), 0, &mut |_| {})
+        .unwrap()
+        .summary;
+    for name in ["a", "b"] {
+        assert!(
+            s.layers[name]["error"].is_null(),
+            "{}",
+            s.layers[name]["error"]
+        );
+    }
+    // One layer per namespace, each holding its store's files.
+    for fs in ["fs", "fs.ns1"] {
+        let r = &s.layers[fs];
+        assert!(r["data_bytes_written"].as_u64().unwrap() > 0, "{fs}: {r}");
+    }
+    // Each namespace's commands are its own tenant's: the layers' daemons and the stores.
+    let tenants: Vec<&str> = s.table.iter().map(|r| r.tenant.as_str()).collect();
+    assert!(tenants.contains(&"fs.ns1"), "{tenants:?}");
+    // A namespace the layer does not have is refused, naming the field.
+    let bad = text.replace("namespace = 1", "namespace = 2");
+    let e = ExperimentConfig::parse(&bad, &[])
+        .and_then(|c| c.validate("kv"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("dbbench[1].namespace"), "{e}");
+    // A store in memory on a namespace is refused too.
+    let e = ExperimentConfig::parse(
+        &bad.replace("files = \"fs\"\nnamespace = 2", "namespace = 1"),
+        &[],
+    )
+    .and_then(|c| c.validate("kv"))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("dbbench[1].namespace"), "{e}");
+}

@@ -24,10 +24,10 @@ use rand_pcg::Pcg64Mcg;
 
 use super::dist::{Latest, ScrambledZipfian, fnv64};
 use super::{FilesChoice, Phase, Shared};
-use crate::host::fs::Fs;
 use crate::host::kv::{Db, KeyFormat, KvError, KvFiles, KvOptions, MemFiles};
 use crate::metrics::{Layer, MetricKey, OpKind};
 use crate::sim::host::Host;
+use crate::workload::FileLayers;
 use crate::workload::mix_seed;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +61,8 @@ pub struct YcsbSpec {
     pub key_size: u32,
     pub options: KvOptions,
     pub files: FilesChoice,
+    /// With files on the file layer: the namespace whose layer holds them.
+    pub namespace: u32,
 }
 
 impl YcsbSpec {
@@ -94,6 +96,7 @@ impl YcsbSpec {
             key_size: 23,
             options: binding_options(4),
             files: FilesChoice::Memory,
+            namespace: 0,
         })
     }
 
@@ -127,13 +130,17 @@ pub fn binding_options(cores: u32) -> KvOptions {
 }
 
 /// Starts the workload on `host`.
-/// `fs` is the experiment's file layer, mounted when a store keeps its files there.
-pub fn spawn(spec: &YcsbSpec, host: &Host, fs: Option<&Fs>) {
-    match (spec.files, fs) {
-        (FilesChoice::Memory, _) => spawn_on(spec, host, Rc::new(MemFiles::new())),
-        (FilesChoice::Fs, Some(fs)) => spawn_on(spec, host, Rc::new(fs.clone())),
-        (FilesChoice::Fs, None) => Shared::<MemFiles>::new(host, &spec.name, spec.files)
-            .fail("files = \"fs\" needs the experiment's file layer ([fs]), and none is mounted"),
+/// With its files on the file layer, the store works on its namespace's layer.
+pub fn spawn(spec: &YcsbSpec, host: &Host, layers: &mut FileLayers) {
+    match spec.files {
+        FilesChoice::Memory => spawn_on(spec, host, Rc::new(MemFiles::new())),
+        FilesChoice::Fs => {
+            let host = host.on_namespace(spec.namespace);
+            match layers.on(&host) {
+                Ok(fs) => spawn_on(spec, &host, Rc::new(fs)),
+                Err(e) => Shared::<MemFiles>::new(&host, &spec.name, spec.files).fail(e),
+            }
+        }
     }
 }
 
