@@ -6,7 +6,6 @@
 //! admission control off and on), and the RocksDB / YCSB runs ([`super::ezns_kv`]). The device
 //! observations of the talk notes' sections 7-9 are not part of it (the summary says so).
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -15,23 +14,15 @@ use zonelab::firmware::FirmwareReport;
 use zonelab::host::elastic::ElasticReport;
 use zonelab::metrics::{Layer, OpKind, Percentile, TenantId};
 use zonelab::report::Summary;
-use zonelab::sim::RunOutput;
 
 use super::plot::{Scale, bar_chart, line_chart};
-use super::{Run, run_parallel, threads};
+use super::{Done, Run, run_parallel, take, threads};
 
 const LOCAL: &str = include_str!("../../../../experiments/ezns/local.toml");
 const GLOBAL: &str = include_str!("../../../../experiments/ezns/global.toml");
 const FAIR_READ: &str = include_str!("../../../../experiments/ezns/fair-read.toml");
 const FAIR_WRITE: &str = include_str!("../../../../experiments/ezns/fair-write.toml");
 const WRITERS: [u32; 3] = [4, 8, 16];
-
-/// Finished runs by name.
-pub(super) type Done = HashMap<String, RunOutput>;
-
-pub(super) fn take(done: &mut Done, name: &str) -> RunOutput {
-    done.remove(name).expect("every run is in the list")
-}
 
 /// The static baseline of the local-overdrive experiment with `text`'s jobs: the same jobs over
 /// static logical zones.

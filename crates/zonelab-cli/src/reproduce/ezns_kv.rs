@@ -11,9 +11,8 @@ use anyhow::{Context, Result};
 use zonelab::metrics::{Layer, OpKind, Percentile};
 use zonelab::report::Summary;
 
-use super::Run;
-use super::ezns::{Done, take};
 use super::plot::bar_chart;
+use super::{Done, Run, take};
 
 const SINGLE: &str = include_str!("../../../../experiments/ezns/rocksdb-single.toml");
 const MULTI: &str = include_str!("../../../../experiments/ezns/rocksdb-multi.toml");
