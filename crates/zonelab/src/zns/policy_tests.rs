@@ -241,7 +241,7 @@ fn every_policy_agrees(cmds: &[Cmd], t_free: u32) -> Result<(), TestCaseError> {
             regc_fraction: 0.25,
             zombie_scan_period: Duration::from_ns(1_000_000),
             zombie_idle: Duration::from_ns(2_000_000),
-            erase_all_blocks: t_free % 2 == 0,
+            erase_all_blocks: t_free.is_multiple_of(2),
         }),
     ];
     let mut devices: Vec<Device> = configs.iter().map(device).collect();
