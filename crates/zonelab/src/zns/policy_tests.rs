@@ -321,6 +321,59 @@ proptest! {
     }
 }
 
+/// A stream that once made the renewable policy panic: every physical zone pinned by live
+/// pieces, none closed with room to compact, while below-threshold remainders sat unused.
+#[test]
+fn renewable_uses_below_threshold_remainders_before_compacting() {
+    use Cmd::*;
+    use ZoneAction::*;
+    let cmds = [
+        Write { zone: 1, nlb: 9 },
+        Write { zone: 5, nlb: 13 },
+        Write { zone: 5, nlb: 4 },
+        Write { zone: 5, nlb: 8 },
+        Write { zone: 5, nlb: 23 },
+        Write { zone: 6, nlb: 9 },
+        Write { zone: 0, nlb: 7 },
+        Write { zone: 1, nlb: 21 },
+        Read {
+            zone: 0,
+            offset: 0,
+            nlb: 1,
+        },
+        Write { zone: 4, nlb: 17 },
+        Write { zone: 1, nlb: 18 },
+        Write { zone: 0, nlb: 14 },
+        Write { zone: 4, nlb: 16 },
+        Manage {
+            zone: 4,
+            action: Finish,
+        },
+        Manage {
+            zone: 2,
+            action: Open,
+        },
+        Idle { ns: 2_984_000 },
+        Write { zone: 6, nlb: 1 },
+        Read {
+            zone: 0,
+            offset: 0,
+            nlb: 1,
+        },
+        Manage {
+            zone: 0,
+            action: Finish,
+        },
+        Write { zone: 3, nlb: 4 },
+        Write { zone: 3, nlb: 16 },
+        Write { zone: 3, nlb: 17 },
+        Write { zone: 7, nlb: 1 },
+        Write { zone: 2, nlb: 23 },
+        Write { zone: 2, nlb: 14 },
+    ];
+    every_policy_agrees(&cmds, 3).unwrap();
+}
+
 /// Erase suspend (off by default): a read that meets a background erase on its die suspends it
 /// instead of waiting for it, and the erase ends later by the read's time plus the suspend and
 /// resume costs.
