@@ -2,6 +2,7 @@
 
 mod block_interface_tax;
 mod ezns;
+mod ezns_device;
 mod lsm_zgc;
 mod plot;
 mod preemptive_reset;

@@ -36,6 +36,8 @@ mod setup;
 mod vzone;
 
 #[cfg(test)]
+mod sched_tests;
+#[cfg(test)]
 pub(crate) mod tests;
 
 use std::cmp::Reverse;
