@@ -4,10 +4,9 @@
 //! idle from 30 s to 80 s: bandwidth and spares per namespace over time), and the scheduler's
 //! fairness (read-read with read congestion control off and on, write-write with write
 //! admission control off and on, read-write with the whole scheduler off and on), after the
-//! device observations of the talk notes' sections 7-9 (`ezns_device`). The RocksDB / YCSB runs
-//! are not part of it (the summary says so).
+//! device observations of the talk notes' sections 7-9 ([`super::ezns_device`]), and the
+//! RocksDB / YCSB runs ([`super::ezns_kv`]).
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -16,11 +15,10 @@ use zonelab::firmware::FirmwareReport;
 use zonelab::host::elastic::ElasticReport;
 use zonelab::metrics::{Layer, OpKind, Percentile, TenantId};
 use zonelab::report::Summary;
-use zonelab::sim::RunOutput;
 
 use super::ezns_device;
 use super::plot::{Scale, bar_chart, line_chart};
-use super::{Run, run_parallel, threads};
+use super::{Done, Run, run_parallel, take, threads};
 
 const LOCAL: &str = include_str!("../../../../experiments/ezns/local.toml");
 const GLOBAL: &str = include_str!("../../../../experiments/ezns/global.toml");
@@ -28,13 +26,6 @@ const FAIR_READ: &str = include_str!("../../../../experiments/ezns/fair-read.tom
 const FAIR_WRITE: &str = include_str!("../../../../experiments/ezns/fair-write.toml");
 const FAIR_RW: &str = include_str!("../../../../experiments/ezns/fair-rw.toml");
 const WRITERS: [u32; 3] = [4, 8, 16];
-
-/// Finished runs by name.
-type Done = HashMap<String, RunOutput>;
-
-fn take(done: &mut Done, name: &str) -> RunOutput {
-    done.remove(name).expect("every run is in the list")
-}
 
 /// The static baseline of the local-overdrive experiment with `text`'s jobs: the same jobs over
 /// static logical zones.
@@ -77,6 +68,7 @@ fn all_runs() -> Vec<Run> {
         runs.push(Run::new(format!("fair-rw-{state}"), FAIR_RW, both));
     }
     runs.extend(ezns_device::runs());
+    runs.extend(super::ezns_kv::runs());
     runs
 }
 
@@ -131,9 +123,7 @@ pub fn run(out: &Path) -> Result<()> {
     local_overdrive(&mut done, &figures, &mut s)?;
     global_overdrive(&mut done, &figures, &mut s)?;
     fairness(&mut done, &figures, &mut s)?;
-    s += "\n## Not reproduced here\n\n\
-          The RocksDB and YCSB runs (these need the key-value store bound to an eZNS namespace)\n\
-          are not part of this reproduction yet.\n";
+    super::ezns_kv::report(&mut done, &figures, &mut s)?;
     std::fs::write(out.join("summary.md"), &s)?;
     print!("{s}");
     eprintln!("results, figures and summary.md in {}", out.display());

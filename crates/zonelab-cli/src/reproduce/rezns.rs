@@ -1,6 +1,7 @@
 //! ReZNS (000_1e8e6a1fe63635bd.txt), section 4, on `rezns-40g`: the fio-like experiment at fsync
-//! intervals 16, 64 and 128 (Figures 3, 4, 11 and 14), a sweep of the 25% threshold, and a sweep of
-//! the zombie idle threshold; baseline (synchronous, whole-zone erases) against renewable.
+//! intervals 16, 64 and 128 (Figures 3, 4, 11 and 14), a sweep of the 25% threshold, a sweep of
+//! the zombie idle threshold, and YCSB on RocksDB over F2FS ([`super::rezns_kv`], Figures 7-14);
+//! baseline (synchronous, whole-zone erases) against renewable.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -10,7 +11,7 @@ use zonelab::firmware::{FirmwareReport, RenewableReport};
 use zonelab::report::Summary;
 
 use super::plot::bar_chart;
-use super::{Run, run_parallel, threads};
+use super::{Done, Run, run_parallel, threads};
 
 const FIO: &str = include_str!("../../../../experiments/rezns/fio.toml");
 const ZOMBIE: &str = include_str!("../../../../experiments/rezns/zombie.toml");
@@ -96,8 +97,11 @@ pub fn run(out: &Path) -> Result<()> {
             renewable(0.25, ms),
         ));
     }
-    let mut summaries = run_parallel(out, runs, threads(), |o| o.summary)?.into_iter();
-    let mut next = || summaries.next().expect("one summary per run");
+    let kv_runs = super::rezns_kv::runs();
+    let kv_names: Vec<String> = kv_runs.iter().map(|r| r.name.clone()).collect();
+    runs.extend(kv_runs);
+    let mut outputs = run_parallel(out, runs, threads(), |o| o)?.into_iter();
+    let mut next = || outputs.next().expect("one output per run").summary;
     let pairs: Vec<(u64, Summary, Summary)> = FLUSH_INTERVALS
         .iter()
         .map(|&f| (f, next(), next()))
@@ -152,7 +156,9 @@ pub fn run(out: &Path) -> Result<()> {
         bar_chart(&figures.join(file), title, unit, &groups, &series(get))?;
     }
 
-    let summary = summarise(&pairs, &sweep, &zombie_base, &zombies);
+    let mut summary = summarise(&pairs, &sweep, &zombie_base, &zombies);
+    let mut done: Done = kv_names.into_iter().zip(outputs).collect();
+    super::rezns_kv::report(&mut done, &figures, &mut summary)?;
     std::fs::write(out.join("summary.md"), &summary)?;
     print!("{summary}");
     eprintln!("results, figures and summary.md in {}", out.display());
