@@ -675,7 +675,9 @@ fn ezns_reproduction_shows_overdrive_and_fair_scheduling() {
         "a narrow writer filling the cache slows the wide ones"
     );
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
-    assert!(summary.contains("## Global overdrive") && summary.contains("## The device observations"));
+    assert!(
+        summary.contains("## Global overdrive") && summary.contains("## The device observations")
+    );
     for f in [
         "local-overdrive.svg",
         "global-overdrive-bandwidth.svg",
