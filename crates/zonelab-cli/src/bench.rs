@@ -114,7 +114,99 @@ const CASES: &[Case] = &[
         unit: "GiB",
         kv: false,
     },
+    Case {
+        name: "ezns-4k",
+        what: "4 KiB requests through eZNS (4 namespaces, the paper's defaults, scheduler on) on smallzone-4t: per namespace 4 sequential writers at QD32 on their own v-zones and a random reader at QD32 over a v-zone it prefilled",
+        template: EZNS_4K,
+        base: 16,
+        unit: "MiB",
+        kv: false,
+    },
 ];
+
+/// The eZNS case: per namespace, 4 writers and one reader (prefilled v-zone 0), each moving
+/// `{io}`.
+const EZNS_4K: &str = r#"
+preset = "smallzone-4t"
+[firmware]
+policy = "round_robin"
+[layer]
+kind = "ezns"
+[prefill]
+size = "1z"
+[[job]]
+name = "w0"
+namespace = 0
+rw = "write"
+bs = "4KiB"
+iodepth = 32
+numjobs = 4
+max_open_zones = 1
+offset = "1z"
+io_size = "{io}"
+[[job]]
+name = "r0"
+namespace = 0
+rw = "randread"
+bs = "4KiB"
+iodepth = 32
+size = "1z"
+io_size = "{io}"
+[[job]]
+name = "w1"
+namespace = 1
+rw = "write"
+bs = "4KiB"
+iodepth = 32
+numjobs = 4
+max_open_zones = 1
+offset = "1z"
+io_size = "{io}"
+[[job]]
+name = "r1"
+namespace = 1
+rw = "randread"
+bs = "4KiB"
+iodepth = 32
+size = "1z"
+io_size = "{io}"
+[[job]]
+name = "w2"
+namespace = 2
+rw = "write"
+bs = "4KiB"
+iodepth = 32
+numjobs = 4
+max_open_zones = 1
+offset = "1z"
+io_size = "{io}"
+[[job]]
+name = "r2"
+namespace = 2
+rw = "randread"
+bs = "4KiB"
+iodepth = 32
+size = "1z"
+io_size = "{io}"
+[[job]]
+name = "w3"
+namespace = 3
+rw = "write"
+bs = "4KiB"
+iodepth = 32
+numjobs = 4
+max_open_zones = 1
+offset = "1z"
+io_size = "{io}"
+[[job]]
+name = "r3"
+namespace = 3
+rw = "randread"
+bs = "4KiB"
+iodepth = 32
+size = "1z"
+io_size = "{io}"
+"#;
 
 /// One channel of eight dies, each zone striped over all eight (1,024 zones of 8 MiB): the case
 /// the old single "next free" channel booking got wrong. Timing: NVMeVirt's WD_ZN540 (as the
