@@ -306,6 +306,14 @@ fn every_policy_agrees(cmds: &[Cmd], t_free: u32) -> Result<(), TestCaseError> {
             }
         }
     }
+    // scripts/fuzz.sh counts the device commands the long run applied.
+    if std::env::var_os("ZONELAB_FUZZ_STATS").is_some() {
+        let host = cmds
+            .iter()
+            .filter(|c| !matches!(c, Cmd::Idle { .. }))
+            .count();
+        eprintln!("FUZZ_DEVICE_COMMANDS {}", host * devices.len());
+    }
     Ok(())
 }
 
