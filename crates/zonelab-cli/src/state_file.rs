@@ -3,7 +3,6 @@
 //! ([`zonelab::state`]); this module only reads and writes files. (The fio engine has its own
 //! copy of the atomic write, `crates/zonelab-ffi/src/files.rs`, to stay free of the CLI.)
 
-use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -89,35 +88,5 @@ pub fn open(
 pub fn save(path: &Path, identity: &str, now: Instant, device: &dyn DeviceModel) -> Result<()> {
     let bytes = state::encode(identity, now, device)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    write_atomic(path, &bytes)
-}
-
-/// Writes `bytes` to a temporary file beside `path`, syncs it and renames it over `path`, so a
-/// reader sees the old file or the new one, never a mix.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path
-        .file_name()
-        .with_context(|| format!("{} names no file", path.display()))?;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| -> Result<()> {
-        let mut f = std::fs::File::create(&tmp)
-            .with_context(|| format!("cannot create {}", tmp.display()))?;
-        f.write_all(bytes)
-            .and_then(|()| f.sync_all())
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    zonelab_io::write_atomic(path, &bytes)
 }

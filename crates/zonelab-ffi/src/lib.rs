@@ -27,7 +27,6 @@ use zonelab::state;
 use zonelab::time::{Duration, Instant};
 
 mod c_api;
-mod files;
 mod registry;
 
 pub use c_api::{Handle, split_overrides};
@@ -250,7 +249,7 @@ impl Engine {
             bail!("give zonelab_preset or zonelab_config, not both");
         }
         if let Some(dir) = &o.results {
-            files::check_writable_dir(dir)
+            zonelab_io::check_writable_dir(dir)
                 .with_context(|| format!("zonelab_results={}", dir.display()))?;
         }
         let file = match &o.state {
@@ -259,7 +258,7 @@ impl Engine {
                     .with_context(|| format!("zonelab_state: cannot read {}", p.display()))?,
             ),
             Some(p) => {
-                files::check_writable_dir(files::parent(p))
+                zonelab_io::check_writable_dir(zonelab_io::parent(p))
                     .with_context(|| format!("zonelab_state={}", p.display()))?;
                 None
             }
@@ -505,7 +504,7 @@ impl Engine {
         let now = Instant::from_ns(self.now_ns()).max(self.device.idle_at());
         let bytes = state::encode(&self.identity, now, &*self.device)
             .with_context(|| format!("zonelab_state={}", path.display()))?;
-        files::write_atomic(path, &bytes)
+        zonelab_io::write_atomic(path, &bytes)
             .with_context(|| format!("zonelab_state={}", path.display()))
     }
 

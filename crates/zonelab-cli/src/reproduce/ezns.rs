@@ -3,10 +3,9 @@
 //! against static logical zone), global overdrive (four namespaces over 100 s, three of them
 //! idle from 30 s to 80 s: bandwidth and spares per namespace over time), and the scheduler's
 //! fairness (read-read with read congestion control off and on, write-write with write
-//! admission control off and on). The device observations of the talk notes' sections 7-9 and
-//! the RocksDB / YCSB runs are not part of it (the summary says so).
+//! admission control off and on), and the RocksDB / YCSB runs ([`super::ezns_kv`]). The device
+//! observations of the talk notes' sections 7-9 are not part of it (the summary says so).
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -15,23 +14,15 @@ use zonelab::firmware::FirmwareReport;
 use zonelab::host::elastic::ElasticReport;
 use zonelab::metrics::{Layer, OpKind, Percentile, TenantId};
 use zonelab::report::Summary;
-use zonelab::sim::RunOutput;
 
 use super::plot::{Scale, bar_chart, line_chart};
-use super::{Run, run_parallel, threads};
+use super::{Done, Run, run_parallel, take, threads};
 
 const LOCAL: &str = include_str!("../../../../experiments/ezns/local.toml");
 const GLOBAL: &str = include_str!("../../../../experiments/ezns/global.toml");
 const FAIR_READ: &str = include_str!("../../../../experiments/ezns/fair-read.toml");
 const FAIR_WRITE: &str = include_str!("../../../../experiments/ezns/fair-write.toml");
 const WRITERS: [u32; 3] = [4, 8, 16];
-
-/// Finished runs by name.
-type Done = HashMap<String, RunOutput>;
-
-fn take(done: &mut Done, name: &str) -> RunOutput {
-    done.remove(name).expect("every run is in the list")
-}
 
 /// The static baseline of the local-overdrive experiment with `text`'s jobs: the same jobs over
 /// static logical zones.
@@ -70,6 +61,7 @@ fn all_runs() -> Vec<Run> {
             onoff("write_admission", on),
         ));
     }
+    runs.extend(super::ezns_kv::runs());
     runs
 }
 
@@ -123,11 +115,12 @@ pub fn run(out: &Path) -> Result<()> {
     local_overdrive(&mut done, &figures, &mut s)?;
     global_overdrive(&mut done, &figures, &mut s)?;
     fairness(&mut done, &figures, &mut s)?;
+    super::ezns_kv::report(&mut done, &figures, &mut s)?;
     s += "\n## Not reproduced here\n\n\
           The device observations that motivate eZNS (read bandwidth against stripe size and\n\
           width, logical zones per channel, overlapping dies, a narrow writer filling the cache:\n\
-          the talk notes' sections 7-9), the read-write fairness mix, and the RocksDB and YCSB runs\n\
-          (these need the key-value layer) are not part of this reproduction yet.\n";
+          the talk notes' sections 7-9) and the read-write fairness mix are not part of this\n\
+          reproduction yet.\n";
     std::fs::write(out.join("summary.md"), &s)?;
     print!("{s}");
     eprintln!("results, figures and summary.md in {}", out.display());

@@ -2,10 +2,12 @@
 
 mod block_interface_tax;
 mod ezns;
+mod ezns_kv;
 mod lsm_zgc;
 mod plot;
 mod preemptive_reset;
 mod rezns;
+mod rezns_kv;
 mod zns_characteristics;
 
 use std::path::Path;
@@ -77,6 +79,14 @@ impl Run {
             overrides,
         }
     }
+}
+
+/// Finished runs by name.
+pub type Done = std::collections::HashMap<String, RunOutput>;
+
+/// Takes run `name` out of the finished runs.
+pub fn take(done: &mut Done, name: &str) -> RunOutput {
+    done.remove(name).expect("every run is in the list")
 }
 
 /// Threads for a reproduction's independent runs: every core the machine offers.

@@ -140,28 +140,32 @@ fn positive(field: &str, v: u64) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// The file layer and file workloads of an experiment, if it has any.
+/// The file layer and file workloads of an experiment, if it has any (or if `store_on_fs`, the
+/// field of a key-value store that keeps its files there, needs it).
 pub fn validate(
-    fs: Option<&FsConfig>,
-    filebench: &[FilebenchConfig],
-    fio: &[FioFilesConfig],
-    updates: &[UpdatesConfig],
+    cfg: &super::ExperimentConfig,
+    store_on_fs: Option<&str>,
     info: &DeviceInfo,
-    data: bool,
-    seed: u64,
 ) -> Result<Option<FilesSpec>, ConfigError> {
-    if filebench.is_empty() && fio.is_empty() && updates.is_empty() {
+    let (fs, filebench, fio, updates) = (
+        cfg.fs.as_ref(),
+        &cfg.filebench,
+        &cfg.fio_files,
+        &cfg.updates,
+    );
+    let (data, seed) = (cfg.data.retention, cfg.seed);
+    if filebench.is_empty() && fio.is_empty() && updates.is_empty() && store_on_fs.is_none() {
         if fs.is_some() {
             return Err(ConfigError::field(
                 "fs",
-                "no file workload uses the file layer: add [[filebench]], [[fio_files]] or [[updates]]",
+                "no workload uses the file layer: add [[filebench]], [[fio_files]], [[updates]], or a [[dbbench]]/[[ycsb]] with files = \"fs\"",
             ));
         }
         return Ok(None);
     }
     if info.zoned.is_none() {
         return Err(ConfigError::field(
-            "fs",
+            store_on_fs.unwrap_or("fs"),
             "the file layer places files in zones: it needs a ZNS device, not a conventional one",
         ));
     }

@@ -316,28 +316,24 @@ impl ExperimentConfig {
         for (i, t) in self.threads.iter().enumerate() {
             host.push(HostWorkload::Threads(t.validate(i, &info)?));
         }
-        let file_layer = files::validate(
-            self.fs.as_ref(),
-            &self.filebench,
-            &self.fio_files,
-            &self.updates,
-            &info,
-            self.data.retention,
-            self.seed,
-        )?;
-        if let Some(f) = &file_layer {
-            host.push(HostWorkload::Files(f.clone()));
-        }
+        let mut stores = Vec::new();
         for (i, d) in self.dbbench.iter().enumerate() {
-            host.push(HostWorkload::DbBench(d.validate(i, self.seed)?));
+            stores.push(HostWorkload::DbBench(d.validate(i, self.seed)?));
         }
         for (i, y) in self.ycsb.iter().enumerate() {
-            host.push(HostWorkload::Ycsb(y.validate(
+            stores.push(HostWorkload::Ycsb(y.validate(
                 i,
                 self.seed,
                 self.host.cores,
             )?));
         }
+        kv::check_namespaces(&stores, info.namespaces)?;
+        let file_layer = files::validate(self, kv::store_on_fs(&stores).as_deref(), &info)?;
+        // The file layer first: it mounts before the stores that keep their files on it.
+        if let Some(f) = &file_layer {
+            host.push(HostWorkload::Files(f.clone()));
+        }
+        host.extend(stores);
         kv::check_names(&host)?;
         if need_workload && jobs.is_empty() && replays.is_empty() && host.is_empty() {
             return Err(ConfigError::field(

@@ -37,6 +37,7 @@ mod io;
 mod map;
 mod precondition;
 mod report;
+mod seam;
 mod store;
 pub mod victim;
 

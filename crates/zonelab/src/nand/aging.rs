@@ -244,6 +244,35 @@ impl Aging {
     pub fn erased(&mut self, block: usize) {
         self.programmed_at[block] = BEFORE_RUN;
     }
+
+    pub fn save(&self) -> AgingState {
+        AgingState {
+            programmed_at: self.programmed_at.clone(),
+            draws: self.draws,
+        }
+    }
+
+    /// Takes a saved state for the same geometry; on error nothing has changed.
+    pub fn restore(&mut self, s: AgingState) -> Result<(), String> {
+        if s.programmed_at.len() != self.programmed_at.len() {
+            return Err(format!(
+                "NAND aging state for {} blocks; the device has {}",
+                s.programmed_at.len(),
+                self.programmed_at.len()
+            ));
+        }
+        self.programmed_at = s.programmed_at;
+        self.draws = s.draws;
+        Ok(())
+    }
+}
+
+/// What a state file keeps of [`Aging`]: the data ages and the draw counter (the spec comes
+/// from the device's configuration).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(super) struct AgingState {
+    programmed_at: Vec<u64>,
+    draws: u64,
 }
 
 #[cfg(test)]

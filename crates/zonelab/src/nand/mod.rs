@@ -162,6 +162,8 @@ pub struct NandState {
     idle: u64,
     erase_counts: Vec<u32>,
     counters: NandCounters,
+    /// With aging on: when each block's data was programmed, and the retry draws so far.
+    aging: Option<aging::AgingState>,
 }
 
 /// One die's timeline.
@@ -521,6 +523,7 @@ impl Nand {
             idle: self.idle,
             erase_counts: self.erase_counts.clone(),
             counters: self.counters,
+            aging: self.aging.as_ref().map(|a| a.save()),
         }
     }
 
@@ -548,6 +551,17 @@ impl Nand {
             .all(Calendar::well_formed)
         {
             return Err("NAND state: a channel calendar is malformed".into());
+        }
+        match (&mut self.aging, s.aging) {
+            (Some(a), Some(saved)) => a.restore(saved)?,
+            (None, None) => {}
+            (mine, _) => {
+                return Err(format!(
+                    "NAND state saved with aging {}; the device has it {}",
+                    if mine.is_some() { "off" } else { "on" },
+                    if mine.is_some() { "on" } else { "off" },
+                ));
+            }
         }
         self.dies = s.dies;
         self.channels = s.channels;

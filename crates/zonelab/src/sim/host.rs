@@ -67,12 +67,14 @@ impl Tasks {
     }
 }
 
-/// What a host task holds: the kernel, and who it works for (metrics tenant, trace source).
+/// What a host task holds: the kernel, who it works for (metrics tenant, trace source) and the
+/// namespace its commands go to.
 #[derive(Clone)]
 pub struct Host {
     pub(crate) kernel: Rc<Kernel>,
     pub(crate) tasks: Rc<Tasks>,
     origin: Origin,
+    nsid: u32,
 }
 
 /// A completed command.
@@ -91,12 +93,29 @@ impl Host {
             kernel,
             tasks,
             origin: Origin { tenant, source },
+            nsid: 0,
         }
     }
 
-    /// The same kernel, working for another tenant and trace source.
+    /// The same kernel and namespace, working for another tenant and trace source.
     pub fn for_tenant(&self, tenant: &str, source: &str) -> Host {
-        Host::new(self.kernel.clone(), self.tasks.clone(), tenant, source)
+        Host {
+            nsid: self.nsid,
+            ..Host::new(self.kernel.clone(), self.tasks.clone(), tenant, source)
+        }
+    }
+
+    /// The same, sending its commands to namespace `nsid` (namespace 0 unless set).
+    pub fn on_namespace(&self, nsid: u32) -> Host {
+        Host {
+            nsid,
+            ..self.clone()
+        }
+    }
+
+    /// The namespace this host's commands go to.
+    pub fn nsid(&self) -> u32 {
+        self.nsid
     }
 
     pub fn now(&self) -> Instant {
@@ -201,7 +220,8 @@ impl Host {
 
     /// Sends `cmd` to the device and waits for it to complete. Measured as a device-layer
     /// operation of this host's tenant, and traced.
-    pub async fn io(&self, cmd: Command<'_>) -> Result<IoDone, Status> {
+    pub async fn io(&self, mut cmd: Command<'_>) -> Result<IoDone, Status> {
+        cmd.nsid = self.nsid;
         let submitted = self.now();
         let kind = op_kind(cmd.op);
         let lba_bytes = self.kernel.device.borrow().info().lba_size_bytes;

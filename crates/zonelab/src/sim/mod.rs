@@ -467,14 +467,13 @@ pub fn run_with(
             keys: [None; crate::metrics::OpKind::ALL.len()],
         });
     }
+    let mut layers = crate::workload::FileLayers::default();
     for w in &experiment.host {
-        w.spawn(&Host::new(
-            kernel.clone(),
-            tasks.clone(),
-            w.name(),
-            w.name(),
-        ));
+        let host = Host::new(kernel.clone(), tasks.clone(), w.name(), w.name());
+        w.spawn(&host, &mut layers);
     }
+    // The stores hold their layers now; the run must end with no handle left here.
+    drop(layers);
     setup(&Host::new(kernel.clone(), tasks.clone(), "host", "host"));
 
     let mut sim = Simulation {

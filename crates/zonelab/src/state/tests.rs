@@ -255,3 +255,46 @@ fn prefilled_zeros_take_no_room() {
     assert_eq!(d.zone(0, 7).state, ZoneState::Full);
     d.check_invariants();
 }
+
+/// With aging on, a restored device keeps its blocks' data ages and its retry draws: reads
+/// after the restore take exactly as long as on the device that never stopped.
+#[test]
+fn an_aged_device_keeps_its_data_ages_and_retry_draws() {
+    let aging = "[device.aging]\nretry_base = 0.3\nretry_retention_weight = 0.5\nretention_limit = \"1s\"\n";
+    let (cfg, exp) = experiment(aging);
+    let mut d = crate::sim::build_device(&exp);
+    let data = vec![7u8; 1 << 20];
+    let mut now = Instant::ZERO;
+    for zone in 0..2u64 {
+        let lba = zone * d.info().zoned.as_ref().unwrap().zone_size_lbas;
+        let c = crate::device::Command::write(lba, 256).with_data(crate::device::Data::Out(&data));
+        now = d.submit(now, c).unwrap().done.unwrap();
+    }
+    let reads = |d: &mut Box<dyn crate::device::DeviceModel>, mut t: Instant| {
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; 4096];
+        for k in 0..64u64 {
+            let c = crate::device::Command::read(k * 4 % 256, 1)
+                .with_data(crate::device::Data::In(&mut buf));
+            let done = d.submit(t, c).unwrap().done.unwrap();
+            out.push((done - t).ns());
+            t = done + crate::time::Duration::from_ms(20);
+        }
+        out
+    };
+    let bytes = encode(&identity(&cfg), now, &*d).unwrap();
+    let mut restored = restore(&exp, decode(&bytes).unwrap().device).unwrap();
+    let later = now + crate::time::Duration::from_ms(500);
+    let original = reads(&mut d, later);
+    assert!(
+        original.iter().any(|&l| l != original[0]),
+        "retries vary the read latency: {original:?}"
+    );
+    assert_eq!(reads(&mut restored, later), original);
+    // Restored into a device without aging, the state is refused, saying why.
+    let (_, plain) = experiment("");
+    let err = restore(&plain, decode(&bytes).unwrap().device)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("aging"), "{err}");
+}

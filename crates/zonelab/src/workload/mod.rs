@@ -13,6 +13,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::device::{Op, Status, ZoneAction};
+use crate::host::fs::Fs;
 use crate::sim::host::Host;
 use crate::time::Duration;
 use threads::ThreadsSpec;
@@ -28,6 +29,31 @@ pub enum HostWorkload {
     DbBench(kv::dbbench::DbBenchSpec),
     /// A YCSB core workload on the key-value store model.
     Ycsb(kv::ycsb::YcsbSpec),
+}
+
+/// The file layers of a run: `[fs]`, mounted once on each namespace that uses it.
+#[derive(Default)]
+pub struct FileLayers {
+    spec: Option<crate::host::fs::FsSpec>,
+    mounted: std::collections::BTreeMap<u32, Fs>,
+}
+
+impl FileLayers {
+    /// The layer on `host`'s namespace, mounted now if it is not yet.
+    pub fn on(&mut self, host: &Host) -> Result<Fs, String> {
+        let nsid = host.nsid();
+        if let Some(fs) = self.mounted.get(&nsid) {
+            return Ok(fs.clone());
+        }
+        let spec = self
+            .spec
+            .as_ref()
+            .ok_or("files = \"fs\" needs the experiment's file layer ([fs]), and there is none")?;
+        let fs =
+            Fs::mount(host, spec).map_err(|e| format!("mounting [fs] on namespace {nsid}: {e}"))?;
+        self.mounted.insert(nsid, fs.clone());
+        Ok(fs)
+    }
 }
 
 /// Zones a host workload writes: the region and how many it keeps open at once.
@@ -48,13 +74,20 @@ impl HostWorkload {
         }
     }
 
-    /// Starts its tasks.
-    pub fn spawn(&self, host: &Host) {
+    /// Starts its tasks. The file layer comes first (config orders the workloads): it leaves
+    /// its spec in `layers`, mounted on namespace 0 if file workloads run there, and the
+    /// key-value stores that keep their files on it mount it on their namespace.
+    pub fn spawn(&self, host: &Host, layers: &mut FileLayers) {
         match self {
             HostWorkload::Threads(t) => threads::spawn(t, host),
-            HostWorkload::Files(f) => files::spawn(f, host),
-            HostWorkload::DbBench(d) => kv::dbbench::spawn(d, host),
-            HostWorkload::Ycsb(y) => kv::ycsb::spawn(y, host),
+            HostWorkload::Files(f) => {
+                layers.spec = Some(f.fs.clone());
+                if !f.workloads.is_empty() {
+                    layers.mounted.insert(0, files::spawn(f, host));
+                }
+            }
+            HostWorkload::DbBench(d) => kv::dbbench::spawn(d, host, layers),
+            HostWorkload::Ycsb(y) => kv::ycsb::spawn(y, host, layers),
         }
     }
 

@@ -1,7 +1,7 @@
 //! ReZNS (000_1e8e6a1fe63635bd.txt), section 4, on `rezns-40g`: the paper's stack ([`f2fs`]:
-//! fio and Filebench on the F2FS-like file layer, Figures 3-6 and 11-14) and, labelled as a
-//! stand-in, the writers that reset partially written zones ([`standin`]). Every run goes to
-//! every core at once.
+//! fio and Filebench on the F2FS-like file layer, Figures 3-6 and 11-14; YCSB on RocksDB over
+//! it, [`super::rezns_kv`], Figures 7-14) and, labelled as a stand-in, the writers that reset
+//! partially written zones ([`standin`]). Every run goes to every core at once.
 
 mod f2fs;
 mod standin;
@@ -11,27 +11,39 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::{run_parallel, threads};
+use super::{Done, rezns_kv, run_parallel, threads};
 
 pub fn run(out: &Path) -> Result<()> {
-    run_at(out, f2fs::PAPER, threads())
+    run_at(out, f2fs::PAPER, true, threads())
 }
 
-/// Runs both parts at `scale` on `threads` threads, writes the figures and `summary.md`.
-fn run_at(out: &Path, scale: f2fs::Scale, threads: usize) -> Result<()> {
+/// Runs the paper's stack at `scale` (with the YCSB runs if `ycsb`) and the stand-in on
+/// `threads` threads, writes the figures and `summary.md`.
+fn run_at(out: &Path, scale: f2fs::Scale, ycsb: bool, threads: usize) -> Result<()> {
     let figures = out.join("figures");
     std::fs::create_dir_all(&figures)
         .with_context(|| format!("cannot create {}", figures.display()))?;
     let paper = f2fs::runs(scale);
     let n = paper.len();
     let mut runs = paper;
-    runs.extend(standin::runs());
-    let mut summaries = run_parallel(out, runs, threads, |o| o.summary)?;
-    let rest = summaries.split_off(n);
-    let pairs = f2fs::pairs(summaries)?;
+    let standin = standin::runs();
+    let m = standin.len();
+    runs.extend(standin);
+    let kv_runs = if ycsb { rezns_kv::runs() } else { Vec::new() };
+    let kv_names: Vec<String> = kv_runs.iter().map(|r| r.name.clone()).collect();
+    runs.extend(kv_runs);
+    let mut outputs = run_parallel(out, runs, threads, |o| o)?;
+    let kv = outputs.split_off(n + m);
+    let rest = outputs.split_off(n);
+    let pairs = f2fs::pairs(outputs.into_iter().map(|o| o.summary).collect())?;
     f2fs::figures(&figures, &pairs)?;
     let mut s = summary::paper_stack(&pairs, scale);
-    s += &standin::report(&figures, rest)?;
+    if ycsb {
+        let mut done: Done = kv_names.into_iter().zip(kv).collect();
+        rezns_kv::report(&mut done, &figures, &mut s)?;
+        s += "\n";
+    }
+    s += &standin::report(&figures, rest.into_iter().map(|o| o.summary).collect())?;
     std::fs::write(out.join("summary.md"), &s)?;
     print!("{s}");
     eprintln!("results, figures and summary.md in {}", out.display());
@@ -53,7 +65,7 @@ mod tests {
             fio_file: "256KiB",
             filebench_run: "100ms",
         };
-        run_at(&out, scale, 2).unwrap();
+        run_at(&out, scale, false, 2).unwrap();
         let read = |name: &str| -> serde_json::Value {
             let p = out.join(format!("runs/{name}/summary.json"));
             serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()

@@ -254,11 +254,16 @@ impl Fs {
         st.zen.max_active_io = limit(z.max_active_zones);
         adopt_prefill(host, &mut st, spec, lbas_per_block);
         let policy = gc::policy(spec);
+        // One layer per namespace that has one: its own report and tenants past namespace 0.
+        let name = match host.nsid() {
+            0 => "fs".to_string(),
+            n => format!("fs.ns{n}"),
+        };
         let inner = Rc::new(Inner {
             spec: spec.clone(),
             st: RefCell::new(st),
-            host: host.for_tenant("fs", "fs"),
-            gc_host: host.for_tenant("fs.gc", "fs.gc"),
+            host: host.for_tenant(&name, &name),
+            gc_host: host.for_tenant(&format!("{name}.gc"), &format!("{name}.gc")),
             space_cv: Condvar::new(),
             gc_cv: Condvar::new(),
             flush_cv: Condvar::new(),
@@ -272,7 +277,7 @@ impl Fs {
         fs.start_daemons();
         // The run takes its reports (and so this handle) back before it ends.
         let inner = fs.inner.clone();
-        host.add_report("fs", move || {
+        host.add_report(&name, move || {
             serde_json::to_value(report::make(&inner)).expect("serializes")
         });
         Ok(fs)
@@ -815,7 +820,7 @@ pub fn is_absolute_path(path: &str) -> bool {
 fn adopt_prefill(host: &Host, st: &mut State, spec: &FsSpec, lbas_per_block: u64) {
     let written: Vec<(u32, u64)> = host.with_device(|d| {
         (0..spec.zone_count)
-            .map(|z| (z, d.written_lbas(0, spec.first_zone + z)))
+            .map(|z| (z, d.written_lbas(host.nsid(), spec.first_zone + z)))
             .filter(|&(_, l)| l > 0)
             .collect()
     });

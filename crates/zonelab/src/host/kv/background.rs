@@ -241,7 +241,7 @@ impl<F: KvFiles + 'static> Db<F> {
         }
         let out_bytes: u64 = tables.iter().map(|t| t.file_size()).sum();
         let mut reader = InputReader::new(c, out_bytes, i.opts.compaction_readahead_size);
-        let hint = WriteHint::for_level(c.output_level);
+        let hint = hint_for_level(c.output_level);
         let mut cpu_total = 0u64;
         for t in &tables {
             let cpu = i.opts.cpu.compaction(t.entries.len() as u64, t.file_size());

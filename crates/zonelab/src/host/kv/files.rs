@@ -9,29 +9,19 @@ use std::collections::BTreeMap;
 
 use crate::sim::host::Host;
 
-/// RocksDB's write lifetime hints (include/rocksdb/env.h `WriteLifeTimeHint`), which ZenFS
-/// uses to place files: WAL short, flushes and L0/L1 medium, deeper levels longer
-/// (`ColumnFamilyData::CalculateSSTWriteHint`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum WriteHint {
-    #[default]
-    NotSet = 0,
-    None = 1,
-    Short = 2,
-    Medium = 3,
-    Long = 4,
-    Extreme = 5,
-}
+/// RocksDB's write lifetime hints (include/rocksdb/env.h `WriteLifeTimeHint`) are the file
+/// layer's [`Lifetime`]s: ZenFS places files by them. WAL short, flushes and L0/L1 medium,
+/// deeper levels longer.
+pub use crate::host::fs::Lifetime as WriteHint;
 
-impl WriteHint {
-    /// The hint RocksDB gives a compaction output at `level` with base level 1 (level style):
-    /// below or at the base level medium, base + 1 long, deeper extreme.
-    pub fn for_level(level: usize) -> WriteHint {
-        match level {
-            0 | 1 => WriteHint::Medium,
-            2 => WriteHint::Long,
-            _ => WriteHint::Extreme,
-        }
+/// The hint RocksDB gives a compaction output at `level` with base level 1 (level style,
+/// `ColumnFamilyData::CalculateSSTWriteHint`): below or at the base level medium, base + 1
+/// long, deeper extreme.
+pub fn hint_for_level(level: usize) -> WriteHint {
+    match level {
+        0 | 1 => WriteHint::Medium,
+        2 => WriteHint::Long,
+        _ => WriteHint::Extreme,
     }
 }
 
@@ -58,6 +48,8 @@ pub enum FileError {
 /// device commands it causes are that task's (a flush thread's, a writer's).
 #[allow(async_fn_in_trait)]
 pub trait KvFiles {
+    /// Creates directory `path` if it is missing (RocksDB's `CreateDirIfMissing` at open).
+    async fn create_dir(&self, h: &Host, path: &str) -> Result<(), FileError>;
     /// Creates `path` for writing (appends only).
     async fn create(&self, h: &Host, path: &str, hint: WriteHint) -> Result<FileHandle, FileError>;
     /// Appends `bytes` (and their contents when the layer keeps data).
@@ -148,6 +140,11 @@ impl MemInner {
 }
 
 impl KvFiles for MemFiles {
+    /// Paths are names here: nothing to create.
+    async fn create_dir(&self, _h: &Host, _path: &str) -> Result<(), FileError> {
+        Ok(())
+    }
+
     async fn create(
         &self,
         _h: &Host,

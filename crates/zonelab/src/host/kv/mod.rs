@@ -35,6 +35,7 @@ pub mod compaction;
 pub mod files;
 pub mod format;
 pub mod memtable;
+mod on_fs;
 pub mod options;
 mod read;
 pub mod sst;
@@ -49,7 +50,7 @@ mod tests;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-pub use files::{FileError, FileHandle, KvFiles, MemFiles, WriteHint};
+pub use files::{FileError, FileHandle, KvFiles, MemFiles, WriteHint, hint_for_level};
 pub use format::KeyFormat;
 pub use memtable::Payload;
 pub use options::{CpuCosts, KvOptions};
@@ -169,6 +170,7 @@ impl<F: KvFiles + 'static> Db<F> {
         dir: &str,
         name: &str,
     ) -> Result<Db<F>, KvError> {
+        files.create_dir(h, dir).await?;
         let levels = opts.num_levels as usize;
         let st = State {
             mem: Memtable::new(0),

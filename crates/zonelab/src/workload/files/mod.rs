@@ -95,9 +95,10 @@ impl FileWorkloadReport {
 
 pub(crate) type Shared<T> = Rc<RefCell<T>>;
 
-/// Mounts the file layer and starts the workloads' tasks on `host`.
-pub fn spawn(spec: &FilesSpec, host: &Host) {
+/// Mounts the file layer and starts the workloads' tasks on `host`; returns the mounted layer.
+pub fn spawn(spec: &FilesSpec, host: &Host) -> Fs {
     let fs = Fs::mount(host, &spec.fs).expect("the [fs] table was checked against the device");
+    let mounted = fs.clone();
     let reports: Shared<Vec<FileWorkloadReport>> = Rc::new(RefCell::new(
         spec.workloads
             .iter()
@@ -163,6 +164,7 @@ pub fn spawn(spec: &FilesSpec, host: &Host) {
             rep.finish();
         }
     });
+    mounted
 }
 
 /// What a workload's set-up leaves for its run.

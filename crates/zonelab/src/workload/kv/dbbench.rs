@@ -26,6 +26,7 @@ use super::{FilesChoice, Phase, Shared};
 use crate::host::kv::{Db, KeyFormat, KvFiles, KvOptions, MemFiles};
 use crate::metrics::{Layer, OpKind};
 use crate::sim::host::Host;
+use crate::workload::FileLayers;
 use crate::workload::mix_seed;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,6 +132,8 @@ pub struct DbBenchSpec {
     pub mix: MixGraph,
     pub options: KvOptions,
     pub files: FilesChoice,
+    /// With files on the file layer: the namespace whose layer holds them.
+    pub namespace: u32,
 }
 
 impl DbBenchSpec {
@@ -153,9 +156,17 @@ impl DbBenchSpec {
 }
 
 /// Starts db_bench on `host`.
-pub fn spawn(spec: &DbBenchSpec, host: &Host) {
+/// With its files on the file layer, the store works on its namespace's layer.
+pub fn spawn(spec: &DbBenchSpec, host: &Host, layers: &mut FileLayers) {
     match spec.files {
         FilesChoice::Memory => spawn_on(spec, host, Rc::new(MemFiles::new())),
+        FilesChoice::Fs => {
+            let host = host.on_namespace(spec.namespace);
+            match layers.on(&host) {
+                Ok(fs) => spawn_on(spec, &host, Rc::new(fs)),
+                Err(e) => Shared::<MemFiles>::new(&host, &spec.name, spec.files).fail(e),
+            }
+        }
     }
 }
 

@@ -28,6 +28,17 @@ pub enum FilesChoice {
     /// In memory, at no device cost (the LSM logic alone).
     #[default]
     Memory,
+    /// On the experiment's zoned file layer (`[fs]`), over the device.
+    Fs,
+}
+
+impl std::fmt::Display for FilesChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FilesChoice::Memory => "in memory (no device I/O)",
+            FilesChoice::Fs => "on the zoned file layer",
+        })
+    }
 }
 
 /// What the device did in a phase (differences of its counters).

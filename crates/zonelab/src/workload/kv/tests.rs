@@ -230,3 +230,148 @@ fn a_bad_field_is_named() {
         assert!(e.contains(field), "`{e}` should name {field}");
     }
 }
+
+/// A device large enough for a store on the file layer: 128 zones of 2 MiB (F2FS's segment).
+const FS_DEVICE: &str = "[device]\nname = \"small\"\nsource = \"test\"\n[device.geometry]\n\
+channels = 2\ndies_per_channel = 1\nblocks_per_die = 128\npages_per_block = 64\n\
+page_size_bytes = \"16KiB\"\nlba_size_bytes = 4096\n[device.zones]\ndies_per_zone = 2\n\
+zone_size_bytes = \"2MiB\"\nzone_capacity_bytes = \"2MiB\"\n[device.timing]\n\
+read_latency_ns = 50000\nprogram_latency_ns = 500000\nerase_latency_ns = 3000000\n\
+channel_rate_mb_s = 800\nhost_rate_mb_s = 3200\n[device.energy]\nread_nj_per_page = 1.0\n\
+program_nj_per_page = 10.0\nerase_nj_per_block = 100.0\n";
+
+fn run_on_fs(personality: &str, files: &str) -> Summary {
+    let text = format!(
+        "seed = 5\n[[dbbench]]\nname = \"d\"\nbenchmarks = \"fillrandom,overwrite,readrandom\"\n\
+         num = 6000\nreads = 2000\nfiles = \"{files}\"\n{}\n[fs]\npersonality = \"{personality}\"\n{FS_DEVICE}",
+        SMALL.replace("{t}", "dbbench")
+    );
+    let cfg = ExperimentConfig::parse(&text, &[]).unwrap();
+    let exp = cfg.validate("kv").unwrap();
+    run(&exp, Inputs::default(), 0, &mut |_| {})
+        .unwrap()
+        .summary
+}
+
+#[test]
+fn a_store_on_the_file_layer_writes_its_files_to_the_device() {
+    for personality in ["zenfs", "f2fs"] {
+        let s = run_on_fs(personality, "fs");
+        let layer = &s.layers["d"];
+        assert!(
+            layer["error"].is_null(),
+            "{personality}: {}",
+            layer["error"]
+        );
+        assert_eq!(layer["files"], "fs");
+        let store = &layer["store"];
+        let fill = &layer["phases"][0]["device"];
+        // The WAL and the flushed tables reach the device as writes.
+        let wal_and_flush =
+            store["wal_bytes"].as_u64().unwrap() + store["flush_bytes"].as_u64().unwrap();
+        assert!(wal_and_flush > 0, "{personality}: the store wrote");
+        assert!(
+            fill["host_write_bytes"].as_u64().unwrap() > 0,
+            "{personality}: fillrandom wrote to the device: {fill}"
+        );
+        let written = s.layers["fs"]["data_bytes_written"].as_u64();
+        assert!(
+            written.is_some_and(|b| b > 0),
+            "{personality}: {}",
+            s.layers["fs"]
+        );
+        // Reads that miss the block cache read SST blocks: from the device under ZenFS (direct
+        // I/O); F2FS's page cache still holds these freshly written tables.
+        let reads = &layer["phases"][2]["device"];
+        assert_eq!(
+            reads["host_read_bytes"].as_u64().unwrap() > 0,
+            personality == "zenfs",
+            "{personality}: readrandom's device reads: {reads}"
+        );
+        assert_eq!(kv_count(&s, OpKind::Get, "d.readrandom"), 2_000);
+    }
+    // The same workload in memory writes nothing to the device.
+    let text = format!(
+        "seed = 5\n[[dbbench]]\nname = \"d\"\nbenchmarks = \"fillrandom\"\nnum = 6000\n{}\n{FS_DEVICE}",
+        SMALL.replace("{t}", "dbbench")
+    );
+    let exp = ExperimentConfig::parse(&text, &[])
+        .unwrap()
+        .validate("kv")
+        .unwrap();
+    let s = run(&exp, Inputs::default(), 0, &mut |_| {})
+        .unwrap()
+        .summary;
+    assert_eq!(s.layers["d"]["phases"][0]["device"]["host_write_bytes"], 0);
+}
+
+#[test]
+fn a_store_on_the_file_layer_is_deterministic() {
+    let a = serde_json::to_string(&run_on_fs("zenfs", "fs")).unwrap();
+    let b = serde_json::to_string(&run_on_fs("zenfs", "fs")).unwrap();
+    assert_eq!(a, b);
+}
+
+/// Two eZNS namespaces over 1,024 one-die zones of 1 MiB.
+const NS_DEVICE: &str = "[device]\nname = \"small-zones\"\nsource = \"test\"\n[device.geometry]\n\
+channels = 4\ndies_per_channel = 4\nblocks_per_die = 64\npages_per_block = 64\n\
+page_size_bytes = \"16KiB\"\nlba_size_bytes = 4096\n[device.zones]\ndies_per_zone = 1\n\
+zone_size_bytes = \"1MiB\"\nzone_capacity_bytes = \"1MiB\"\nmax_open_zones = 16\n\
+max_active_zones = 16\n[device.timing]\nread_latency_ns = 50000\nprogram_latency_ns = 500000\n\
+erase_latency_ns = 3000000\nchannel_rate_mb_s = 800\nhost_rate_mb_s = 3200\n\
+write_cache_units = 32\n[device.energy]\nread_nj_per_page = 1.0\nprogram_nj_per_page = 10.0\n\
+erase_nj_per_block = 100.0\n[firmware]\npolicy = \"round_robin\"\n[layer]\nkind = \"ezns\"\n\
+namespaces = 2\nzones_per_vzone = 4\nmax_active_vzones = 4\nessentials = 8\nspares = 8\n";
+
+#[test]
+fn stores_on_two_namespaces_each_get_their_own_file_layer() {
+    let store = |name: &str, ns: u32| {
+        format!(
+            "[[dbbench]]\nname = \"{name}\"\nbenchmarks = \"fillrandom\"\nnum = 4000\nfiles = \"fs\"\nnamespace = {ns}\n{}",
+            SMALL.replace("{t}", "dbbench")
+        )
+    };
+    let text = format!(
+        "seed = 5\n{}\n{}\n[fs]\npersonality = \"zenfs\"\n{NS_DEVICE}",
+        store("a", 0),
+        store("b", 1)
+    );
+    let exp = ExperimentConfig::parse(&text, &[])
+        .unwrap()
+        .validate("kv")
+        .unwrap();
+    let s = run(&exp, Inputs::default(), 0, &mut |_| {})
+        .unwrap()
+        .summary;
+    for name in ["a", "b"] {
+        assert!(
+            s.layers[name]["error"].is_null(),
+            "{}",
+            s.layers[name]["error"]
+        );
+    }
+    // One layer per namespace, each holding its store's files.
+    for fs in ["fs", "fs.ns1"] {
+        let r = &s.layers[fs];
+        assert!(r["data_bytes_written"].as_u64().unwrap() > 0, "{fs}: {r}");
+    }
+    // Each namespace's commands are its own tenant's: the layers' daemons and the stores.
+    let tenants: Vec<&str> = s.table.iter().map(|r| r.tenant.as_str()).collect();
+    assert!(tenants.contains(&"fs.ns1"), "{tenants:?}");
+    // A namespace the layer does not have is refused, naming the field.
+    let bad = text.replace("namespace = 1", "namespace = 2");
+    let e = ExperimentConfig::parse(&bad, &[])
+        .and_then(|c| c.validate("kv"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("dbbench[1].namespace"), "{e}");
+    // A store in memory on a namespace is refused too.
+    let e = ExperimentConfig::parse(
+        &bad.replace("files = \"fs\"\nnamespace = 2", "namespace = 1"),
+        &[],
+    )
+    .and_then(|c| c.validate("kv"))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("dbbench[1].namespace"), "{e}");
+}

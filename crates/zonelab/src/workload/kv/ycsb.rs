@@ -27,6 +27,7 @@ use super::{FilesChoice, Phase, Shared};
 use crate::host::kv::{Db, KeyFormat, KvError, KvFiles, KvOptions, MemFiles};
 use crate::metrics::{Layer, MetricKey, OpKind};
 use crate::sim::host::Host;
+use crate::workload::FileLayers;
 use crate::workload::mix_seed;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +61,8 @@ pub struct YcsbSpec {
     pub key_size: u32,
     pub options: KvOptions,
     pub files: FilesChoice,
+    /// With files on the file layer: the namespace whose layer holds them.
+    pub namespace: u32,
 }
 
 impl YcsbSpec {
@@ -93,6 +96,7 @@ impl YcsbSpec {
             key_size: 23,
             options: binding_options(4),
             files: FilesChoice::Memory,
+            namespace: 0,
         })
     }
 
@@ -126,9 +130,17 @@ pub fn binding_options(cores: u32) -> KvOptions {
 }
 
 /// Starts the workload on `host`.
-pub fn spawn(spec: &YcsbSpec, host: &Host) {
+/// With its files on the file layer, the store works on its namespace's layer.
+pub fn spawn(spec: &YcsbSpec, host: &Host, layers: &mut FileLayers) {
     match spec.files {
         FilesChoice::Memory => spawn_on(spec, host, Rc::new(MemFiles::new())),
+        FilesChoice::Fs => {
+            let host = host.on_namespace(spec.namespace);
+            match layers.on(&host) {
+                Ok(fs) => spawn_on(spec, &host, Rc::new(fs)),
+                Err(e) => Shared::<MemFiles>::new(&host, &spec.name, spec.files).fail(e),
+            }
+        }
     }
 }
 

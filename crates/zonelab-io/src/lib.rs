@@ -1,4 +1,5 @@
-//! The files the engine writes: results directories and device state files. A state file is
+//! The files ZoneLab's front ends (the CLI, the fio engine) write: results directories and
+//! device state files. A state file is
 //! written whole under a temporary name beside it and renamed over the old one, so a reader
 //! (the next fio process, `zonelab zone`) sees the old state or the new one, never a mix.
 
@@ -29,27 +30,15 @@ pub fn parent(path: &Path) -> &Path {
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, synced, then
 /// renamed over `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path
-        .file_name()
-        .with_context(|| format!("{} names no file", path.display()))?;
-    let tmp = parent(path).join(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| -> Result<()> {
-        let mut f = std::fs::File::create(&tmp)
-            .with_context(|| format!("cannot create {}", tmp.display()))?;
-        f.write_all(bytes)
-            .and_then(|()| f.sync_all())
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    let dir = parent(path);
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("cannot write {}", tmp.path().display()))?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,238 @@
+//! `zonelab run`: drive a simulation with a progress bar, write the results directory, and print
+//! the summary table.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use zonelab::Experiment;
+use zonelab::config::ExperimentConfig;
+use zonelab::metrics::Layer;
+use zonelab::report::render;
+use zonelab::sim::{Inputs, RunOutput};
+use zonelab::trace::{TraceRecord, TraceSink};
+
+mod describe;
+mod table;
+
+pub use describe::describe;
+pub use table::table;
+
+pub fn run(
+    path: &Path,
+    output: Option<PathBuf>,
+    overrides: &[String],
+    seed: Option<u64>,
+    quiet: bool,
+    state: Option<&Path>,
+) -> Result<ExitCode> {
+    let mut cfg = crate::load_config(path, overrides)?;
+    if let Some(seed) = seed {
+        cfg.seed = seed;
+    }
+    let validate = |c: &ExperimentConfig| c.validate(&crate::default_name(path));
+    let in_file = || format!("in {}", path.display());
+    let (cfg, exp, device, identity) = match state {
+        None => {
+            let exp = validate(&cfg).with_context(in_file)?;
+            let device = zonelab::sim::build_device(&exp);
+            (cfg, exp, device, None)
+        }
+        Some(file) => {
+            let l =
+                crate::state_file::open(file, Some(cfg), &[], &validate).with_context(in_file)?;
+            if !quiet && !l.created {
+                println!("device from {} (its clock at {})", file.display(), l.start);
+            }
+            (l.cfg, l.exp, l.device, Some((file, l.identity)))
+        }
+    };
+    let print = cfg.fingerprint();
+    if !quiet {
+        println!(
+            "zonelab {} | experiment {} | seed {} | config {print:016x}",
+            env!("CARGO_PKG_VERSION"),
+            exp.name,
+            exp.seed
+        );
+        print!("{}", describe(&exp, &cfg));
+    }
+    let dir = output
+        .unwrap_or_else(|| PathBuf::from("results").join(zonelab::report::file_safe(&exp.name)));
+    let inputs = inputs(path, &exp, &dir)?;
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(1000)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {percent}% {msg}")
+            .expect("valid template"),
+    );
+    let wall = std::time::Instant::now();
+    let out = zonelab::sim::run_on(&exp, device, inputs, print, &mut |p| {
+        bar.set_position((p.fraction * 1000.0) as u64);
+        bar.set_message(format!("simulated {:.3} s", p.simulated.secs_f64()));
+    })
+    .with_context(|| format!("in {}", path.display()))?;
+    bar.finish_and_clear();
+    let wall_s = wall.elapsed().as_secs_f64();
+
+    write_results(&dir, &cfg, &out)?;
+    if let Some((file, identity)) = &identity {
+        let end = out.device.idle_at();
+        crate::state_file::save(file, identity, end, &*out.device)?;
+    }
+    if !quiet {
+        print!("{}", table(&out.summary));
+        let ios: u64 = out.summary.ops.values().map(|o| o.count).sum();
+        let kv: u64 = out
+            .summary
+            .table
+            .iter()
+            .filter(|r| r.layer == Layer::Kv)
+            .map(|r| r.summary.count)
+            .sum();
+        let kv_rate = if kv > 0 {
+            format!(
+                ", {:.0} key-value operations per wall second",
+                kv as f64 / wall_s.max(1e-9)
+            )
+        } else {
+            String::new()
+        };
+        println!(
+            "wall {wall_s:.2} s for {:.3} simulated s ({:.0} commands per wall second{kv_rate}); results in {}",
+            out.summary.simulated_time_ns as f64 / 1e9,
+            ios as f64 / wall_s.max(1e-9),
+            dir.display()
+        );
+    }
+    if out.summary.errors.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for e in &out.summary.errors {
+        let line = e
+            .trace_line
+            .map(|l| format!(" (trace line {l})"))
+            .unwrap_or_default();
+        eprintln!(
+            "error: {}: {} at LBA {:#x} failed{line}: {}",
+            e.source, e.command, e.lba, e.status
+        );
+    }
+    Ok(ExitCode::from(1))
+}
+
+/// The traces the experiment's `[[replay]]`s name (relative to the experiment file), and the
+/// trace file the run writes into `dir` when `[trace]` is on.
+pub fn inputs(path: &Path, exp: &Experiment, dir: &Path) -> Result<Inputs> {
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut traces: Vec<Box<dyn BufRead>> = Vec::new();
+    for r in &exp.replays {
+        let p = base.join(&r.trace);
+        let f = File::open(&p)
+            .with_context(|| format!("replay `{}`: cannot open {}", r.name, p.display()))?;
+        traces.push(Box::new(BufReader::new(f)));
+    }
+    let trace_sink: Option<Box<dyn TraceSink>> = if exp.trace {
+        prepare_dir(dir)?;
+        Some(Box::new(CsvFile::create(&dir.join("trace.csv"), exp)?))
+    } else {
+        None
+    };
+    Ok(Inputs { traces, trace_sink })
+}
+
+/// The per-command trace, streamed to a CSV file.
+pub struct CsvFile {
+    out: BufWriter<File>,
+    channels: u32,
+    line: String,
+    error: Option<std::io::Error>,
+}
+
+impl CsvFile {
+    pub fn create(path: &Path, exp: &Experiment) -> Result<Self> {
+        let f = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        let mut out = BufWriter::with_capacity(1 << 20, f);
+        writeln!(out, "{}", zonelab::trace::CSV_HEADER)?;
+        Ok(CsvFile {
+            out,
+            channels: exp.device.nand().geometry.channels,
+            line: String::new(),
+            error: None,
+        })
+    }
+}
+
+impl TraceSink for CsvFile {
+    fn record(&mut self, r: &TraceRecord) {
+        if self.error.is_some() {
+            return;
+        }
+        self.line.clear();
+        zonelab::trace::csv_line(r, self.channels, &mut self.line);
+        self.line.push('\n');
+        if let Err(e) = self.out.write_all(self.line.as_bytes()) {
+            self.error = Some(e);
+        }
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.out.flush(),
+        }
+    }
+}
+
+/// Makes `dir` hold only what this run writes: files an earlier run left there go.
+pub fn prepare_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ours = name == "summary.json"
+            || name == "config.resolved.toml"
+            || name == "trace.csv"
+            || name == "zones.csv"
+            || name == "erase_wait_cdf.csv"
+            || name == "firmware_over_time.csv"
+            || name == "latency_percentiles.csv"
+            || (name.starts_with("timeseries") && name.ends_with(".csv"))
+            || (name.starts_with("latency_cdf_") && name.ends_with(".csv"));
+        if ours && entry.file_type()?.is_file() {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes a run's results directory.
+pub fn write_results(dir: &Path, cfg: &ExperimentConfig, out: &RunOutput) -> Result<()> {
+    write_files(
+        dir,
+        &render(&out.summary, &out.metrics, &*out.device, &cfg.to_toml()),
+    )
+}
+
+/// Writes rendered results files into `dir` (which keeps a trace written there by this run).
+pub fn write_files(dir: &Path, files: &[(String, String)]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let keep_trace = dir.join("trace.csv");
+    let trace = std::fs::read(&keep_trace).ok();
+    prepare_dir(dir)?;
+    if let Some(t) = trace {
+        std::fs::write(&keep_trace, t)?;
+    }
+    for (name, text) in files {
+        let p = dir.join(name);
+        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    Ok(())
+}

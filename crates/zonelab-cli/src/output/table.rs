@@ -1,0 +1,254 @@
+//! The summary `zonelab run` prints at the end: device commands and host layers' operations
+//! with their latency percentiles, then one line per host layer and job.
+
+use std::fmt::Write as _;
+
+use zonelab::firmware::FirmwareReport;
+use zonelab::metrics::{Layer, Percentile};
+use zonelab::report::{OpSummary, Summary};
+
+/// One line for a host layer's report: a key-value workload's phases (operations, simulated
+/// time, throughput) and its error if it stopped.
+fn layer_line(name: &str, report: &serde_json::Value) -> String {
+    let mut line = format!("{name}:");
+    let mib = |v: &serde_json::Value| v.as_u64().unwrap_or(0) as f64 / (1u64 << 20) as f64;
+    if name == "fs" || name.starts_with("fs.ns") {
+        let _ = write!(
+            line,
+            " {}-like, {:.1} of {:.1} MiB used, {} files; wrote {:.1} MiB of file data, {:.1} MiB of GC copies, {:.1} MiB of metadata (write amplification {}); {} zone resets",
+            report["personality"].as_str().unwrap_or("?"),
+            mib(&report["used_bytes"]),
+            mib(&report["capacity_bytes"]),
+            report["files"].as_u64().unwrap_or(0),
+            mib(&report["data_bytes_written"]),
+            mib(&report["gc_bytes_written"]),
+            mib(&report["meta_bytes_written"]),
+            report["write_amplification"]
+                .as_f64()
+                .map_or("-".to_string(), |w| format!("{w:.3}")),
+            report["zone_resets"].as_u64().unwrap_or(0),
+        );
+        return line;
+    }
+    for w in report.as_array().into_iter().flatten() {
+        let _ = write!(
+            line,
+            " {} ({}) {} ops ({:.0} ops/s, {:.1} MiB/s);",
+            w["name"].as_str().unwrap_or("?"),
+            w["kind"].as_str().unwrap_or("?"),
+            w["ops"].as_u64().unwrap_or(0),
+            w["ops_per_s"].as_f64().unwrap_or(0.0),
+            w["mib_per_s"].as_f64().unwrap_or(0.0),
+        );
+    }
+    for p in report["phases"].as_array().into_iter().flatten() {
+        let secs = (p["end_ns"].as_u64().unwrap_or(0))
+            .saturating_sub(p["start_ns"].as_u64().unwrap_or(0)) as f64
+            / 1e9;
+        let _ = write!(
+            line,
+            " {} {} ops in {:.3} s ({:.0} ops/s);",
+            p["name"].as_str().unwrap_or("?"),
+            p["ops"].as_u64().unwrap_or(0),
+            secs,
+            p["ops_per_s"].as_f64().unwrap_or(0.0)
+        );
+    }
+    if let Some(e) = report["error"].as_str() {
+        let _ = write!(line, " stopped: {e}");
+    }
+    line.trim_end_matches(';').to_string()
+}
+
+fn us(ns: u64) -> String {
+    format!("{:.1}", ns as f64 / 1e3)
+}
+
+/// The summary as a table: one row per operation kind, then device counters.
+pub fn table(s: &Summary) -> String {
+    // Device commands by kind, then host layers' operations by (layer, kind, tenant).
+    let mut rows: Vec<(String, &OpSummary)> =
+        s.ops.iter().map(|(name, o)| (name.clone(), o)).collect();
+    rows.extend(
+        s.table
+            .iter()
+            .filter(|r| r.layer != Layer::Device)
+            .map(|r| {
+                (
+                    format!("{} {} [{}]", r.layer.name(), r.op.name(), r.tenant),
+                    &r.summary,
+                )
+            }),
+    );
+    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(7);
+    let mut t = format!(
+        "\n{:<w$} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}\n",
+        "op",
+        "count",
+        "IOPS",
+        "MiB/s",
+        "mean us",
+        "p50 us",
+        "p99 us",
+        "p99.9 us",
+        "p99.99",
+        "p100 us"
+    );
+    for (name, o) in &rows {
+        let p = |q| o.latency_ns.get(q);
+        let _ = writeln!(
+            t,
+            "{:<w$} {:>10} {:>10.0} {:>9.1} {:>9.1} {:>9} {:>9} {:>9} {:>9} {:>10}",
+            name,
+            o.count,
+            o.iops,
+            o.mib_per_s,
+            o.latency_ns.mean / 1e3,
+            us(p(Percentile::P50)),
+            us(p(Percentile::P99)),
+            us(p(Percentile::P999)),
+            us(p(Percentile::P9999)),
+            us(p(Percentile::P100))
+        );
+    }
+    let d = &s.device_counters;
+    let _ = writeln!(
+        t,
+        "\nhost: {:.1} MiB read, {:.1} MiB written | NAND: {} page reads, {} page programs, {} block erases | WAF {}",
+        d.host_read_bytes as f64 / (1 << 20) as f64,
+        d.host_write_bytes as f64 / (1 << 20) as f64,
+        d.nand_page_reads,
+        d.nand_page_programs,
+        d.block_erases,
+        d.waf.map_or("-".to_string(), |w| format!("{w:.3}"))
+    );
+    let _ = writeln!(
+        t,
+        "zone resets: {} requested, {} executed | finishes {} | implicit closes {}",
+        d.zone_resets_requested, d.zone_resets_executed, d.zone_finishes, d.implicit_closes
+    );
+    let e = &s.energy;
+    let _ = writeln!(
+        t,
+        "energy: {:.3} mJ (read {:.3}, program {:.3}, erase {:.3}) | wear: erases per block min {} mean {:.3} max {}",
+        e.total_mj,
+        e.read_mj,
+        e.program_mj,
+        e.erase_mj,
+        s.wear.min_erases,
+        s.wear.mean_erases,
+        s.wear.max_erases
+    );
+    let w = &s.erase_wait_ns;
+    if w.get(Percentile::P100) > 0 {
+        let _ = writeln!(
+            t,
+            "erase wait per I/O: mean {:.1} us, p99 {} us, p100 {} us",
+            w.mean / 1e3,
+            us(w.get(Percentile::P99)),
+            us(w.get(Percentile::P100))
+        );
+    }
+    match &s.firmware {
+        Some(FirmwareReport::ZoneMapping(f)) => {
+            let _ = writeln!(
+                t,
+                "firmware: S0 {:.3} s, S1 {:.3} s, S2 {:.3} s | partial erases {} | full zone erases {} | free {} invalid {}",
+                f.time_in_s0_ns as f64 / 1e9,
+                f.time_in_s1_ns as f64 / 1e9,
+                f.time_in_s2_ns as f64 / 1e9,
+                f.partial_zone_erases,
+                f.full_zone_erases,
+                f.free_zones,
+                f.invalid_zones
+            );
+        }
+        Some(FirmwareReport::Renewable(r)) => {
+            let _ = writeln!(
+                t,
+                "renewable: {} host resets ({} Rzone, {} Nzone) | {} zones erased | {} zombie reclaims | {} ReGC releases | {} units recycled | spare-list {} (max {})",
+                r.host_resets,
+                r.rzone_resets,
+                r.nzone_resets,
+                r.zones_erased,
+                r.zombie_reclaims,
+                r.regc_releases,
+                r.units_recycled,
+                r.spare_zones,
+                r.spare_zones_max
+            );
+        }
+        Some(FirmwareReport::Elastic(r)) => {
+            let spares: Vec<String> = r
+                .namespaces
+                .iter()
+                .map(|n| format!("ns{} {}/{}", n.namespace, n.spares_used_max, n.own_spares))
+                .collect();
+            let _ = writeln!(
+                t,
+                "ezns: {} physical zones allocated | {} overdrive cycles | {} spares lent, {} returned | {} reclaims | spares used max: {} | read cwnd cuts {} | queued reads {}, writes {} | admission delay {:.1} us/block",
+                r.allocations,
+                r.overdrive_cycles,
+                r.spares_lent,
+                r.spares_returned,
+                r.reclaims,
+                spares.join(", "),
+                r.read_cc_decreases,
+                r.reads_queued,
+                r.writes_queued,
+                r.admission_delay_ns as f64 / 1e3
+            );
+        }
+        Some(FirmwareReport::Ftl(f)) => {
+            let _ = writeln!(
+                t,
+                "FTL ({}): WAF {} | GC copied {:.1} MiB, erased {} superblocks ({} foreground, {} background, {} wear levelling) | free superblocks {}",
+                f.victim_policy,
+                f.waf.map_or("-".to_string(), |w| format!("{w:.3}")),
+                f.gc_copied_bytes as f64 / (1 << 20) as f64,
+                f.gc_erased_superblocks,
+                f.foreground_collections,
+                f.background_collections,
+                f.wear_leveling_moves,
+                f.free_superblocks
+            );
+            if let Some(p) = &f.precondition {
+                let _ = writeln!(
+                    t,
+                    "precondition: filled {:.1} GiB, overwrote {:.1} GiB in {} rounds, last round WAF {}, steady state {}",
+                    p.filled_bytes as f64 / (1u64 << 30) as f64,
+                    p.overwritten_bytes as f64 / (1u64 << 30) as f64,
+                    p.rounds,
+                    p.round_waf
+                        .last()
+                        .map_or("-".to_string(), |w| format!("{w:.3}")),
+                    if p.steady_state {
+                        "reached"
+                    } else {
+                        "not reached"
+                    }
+                );
+            }
+        }
+        None => {}
+    }
+    for (name, report) in &s.layers {
+        let _ = writeln!(t, "{}", layer_line(name, report));
+    }
+    for j in &s.jobs {
+        let _ = writeln!(
+            t,
+            "job {}: {} reads, {} writes, {} resets; stopped: {}",
+            j.name,
+            j.reads,
+            j.writes,
+            j.resets,
+            j.stopped
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    t
+}
