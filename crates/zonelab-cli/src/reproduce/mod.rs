@@ -5,6 +5,7 @@ mod ezns;
 mod ezns_kv;
 mod lsm_zgc;
 mod plot;
+mod preemptive_kv;
 mod preemptive_reset;
 mod rezns;
 mod rezns_kv;

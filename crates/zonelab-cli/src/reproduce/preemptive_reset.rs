@@ -1,8 +1,9 @@
 //! Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt), section 4.1, on the `cosmos-zns` preset:
 //! 2 MiB synchronous writes into the zones of the first 16 GiB, 64 GiB in all, zone sizes 512 MiB
 //! and 1 GiB, thresholds of Table 2, synchronous vs mapping vs preemptive; sequential,
-//! random-zone and mixed (with concurrent reads) variants. Writes per-run results, CDF figures,
-//! a table and a summary that sets ZoneLab's numbers beside the paper's.
+//! random-zone and mixed (with concurrent reads) variants; and section 4.2, RocksDB on ZenFS
+//! ([`super::preemptive_kv`]). Writes per-run results, CDF figures, a table and a summary that
+//! sets ZoneLab's numbers beside the paper's.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -15,7 +16,7 @@ use zonelab::report::Summary;
 use zonelab::sim::DeviceSpec;
 
 use super::plot::{cdf_figure, cdf_points};
-use super::{Run, run_parallel, threads};
+use super::{Done, Run, run_parallel, threads};
 
 const VARIANTS: &[(&str, &str)] = &[
     (
@@ -33,7 +34,7 @@ const VARIANTS: &[(&str, &str)] = &[
 ];
 
 /// Zone size in MiB and the paper's Table 2 thresholds (T_invalid, T_free).
-const SIZES: [(u64, u32, u32); 2] = [(512, 1, 479), (1024, 1, 239)];
+pub(super) const SIZES: [(u64, u32, u32); 2] = [(512, 1, 479), (1024, 1, 239)];
 
 const POLICIES: [&str; 3] = ["synchronous", "mapping", "preemptive"];
 
@@ -94,7 +95,7 @@ impl Row {
     }
 }
 
-fn overrides(zone_mib: u64, t_invalid: u32, t_free: u32, policy: &str) -> Vec<String> {
+pub(super) fn overrides(zone_mib: u64, t_invalid: u32, t_free: u32, policy: &str) -> Vec<String> {
     let mut o = vec![
         format!("device.zones.zone_size_bytes=\"{zone_mib}MiB\""),
         format!("device.zones.zone_capacity_bytes=\"{zone_mib}MiB\""),
@@ -182,7 +183,13 @@ pub fn run(out: &Path) -> Result<()> {
     }
     let table = table(&rows);
     std::fs::write(out.join("table.md"), &table)?;
-    let summary = summary(&rows, &table);
+    let mut summary = summary(&rows, &table);
+    // Section 4.2: RocksDB on ZenFS.
+    let kv_runs = super::preemptive_kv::runs();
+    let kv_names: Vec<String> = kv_runs.iter().map(|r| r.name.clone()).collect();
+    let kv_outputs = run_parallel(out, kv_runs, threads(), |o| o)?;
+    let mut done: Done = kv_names.into_iter().zip(kv_outputs).collect();
+    super::preemptive_kv::report(&mut done, &figures, &mut summary)?;
     std::fs::write(out.join("summary.md"), &summary)?;
     print!("{summary}");
     eprintln!(
@@ -358,8 +365,7 @@ fn summary(rows: &[Row], table: &str) -> String {
          (P100), mapping's Full Zone Erases {:.1} ms. Preemptive needs idle time and a device with a\n\
          request always in flight has none: it made {} partial erases and fell back to S2 ({:.2} s),\n\
          so its read tail is mapping's ({:.1} ms). The paper's read-tail gain comes from its RocksDB\n\
-         mixgraph run, where the host leaves gaps between requests; ZoneLab has no RocksDB host\n\
-         stack yet, so that experiment is not reproduced here.\n\n\
+         mixgraph run, where the host leaves gaps between requests: section 4.2 below runs it.\n\n\
          ## All runs\n\n{table}\n\
          Figures: figures/<variant>-<zone>-<op>.svg (left: CDF from P50; right: tail from P99).\n\
          Per-run results (summary.json, latency and erase-wait CDFs, zones over time): runs/<variant>-<zone>-<policy>/.\n",

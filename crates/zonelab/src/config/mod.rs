@@ -503,4 +503,6 @@ pub fn fingerprint(text: &str) -> u64 {
 }
 
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod tests;

@@ -849,7 +849,7 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: crate::test_cases(256), ..ProptestConfig::default() })]
 
         #[test]
         fn device_matches_the_reference_model(cmds in proptest::collection::vec(cmd(), 1..120)) {
