@@ -6,6 +6,7 @@
 #   - zns::policy_tests: random command streams with idle time on every firmware policy with
 #     data retention, against the synchronous device (itself checked against the reference
 #     model of the zone rules in zns::device_tests).
+# The test profile is optimised (opt-level 2, Cargo.toml), so these run near release speed.
 # Usage: scripts/fuzz.sh [config|commands|all]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,11 @@ if [[ "$what" == config || "$what" == all ]]; then
   cargo test --locked -p zonelab --lib config::fuzz_tests -- --nocapture
 fi
 if [[ "$what" == commands || "$what" == all ]]; then
-  cargo test --locked -p zonelab --lib zns::policy_tests::every_policy_looks_the_same_to_the_host -- --nocapture
+  log="$(mktemp)"
+  ZONELAB_FUZZ_STATS=1 cargo test --locked -p zonelab --lib \
+    zns::policy_tests::every_policy_looks_the_same_to_the_host -- --nocapture 2>&1 | tee "$log" |
+    grep -v FUZZ_DEVICE_COMMANDS
+  awk '/^FUZZ_DEVICE_COMMANDS/ { n += $2; c++ } END { printf "command streams: %d cases, %d device commands\n", c, n }' "$log"
+  rm -f "$log"
   cargo test --locked -p zonelab --lib zns::device_tests -- --nocapture
 fi

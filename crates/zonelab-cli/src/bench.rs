@@ -76,16 +76,16 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "kv-fillrandom",
-        what: "db_bench fillrandom, 16 + 100 B, RocksDB's default options, one thread; store files in memory (no file layer yet)",
-        template: "preset = \"cosmos-zns\"\n[[dbbench]]\nbenchmarks = \"fillrandom\"\nnum = {io}\n",
+        what: "db_bench fillrandom, 16 + 100 B, RocksDB's default options, one thread, on the ZenFS-like layer over cosmos-zns (WAL, flushes and compactions are device I/O)",
+        template: "preset = \"cosmos-zns\"\n[fs]\npersonality = \"zenfs\"\n[[dbbench]]\nbenchmarks = \"fillrandom\"\nnum = {io}\nfiles = \"fs\"\n",
         base: 200_000,
         unit: "",
         kv: true,
     },
     Case {
         name: "kv-ycsb-a",
-        what: "YCSB-A, load then run (operations = records), YCSB's RocksDB binding options, one thread; store files in memory (no file layer yet)",
-        template: "preset = \"cosmos-zns\"\n[[ycsb]]\nworkload = \"a\"\nrecordcount = {io}\noperationcount = {io}\n",
+        what: "YCSB-A, load then run (operations = records), YCSB's RocksDB binding options, one thread, on the ZenFS-like layer over cosmos-zns",
+        template: "preset = \"cosmos-zns\"\n[fs]\npersonality = \"zenfs\"\n[[ycsb]]\nworkload = \"a\"\nrecordcount = {io}\noperationcount = {io}\nfiles = \"fs\"\n",
         base: 50_000,
         unit: "",
         kv: true,
@@ -114,7 +114,99 @@ const CASES: &[Case] = &[
         unit: "GiB",
         kv: false,
     },
+    Case {
+        name: "ezns-4k",
+        what: "4 KiB requests through eZNS (4 namespaces, the paper's defaults, scheduler on) on smallzone-4t: per namespace 4 sequential writers at QD32 on their own v-zones and a random reader at QD32 over a v-zone it prefilled",
+        template: EZNS_4K,
+        base: 16,
+        unit: "MiB",
+        kv: false,
+    },
 ];
+
+/// The eZNS case: per namespace, 4 writers and one reader (prefilled v-zone 0), each moving
+/// `{io}`.
+const EZNS_4K: &str = r#"
+preset = "smallzone-4t"
+[firmware]
+policy = "round_robin"
+[layer]
+kind = "ezns"
+[prefill]
+size = "1z"
+[[job]]
+name = "w0"
+namespace = 0
+rw = "write"
+bs = "4KiB"
+iodepth = 32
+numjobs = 4
+max_open_zones = 1
+offset = "1z"
+io_size = "{io}"
+[[job]]
+name = "r0"
+namespace = 0
+rw = "randread"
+bs = "4KiB"
+iodepth = 32
+size = "1z"
+io_size = "{io}"
+[[job]]
+name = "w1"
+namespace = 1
+rw = "write"
+bs = "4KiB"
+iodepth = 32
+numjobs = 4
+max_open_zones = 1
+offset = "1z"
+io_size = "{io}"
+[[job]]
+name = "r1"
+namespace = 1
+rw = "randread"
+bs = "4KiB"
+iodepth = 32
+size = "1z"
+io_size = "{io}"
+[[job]]
+name = "w2"
+namespace = 2
+rw = "write"
+bs = "4KiB"
+iodepth = 32
+numjobs = 4
+max_open_zones = 1
+offset = "1z"
+io_size = "{io}"
+[[job]]
+name = "r2"
+namespace = 2
+rw = "randread"
+bs = "4KiB"
+iodepth = 32
+size = "1z"
+io_size = "{io}"
+[[job]]
+name = "w3"
+namespace = 3
+rw = "write"
+bs = "4KiB"
+iodepth = 32
+numjobs = 4
+max_open_zones = 1
+offset = "1z"
+io_size = "{io}"
+[[job]]
+name = "r3"
+namespace = 3
+rw = "randread"
+bs = "4KiB"
+iodepth = 32
+size = "1z"
+io_size = "{io}"
+"#;
 
 /// One channel of eight dies, each zone striped over all eight (1,024 zones of 8 MiB): the case
 /// the old single "next free" channel booking got wrong. Timing: NVMeVirt's WD_ZN540 (as the

@@ -529,7 +529,10 @@ write_buffer_size = "64KiB"
 /// The eZNS reproduction runs end to end with the paper's direction of effect
 /// (../shared/reference/ezns.md, "Experiments"): 4 writers on v-zones beat the static zone and
 /// 16 match it; the busy namespace borrows spares while the others are idle and gives them back;
-/// congestion control cuts the narrow reader's tail; admission control the regular writers'.
+/// congestion control cuts the narrow reader's tail; admission control the regular writers';
+/// the scheduler gives the reader of the read-write mix bandwidth back; and the device
+/// observations: wider and page-sized stripes read faster, crowded channels and shared dies
+/// slower, and a narrow writer filling the cache slows the wide ones.
 #[test]
 fn ezns_reproduction_shows_overdrive_and_fair_scheduling() {
     let dir = temp_dir("ezns");
@@ -571,14 +574,67 @@ fn ezns_reproduction_shows_overdrive_and_fair_scheduling() {
     assert!(p99(&r_on, "ns0", "read") * 2 < p99(&r_off, "ns0", "read"));
     let (w_off, w_on) = (read("fair-write-off"), read("fair-write-on"));
     assert!(p99(&w_on, "ns0", "write") * 2 < p99(&w_off, "ns0", "write"));
+    let tenant_mib_s = |s: &serde_json::Value, tenant: &str, op: &str| -> f64 {
+        s["table"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["tenant"] == tenant && r["op"] == op && r["layer"] == "device")
+            .unwrap()["mib_per_s"]
+            .as_f64()
+            .unwrap()
+    };
+    let (rw_off, rw_on) = (read("fair-rw-off"), read("fair-rw-on"));
+    assert!(
+        tenant_mib_s(&rw_on, "ns0", "read") > 1.3 * tenant_mib_s(&rw_off, "ns0", "read"),
+        "the scheduler gives the reader bandwidth back"
+    );
+    let (w0, w1) = (
+        tenant_mib_s(&rw_off, "ns1", "write"),
+        tenant_mib_s(&rw_on, "ns1", "write"),
+    );
+    assert!(
+        (w1 / w0 - 1.0).abs() < 0.05,
+        "the writer keeps its bandwidth: {w0} vs {w1}"
+    );
+    // The device observations: MiB/s of the jobs whose names start with `prefix`.
+    let jobs_mib_s = |name: &str, prefix: &str| -> f64 {
+        let s = read(name);
+        let secs = s["simulated_time_ns"].as_f64().unwrap() / 1e9;
+        let bytes: f64 = s["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| j["name"].as_str().unwrap().starts_with(prefix))
+            .map(|j| {
+                (j["read_bytes"].as_u64().unwrap() + j["write_bytes"].as_u64().unwrap()) as f64
+            })
+            .sum();
+        bytes / (1 << 20) as f64 / secs
+    };
+    assert!(jobs_mib_s("dev-stripe-w1-16k", "") > 3.0 * jobs_mib_s("dev-stripe-w1-4k", ""));
+    assert!(jobs_mib_s("dev-stripe-w16-16k", "") > 8.0 * jobs_mib_s("dev-stripe-w1-16k", ""));
+    assert!(jobs_mib_s("dev-channel-2-16k", "") > 1.5 * jobs_mib_s("dev-channel-8-16k", ""));
+    assert!(jobs_mib_s("dev-overlap-0", "") > 1.5 * jobs_mib_s("dev-overlap-4", ""));
+    assert!(
+        jobs_mib_s("dev-cache-with", "wide") < 0.5 * jobs_mib_s("dev-cache-without", "wide"),
+        "a narrow writer filling the cache slows the wide ones"
+    );
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
-    assert!(summary.contains("## Global overdrive") && summary.contains("## Not reproduced here"));
+    assert!(
+        summary.contains("## Global overdrive") && summary.contains("## The device observations")
+    );
     for f in [
         "local-overdrive.svg",
         "global-overdrive-bandwidth.svg",
         "global-overdrive-spares.svg",
         "fairness-read.svg",
         "fairness-write.svg",
+        "fairness-read-write.svg",
+        "device-stripe.svg",
+        "device-channel.svg",
+        "device-overlap.svg",
+        "device-cache.svg",
     ] {
         assert!(dir.join("figures").join(f).exists(), "{f}");
     }

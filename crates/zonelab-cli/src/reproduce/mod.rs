@@ -2,6 +2,7 @@
 
 mod block_interface_tax;
 mod ezns;
+mod ezns_device;
 mod ezns_kv;
 mod lsm_zgc;
 mod plot;

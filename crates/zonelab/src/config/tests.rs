@@ -285,6 +285,20 @@ fn die_count_overflow_is_refused() {
     assert_eq!(path, "device.geometry.channels");
 }
 
+/// Regression (found by the config fuzzer): a conventional device's geometry had no ranges, so
+/// `page_size_bytes = 2^62` overflowed the block size while its FTL was sized.
+#[test]
+fn a_conventional_device_has_the_same_geometry_ranges() {
+    let conv = "preset = \"zn540-conv-op7\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nio_size = \"1MiB\"\n";
+    let (path, _) = field_error(parse_with(
+        conv,
+        &["device.geometry.page_size_bytes=4611686018427387904"],
+    ));
+    assert_eq!(path, "device.geometry.page_size_bytes");
+    let (path, _) = field_error(parse_with(conv, &["device.geometry.channels=65536"]));
+    assert_eq!(path, "device.geometry.channels");
+}
+
 /// Regression: `offset + size` wrapped (`size = "18446744073709551615z"`): `check` said ok and
 /// `run` panicked; a reader with such a size was accepted and did nothing.
 #[test]

@@ -173,6 +173,18 @@ impl Renewable {
         self.cap_units - self.phys[zone as usize].next
     }
 
+    /// The last resort when no zone is free and the spare-list is empty: the mapped zone with the
+    /// most unreserved units left, even below the threshold (those remainders are otherwise
+    /// idle until the zone is erased, and every zone may be pinned by live pieces).
+    fn last_resort(&self) -> Option<u32> {
+        (0..self.phys.len() as u32)
+            .filter(|&z| {
+                let p = &self.phys[z as usize];
+                !p.free && !p.spare && self.remaining(z) > 0
+            })
+            .max_by_key(|&z| (self.remaining(z), Reverse(z)))
+    }
+
     /// More than `threshold` of the zone is unwritten: it is worth keeping as an Rzone.
     fn worth_keeping(&self, zone: u32) -> bool {
         self.remaining(zone) as f64 > self.settings.threshold * self.cap_units as f64
@@ -298,13 +310,17 @@ impl ResetPolicy for Renewable {
                 self.take_spare(zone);
                 (zone, true)
             }
-            None => {
-                let zone = self.free.pop_front().expect(
-                    "renewable: no spare and no free zone (every physical zone holds live data)",
-                );
-                self.phys[zone as usize].free = false;
-                (zone, false)
-            }
+            None => match self.free.pop_front() {
+                Some(zone) => {
+                    self.phys[zone as usize].free = false;
+                    (zone, false)
+                }
+                None => (
+                    self.last_resort()
+                        .expect("allocate is called only when has_space says so"),
+                    true,
+                ),
+            },
         };
         let start = self.phys[zone as usize].next;
         let units = self.rows_up_to(start, need_units);
@@ -332,7 +348,7 @@ impl ResetPolicy for Renewable {
     }
 
     fn has_space(&self) -> bool {
-        !self.spare.is_empty() || !self.free.is_empty()
+        !self.spare.is_empty() || !self.free.is_empty() || self.last_resort().is_some()
     }
 
     fn compacted(&mut self, zone: u32, packed_units: u64) {

@@ -306,6 +306,14 @@ fn every_policy_agrees(cmds: &[Cmd], t_free: u32) -> Result<(), TestCaseError> {
             }
         }
     }
+    // scripts/fuzz.sh counts the device commands the long run applied.
+    if std::env::var_os("ZONELAB_FUZZ_STATS").is_some() {
+        let host = cmds
+            .iter()
+            .filter(|c| !matches!(c, Cmd::Idle { .. }))
+            .count();
+        eprintln!("FUZZ_DEVICE_COMMANDS {}", host * devices.len());
+    }
     Ok(())
 }
 
@@ -319,6 +327,59 @@ proptest! {
     fn every_policy_looks_the_same_to_the_host(cmds in proptest::collection::vec(cmd(), 1..150), t_free in 0..7u32) {
         every_policy_agrees(&cmds, t_free)?;
     }
+}
+
+/// A stream that once made the renewable policy panic: every physical zone pinned by live
+/// pieces, none closed with room to compact, while below-threshold remainders sat unused.
+#[test]
+fn renewable_uses_below_threshold_remainders_before_compacting() {
+    use Cmd::*;
+    use ZoneAction::*;
+    let cmds = [
+        Write { zone: 1, nlb: 9 },
+        Write { zone: 5, nlb: 13 },
+        Write { zone: 5, nlb: 4 },
+        Write { zone: 5, nlb: 8 },
+        Write { zone: 5, nlb: 23 },
+        Write { zone: 6, nlb: 9 },
+        Write { zone: 0, nlb: 7 },
+        Write { zone: 1, nlb: 21 },
+        Read {
+            zone: 0,
+            offset: 0,
+            nlb: 1,
+        },
+        Write { zone: 4, nlb: 17 },
+        Write { zone: 1, nlb: 18 },
+        Write { zone: 0, nlb: 14 },
+        Write { zone: 4, nlb: 16 },
+        Manage {
+            zone: 4,
+            action: Finish,
+        },
+        Manage {
+            zone: 2,
+            action: Open,
+        },
+        Idle { ns: 2_984_000 },
+        Write { zone: 6, nlb: 1 },
+        Read {
+            zone: 0,
+            offset: 0,
+            nlb: 1,
+        },
+        Manage {
+            zone: 0,
+            action: Finish,
+        },
+        Write { zone: 3, nlb: 4 },
+        Write { zone: 3, nlb: 16 },
+        Write { zone: 3, nlb: 17 },
+        Write { zone: 7, nlb: 1 },
+        Write { zone: 2, nlb: 23 },
+        Write { zone: 2, nlb: 14 },
+    ];
+    every_policy_agrees(&cmds, 3).unwrap();
 }
 
 /// Erase suspend (off by default): a read that meets a background erase on its die suspends it

@@ -2,9 +2,7 @@
 //! [`ZnsSpec`].
 
 use super::{
-    DeviceConfig, MAX_BLOCKS, MAX_CHANNELS, MAX_DIES, MAX_DIES_PER_CHANNEL, MAX_LATENCY_NS,
-    MAX_PAGE_BYTES, MAX_PAGES_PER_BLOCK, MAX_RATE_MB_S, MAX_ZONES, ZonesConfig, limit, positive,
-    within,
+    DeviceConfig, MAX_LATENCY_NS, MAX_RATE_MB_S, MAX_ZONES, ZonesConfig, limit, positive, within,
 };
 use crate::config::ConfigError;
 use crate::time::Duration;
@@ -35,50 +33,8 @@ impl DeviceConfig {
         ] {
             positive(&f(name), value)?;
         }
-        within(
-            &f("geometry.channels"),
-            g.channels as u64,
-            1,
-            MAX_CHANNELS as u64,
-        )?;
-        within(
-            &f("geometry.dies_per_channel"),
-            g.dies_per_channel as u64,
-            1,
-            MAX_DIES_PER_CHANNEL as u64,
-        )?;
+        self.check_geometry(prefix)?;
         let dies = g.channels as u64 * g.dies_per_channel as u64;
-        if dies > MAX_DIES {
-            return Err(ConfigError::field(
-                f("geometry.dies_per_channel"),
-                format!(
-                    "{} channels x {} dies per channel is {dies} dies; at most {MAX_DIES}",
-                    g.channels, g.dies_per_channel
-                ),
-            ));
-        }
-        if dies * g.blocks_per_die as u64 > MAX_BLOCKS {
-            return Err(ConfigError::field(
-                f("geometry.blocks_per_die"),
-                format!(
-                    "{} blocks on each of {dies} dies is {} blocks; at most {MAX_BLOCKS}",
-                    g.blocks_per_die,
-                    dies * g.blocks_per_die as u64
-                ),
-            ));
-        }
-        within(
-            &f("geometry.pages_per_block"),
-            g.pages_per_block as u64,
-            1,
-            MAX_PAGES_PER_BLOCK as u64,
-        )?;
-        within(
-            &f("geometry.page_size_bytes"),
-            g.page_size_bytes.0,
-            1,
-            MAX_PAGE_BYTES,
-        )?;
         let lba = g.lba_size_bytes.0;
         if lba != 512 && lba != 4096 {
             return Err(ConfigError::field(

@@ -16,7 +16,7 @@
 //! - [`sched`]: weighted round-robin, read congestion control, write admission control;
 //! - `datapath`: reads and writes through the scheduler;
 //! - [`report`]: what the layer reports;
-//! - `setup`: the prefill and the layer's invariants.
+//! - `setup`: the prefill and the layer's invariants; `tags`: held commands by tag.
 //!
 //! Commands the scheduler queues complete later: `submit` returns `done: None` and `advance`
 //! reports the completion under the command's tag; the token refresh (1 ms) and the read
@@ -33,13 +33,16 @@ mod report;
 mod resources;
 pub mod sched;
 mod setup;
+mod tags;
 mod vzone;
 
+#[cfg(test)]
+mod sched_tests;
 #[cfg(test)]
 pub(crate) mod tests;
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 pub use hal::Hal;
 pub use report::{ElasticReport, NamespaceReport, SpareSample};
@@ -61,6 +64,7 @@ use allocator::Allocator;
 use overdrive::{Ewma, Global};
 use reclaim::Migration;
 use resources::Resources;
+use tags::TagMap;
 use vzone::{Group, GroupId, VZone};
 
 /// When the local-overdrive estimate takes a sample.
@@ -189,7 +193,7 @@ pub struct Elastic {
     adm: Admission,
     wrr: Wrr,
     /// Host commands with parts still queued: (parts left, latest completion so far).
-    pending: HashMap<u64, (u32, Instant)>,
+    pending: TagMap<(u32, Instant)>,
     /// Completions known, not yet reported.
     known: Vec<Completed>,
     /// Groups with queued reads, by when their next read in flight completes.
@@ -242,7 +246,7 @@ impl Elastic {
             global: Global::new(spec.history, spec.redistribute_every),
             adm: Admission::new(spec.sched.admission),
             wrr: Wrr::new(spec.sched.weights.clone()),
-            pending: HashMap::new(),
+            pending: TagMap::default(),
             known: Vec::new(),
             read_wakes: BinaryHeap::new(),
             write_waiting: Vec::new(),

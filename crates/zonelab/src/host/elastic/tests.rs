@@ -60,10 +60,10 @@ reclaim_cycles = 2
 reclaim_wait = "1ms"
 "#;
 
-const CAP: u64 = 120;
+pub(super) const CAP: u64 = 120;
 const ZONE: u64 = 128;
 
-fn layer(overrides: &[&str], retention: bool) -> Elastic {
+pub(super) fn layer(overrides: &[&str], retention: bool) -> Elastic {
     let text = format!("[data]\nretention = {retention}\n{DEVICE}\n{LAYER}");
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     let exp = ExperimentConfig::parse(&text, &o)
@@ -80,12 +80,17 @@ fn layer(overrides: &[&str], retention: bool) -> Elastic {
     Elastic::new(dev, spec, exp.interval)
 }
 
-fn at(ns: u64) -> Instant {
+pub(super) fn at(ns: u64) -> Instant {
     Instant::from_ns(ns)
 }
 
 /// Drives `e` to `now`, collecting completions.
-fn settle(e: &mut Elastic, wake: &mut Option<Instant>, now: u64, done: &mut Vec<Completed>) {
+pub(super) fn settle(
+    e: &mut Elastic,
+    wake: &mut Option<Instant>,
+    now: u64,
+    done: &mut Vec<Completed>,
+) {
     catch_up(e, wake, at(now), done);
 }
 

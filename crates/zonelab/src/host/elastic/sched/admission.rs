@@ -11,7 +11,7 @@
 //! monitor period it completes in and read when that period ends. A period with no completed
 //! write keeps the last reading.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::time::{Duration, Instant};
 
@@ -44,8 +44,9 @@ pub struct Admission {
     /// Per-block delay in ns.
     delay: f64,
     readings: [Option<f64>; 2],
-    /// Monitor period index -> v-zone -> (latency sum over blocks in ns, blocks).
-    periods: BTreeMap<u64, HashMap<u32, (f64, u64)>>,
+    /// Monitor period index -> v-zone -> (latency sum over blocks in ns, blocks); ordered maps,
+    /// so the readings sum in one order every run.
+    periods: BTreeMap<u64, BTreeMap<u32, (f64, u64)>>,
     /// The first period not yet read.
     next_period: u64,
     pub queued: u64,
