@@ -27,7 +27,7 @@ pub const PAPERS: &[(&str, &str)] = &[
     ),
     (
         "lsm-zgc",
-        "LSM-ZGC (003_b9d3f7203b354fdb.txt), section 4: GC overhead of Basic_ZGC vs LSM_ZGC on the F2FS-like layer by utilisation, hot/cold separation, threshold_cold",
+        "LSM-ZGC (003_b9d3f7203b354fdb.txt), section 4: GC overhead of Basic_ZGC vs LSM_ZGC on the F2FS-like layer by utilisation, hot/cold separation, threshold_cold, multi-thread run",
     ),
     (
         "preemptive-reset",
@@ -35,7 +35,7 @@ pub const PAPERS: &[(&str, &str)] = &[
     ),
     (
         "rezns",
-        "ReZNS (000_1e8e6a1fe63635bd.txt), section 4: resets, energy and throughput, baseline vs renewable",
+        "ReZNS (000_1e8e6a1fe63635bd.txt), section 4: fio and Filebench on the F2FS-like layer (and a labelled stand-in), resets, energy and throughput, baseline vs renewable",
     ),
     (
         "zns-characteristics",

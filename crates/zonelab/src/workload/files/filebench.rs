@@ -255,6 +255,7 @@ pub(crate) fn run(spec: &FilebenchSpec, ctx: &Ctx, set: Shared<Fileset>) -> Vec<
                     ((ctx.index as u64) << 32) + t as u64 + 1,
                 ));
                 while h.now() < deadline {
+                    let before = h.now();
                     let r = match spec.kind {
                         FilebenchKind::Varmail => varmail(&spec, &ctx, &h, &set, &mut rng).await,
                         FilebenchKind::Fileserver => {
@@ -265,6 +266,12 @@ pub(crate) fn run(spec: &FilebenchSpec, ctx: &Ctx, set: Shared<Fileset>) -> Vec<
                         // Out of space: count it and stop this thread.
                         ctx.report(|r| r.fail(&e.to_string()));
                         break;
+                    }
+                    if h.now() == before {
+                        // Every entry this loop wanted was held by other threads (more threads
+                        // than files): wait for them instead of spinning at this instant.
+                        // CHOSEN: 1 us; Filebench's threads would block on the fileset's lock.
+                        h.sleep(Duration::from_us(1)).await;
                     }
                     if t == 0 {
                         let f = (h.now() - start).ns() as f64 / spec.run.ns() as f64;

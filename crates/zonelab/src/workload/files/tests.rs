@@ -58,3 +58,19 @@ fn every_file_workload_runs_and_the_same_seed_gives_the_same_bytes() {
         json(&run_text(&ALL.replace("seed = 5", "seed = 6")))
     );
 }
+
+/// More Filebench threads than files: a thread that finds every entry held waits for the
+/// others instead of spinning at one instant, so the run ends at its time (it hung before).
+#[test]
+fn filebench_with_more_threads_than_files_ends() {
+    for personality in ["varmail", "fileserver"] {
+        let text = format!(
+            "seed = 1\npreset = \"rezns-40g\"\n[fs]\nsize = \"4GiB\"\n[[filebench]]\npersonality = \"{personality}\"\nnfiles = 4\nnthreads = 16\nrun = \"20ms\"\n"
+        );
+        let o = run_text(&text);
+        let reports: Vec<FileWorkloadReport> =
+            serde_json::from_value(o.summary.layers["files"].clone()).unwrap();
+        assert!(reports[0].ops > 0, "{personality}");
+        assert!(o.summary.simulated_time_ns >= 20_000_000, "{personality}");
+    }
+}

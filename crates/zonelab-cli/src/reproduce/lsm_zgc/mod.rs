@@ -1,7 +1,10 @@
 //! LSM-ZGC (003_b9d3f7203b354fdb.txt, HotStorage'20 slides, section 4) on `hynix-1t`: GC
 //! overhead (time and bytes copied) of Basic_ZGC against LSM_ZGC by average utilisation under
 //! uniform and 70/30 updates, LSM_ZGC with and without hot/cold separation at utilisation 0.6,
-//! and the sensitivity to threshold_cold at 0.6. The runs are independent: they go to every core.
+//! the sensitivity to threshold_cold at 0.6, and the multi-thread run ([`threads`]). The runs
+//! are independent: they go to every core.
+
+mod threads;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -9,11 +12,12 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use zonelab::host::fs::FsReport;
 use zonelab::report::Summary;
+use zonelab::workload::files::FileWorkloadReport;
 
 use super::plot::bar_chart;
 use super::{Run, run_parallel, threads};
 
-const UPDATES: &str = include_str!("../../../../experiments/lsm-zgc/updates.toml");
+const UPDATES: &str = include_str!("../../../../../experiments/lsm-zgc/updates.toml");
 /// Average utilisations swept (CHOSEN: the slides plot an x-axis of utilisations without
 /// listing them).
 const UTILISATIONS: [u32; 3] = [40, 60, 80];
@@ -41,6 +45,15 @@ fn fs_report(s: &Summary) -> Result<FsReport> {
         .get("fs")
         .context("a run of the file layer reports layers.fs")?;
     Ok(serde_json::from_value(v.clone())?)
+}
+
+fn files_report(s: &Summary) -> Result<FileWorkloadReport> {
+    let v = s
+        .layers
+        .get("files")
+        .context("a file-workload run reports layers.files")?;
+    let v: Vec<FileWorkloadReport> = serde_json::from_value(v.clone())?;
+    v.into_iter().next().context("one file workload")
 }
 
 fn gc_s(r: &FsReport) -> f64 {
@@ -88,8 +101,15 @@ pub fn run(out: &Path) -> Result<()> {
     let figures = out.join("figures");
     std::fs::create_dir_all(&figures)
         .with_context(|| format!("cannot create {}", figures.display()))?;
-    let (runs, separation, thresholds) = runs();
-    let summaries = run_parallel(out, runs, threads(), |o| o.summary)?;
+    let (mut runs, separation, thresholds) = runs();
+    let n = runs.len();
+    runs.extend(threads::runs(UPDATES));
+    let mut summaries = run_parallel(out, runs, threads(), |o| o.summary)?;
+    let mt: Vec<threads::Measured> = summaries
+        .split_off(n)
+        .iter()
+        .map(|s| Ok((fs_report(s)?, files_report(s)?)))
+        .collect::<Result<_>>()?;
     let reports: Vec<FsReport> = summaries.iter().map(fs_report).collect::<Result<_>>()?;
 
     // The utilisation sweep: reports[(p * UTILISATIONS.len() + u) * 2 + policy].
@@ -240,10 +260,10 @@ pub fn run(out: &Path) -> Result<()> {
           collectors inside an F2FS-like layer with a 256 MiB page cache, on 32 zones instead of 1024,\n\
           with utilisations, update counts and the victim rule chosen (the slides give none of them).\n\
           The slides' figures are charts without a table, so only their stated ratios are compared.\n\
-          The multi-thread scalability run (worker only 40, LSM_ZGC 45, Basic_ZGC 53) is not\n\
-          reproduced.\n\n\
+          The multi-thread run follows.\n\n\
           Figures: figures/gc-time-{uniform,hotcold}.svg, figures/gc-copied-{uniform,hotcold}.svg.\n\
-          Per-run results: runs/<name>/ (summary.json, layers.fs.gc).\n";
+          Per-run results: runs/<name>/ (summary.json, layers.fs.gc).\n\n";
+    s += &threads::report(&figures, &mt)?;
     std::fs::write(out.join("summary.md"), &s)?;
     print!("{s}");
     eprintln!("results, figures and summary.md in {}", out.display());

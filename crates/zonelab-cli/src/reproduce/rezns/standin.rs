@@ -1,33 +1,35 @@
-//! ReZNS (000_1e8e6a1fe63635bd.txt), section 4, on `rezns-40g`: the fio-like experiment at fsync
-//! intervals 16, 64 and 128 (Figures 3, 4, 11 and 14), a sweep of the 25% threshold, a sweep of
-//! the zombie idle threshold, and YCSB on RocksDB over F2FS ([`super::rezns_kv`], Figures 7-14);
-//! baseline (synchronous, whole-zone erases) against renewable.
+//! The stand-in kept beside the paper's stack ([`super::f2fs`]), labelled as such: 64 writers on
+//! `rezns-40g` that reset a zone after every 15 MiB file (no file system), at fsync intervals 16,
+//! 64 and 128 as merged write sizes, a sweep of the 25% threshold, and a sweep of the zombie idle
+//! threshold; baseline (synchronous, whole-zone erases) against renewable. It still teaches what
+//! the F2FS-like stack does not show: what ReZNS does when the host resets partially written
+//! zones, how the threshold acts, and the zombie-zone daemon (F2FS never abandons a zone).
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use zonelab::firmware::{FirmwareReport, RenewableReport};
 use zonelab::report::Summary;
 
-use super::plot::bar_chart;
-use super::{Done, Run, run_parallel, threads};
+use crate::reproduce::Run;
+use crate::reproduce::plot::bar_chart;
 
-const FIO: &str = include_str!("../../../../experiments/rezns/fio.toml");
-const ZOMBIE: &str = include_str!("../../../../experiments/rezns/zombie.toml");
+const FIO: &str = include_str!("../../../../../experiments/rezns/fio.toml");
+const ZOMBIE: &str = include_str!("../../../../../experiments/rezns/zombie.toml");
 const FLUSH_INTERVALS: [u64; 3] = [16, 64, 128];
 const THRESHOLDS: [f64; 4] = [0.10, 0.25, 0.50, 0.75];
 /// Zombie idle thresholds swept, in ms; the last is the paper's one hour.
 const ZOMBIE_IDLE_MS: [u64; 3] = [200, 500, 3_600_000];
 
-fn baseline() -> Vec<String> {
+pub(super) fn baseline() -> Vec<String> {
     vec![
         "firmware.policy=\"synchronous\"".into(),
         "firmware.erase_all_blocks=true".into(),
     ]
 }
 
-fn renewable(threshold: f64, zombie_idle_ms: u64) -> Vec<String> {
+pub(super) fn renewable(threshold: f64, zombie_idle_ms: u64) -> Vec<String> {
     vec![
         "firmware.policy=\"renewable\"".into(),
         format!("firmware.threshold={threshold}"),
@@ -42,7 +44,7 @@ fn renewable(threshold: f64, zombie_idle_ms: u64) -> Vec<String> {
 /// A number read off a run's summary.
 type Metric = dyn Fn(&Summary) -> f64;
 
-fn renewable_report(s: &Summary) -> RenewableReport {
+pub(super) fn renewable_report(s: &Summary) -> RenewableReport {
     match &s.firmware {
         Some(FirmwareReport::Renewable(r)) => r.clone(),
         _ => RenewableReport::default(),
@@ -53,7 +55,7 @@ fn write_mib_s(s: &Summary) -> f64 {
     s.ops.get("write").map_or(0.0, |o| o.mib_per_s)
 }
 
-fn less(new: f64, old: f64) -> f64 {
+pub(super) fn less(new: f64, old: f64) -> f64 {
     if old == 0.0 {
         0.0
     } else {
@@ -61,13 +63,9 @@ fn less(new: f64, old: f64) -> f64 {
     }
 }
 
-pub fn run(out: &Path) -> Result<()> {
-    let figures = out.join("figures");
-    std::fs::create_dir_all(&figures)
-        .with_context(|| format!("cannot create {}", figures.display()))?;
-
-    // Every run first, on every core: Figures 3, 4, 11, 14 (baseline vs renewable at each fsync
-    // interval), the 25% threshold swept, and the zombie idle threshold swept.
+/// The stand-in's runs (names start with `standin-`): baseline vs renewable at each fsync
+/// interval, the 25% threshold swept, and the zombie idle threshold swept.
+pub fn runs() -> Vec<Run> {
     let mut runs = Vec::new();
     for f in FLUSH_INTERVALS {
         let text = FIO.replace("bs = \"64KiB\"", &format!("bs = \"{}KiB\"", 4 * f));
@@ -97,11 +95,17 @@ pub fn run(out: &Path) -> Result<()> {
             renewable(0.25, ms),
         ));
     }
-    let kv_runs = super::rezns_kv::runs();
-    let kv_names: Vec<String> = kv_runs.iter().map(|r| r.name.clone()).collect();
-    runs.extend(kv_runs);
-    let mut outputs = run_parallel(out, runs, threads(), |o| o)?.into_iter();
-    let mut next = || outputs.next().expect("one output per run").summary;
+    for r in &mut runs {
+        r.name = format!("standin-{}", r.name);
+    }
+    runs
+}
+
+/// Draws the stand-in's figures into `figures` (`standin-*.svg`) from the summaries of
+/// [`runs`], in their order, and returns its section of the summary.
+pub fn report(figures: &Path, summaries: Vec<Summary>) -> Result<String> {
+    let mut summaries = summaries.into_iter();
+    let mut next = || summaries.next().expect("one summary per run");
     let pairs: Vec<(u64, Summary, Summary)> = FLUSH_INTERVALS
         .iter()
         .map(|&f| (f, next(), next()))
@@ -128,25 +132,25 @@ pub fn run(out: &Path) -> Result<()> {
     };
     let charts: [(&str, &str, &str, &Metric); 4] = [
         (
-            "fig3-throughput.svg",
+            "standin-fig3-throughput.svg",
             "Throughput (cf. Figure 3)",
             "write MiB/s",
             &write_mib_s,
         ),
         (
-            "fig4-zone-resets.svg",
+            "standin-fig4-zone-resets.svg",
             "Zone resets executed (cf. Figure 4)",
             "zones erased",
             &|s| s.device_counters.zone_resets_executed as f64,
         ),
         (
-            "fig11-energy.svg",
+            "standin-fig11-energy.svg",
             "Total energy (cf. Figure 11)",
             "mJ",
             &|s| s.energy.total_mj,
         ),
         (
-            "fig14-reset-energy.svg",
+            "standin-fig14-reset-energy.svg",
             "Zone-reset (erase) energy (cf. Figure 14)",
             "mJ",
             &|s| s.energy.erase_mj,
@@ -156,13 +160,7 @@ pub fn run(out: &Path) -> Result<()> {
         bar_chart(&figures.join(file), title, unit, &groups, &series(get))?;
     }
 
-    let mut summary = summarise(&pairs, &sweep, &zombie_base, &zombies);
-    let mut done: Done = kv_names.into_iter().zip(outputs).collect();
-    super::rezns_kv::report(&mut done, &figures, &mut summary)?;
-    std::fs::write(out.join("summary.md"), &summary)?;
-    print!("{summary}");
-    eprintln!("results, figures and summary.md in {}", out.display());
-    Ok(())
+    Ok(summarise(&pairs, &sweep, &zombie_base, &zombies))
 }
 
 fn summarise(
@@ -172,14 +170,14 @@ fn summarise(
     zombies: &[(u64, Summary)],
 ) -> String {
     let mut s = String::from(
-        "# ReZNS, reproduced with ZoneLab\n\n\
-         Source: 000_1e8e6a1fe63635bd.txt, section 4 (Figures 3, 4, 11, 14; Table 1). Device:\n\
-         `rezns-40g` (640 zones of 64 MiB, 96 ms and 1.38 mJ per zone erase). Workload\n\
-         (experiments/rezns/fio.toml): the first half prefilled, then 64 writers each writing 48 files\n\
-         of 15 MiB at QD1 (45 GiB in all), each file in its own zone, resetting it when the file is done;\n\
-         the fsync interval sets the size of the merged writes (16, 64, 128 x 4 KiB). Baseline:\n\
-         synchronous reset erasing whole zones. Rerun with `zonelab reproduce rezns`.\n\n\
-         ## Baseline vs ReZNS by fsync interval\n\n\
+        "## Stand-in (no file system): writers resetting partially written zones\n\n\
+         **This part is not the paper's setup.** It is the workload ZoneLab ran before it had a file\n\
+         layer, kept because it shows what the F2FS-like stack above does not: ReZNS at work.\n\
+         Workload (experiments/rezns/fio.toml): the first half prefilled, then 64 writers each writing\n\
+         48 files of 15 MiB at QD1 (45 GiB in all), each file in its own zone, resetting it when the\n\
+         file is done; the fsync interval sets the size of the merged writes (16, 64, 128 x 4 KiB).\n\
+         Baseline: synchronous reset erasing whole zones. Run names: runs/standin-*.\n\n\
+         ### Baseline vs ReZNS by fsync interval (stand-in)\n\n\
          | fsync | write MiB/s base | ReZNS | gain | zones erased base | ReZNS | fewer | erase energy mJ base | ReZNS | less | total energy mJ base | ReZNS |\n\
          |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
@@ -224,16 +222,14 @@ fn summarise(
     let erase_share = b16.energy.erase_mj / b16.energy.total_mj * 100.0;
     let _ = write!(
         s,
-        "\n## Beside the paper's claims\n\n\
+        "\n### Stand-in beside the paper's claims\n\n\
          | claim (paper) | ZoneLab (this workload) |\n|---|---|\n\
          | up to 61% fewer zone resets (YCSB-B; FIO: fewer at every interval, Figure 4) | up to {max_fewer:.0}% fewer zones erased |\n\
          | up to 64% less zone-reset energy (YCSB-B, Figure 14) | up to {max_energy:.0}% less erase energy |\n\
          | up to 60% more throughput (Filebench varmail); FIO +9%, +6%, +1% at 16, 64, 128 (Figure 3) | up to {max_gain:+.1}% write throughput |\n\n\
          At fsync 16 ReZNS turned {} of {} host resets into Rzones, recycled {} program units\n\
          ({:.1} GiB) of their unwritten space, and erased {} zones (ReGC releases: {}, compactions: {}).\n\n\
-         **Where the setups differ.** The paper ran F2FS, Filebench and RocksDB above NVMeVirt; ZoneLab's\n\
-         host stack (file layer, zone GC, key-value model) comes later, so the writers here stand in for\n\
-         F2FS: each 15 MiB file fills about 23% of a 64 MiB zone and is reset when done, which is the\n\
+         **Where the stand-in differs.** The writers stand in for F2FS: each 15 MiB file fills about 23% of a 64 MiB zone and is reset when done, which is the\n\
          pattern ReZNS feeds on. In the paper fewer resets follow from longer fsync intervals (merged\n\
          writes align with zones, Figure 4); in this stand-in the interval changes only the write size, so\n\
          resets do not fall with it. Throughput gains come from resets no longer erasing: a baseline reset\n\
@@ -243,7 +239,7 @@ fn summarise(
          energy falls by {total_less:.0}% (paper: up to 3%): erases are {erase_share:.0}% of the baseline's energy\n\
          here, against a few percent in the paper's Figures 12 and 13, again because this workload\n\
          resets so often.\n\n\
-         ## The 25% threshold (fsync 16)\n\n\
+         ### The 25% threshold (stand-in, fsync 16)\n\n\
          | threshold | Rzone resets | Nzone resets | zones erased | write MiB/s | erase energy mJ |\n|---:|---:|---:|---:|---:|---:|\n",
         r16.rzone_resets,
         r16.host_resets,
@@ -272,7 +268,7 @@ fn summarise(
          then 8% left: every threshold below 31% behaves alike (the zone is erased after its fourth\n\
          file), higher thresholds erase sooner, and from 77% up no zone qualifies and ReZNS is the\n\
          baseline.\n\n\
-         ## The zombie idle threshold (experiments/rezns/zombie.toml)\n\n\
+         ### The zombie idle threshold (stand-in, experiments/rezns/zombie.toml)\n\n\
          Writers abandon each zone after a 15 MiB file (2 ms think time per write, so files take\n\
          seconds); baseline: {:.1} GiB of fresh zones used ({} zone visits, nothing erased).\n\n\
          | zombie idle | zombie reclaims | units recycled | GiB recycled | spare-list max |\n|---:|---:|---:|---:|---:|\n",
@@ -298,8 +294,9 @@ fn summarise(
     s += "\nA shorter idle threshold finds the abandoned zones while the writers still need space, so\n\
           their unwritten 77% is reused instead of fresh zones; the paper's one hour is far longer than\n\
           this run, so nothing is reclaimed there.\n\n\
-          Figures: figures/fig3-throughput.svg, fig4-zone-resets.svg, fig11-energy.svg,\n\
-          fig14-reset-energy.svg. Per-run results: runs/<name>/ (summary.json, firmware_over_time.csv\n\
-          with the spare-list length over time).\n";
+          Stand-in figures: figures/standin-fig3-throughput.svg, standin-fig4-zone-resets.svg,\n\
+          standin-fig11-energy.svg, standin-fig14-reset-energy.svg. Per-run results:\n\
+          runs/standin-<name>/ (summary.json, firmware_over_time.csv with the spare-list length over\n\
+          time).\n";
     s
 }

@@ -1,0 +1,151 @@
+//! ReZNS (000_1e8e6a1fe63635bd.txt), section 4, on `rezns-40g`: the paper's stack ([`f2fs`]:
+//! fio and Filebench on the F2FS-like file layer, Figures 3-6 and 11-14; YCSB on RocksDB over
+//! it, [`super::rezns_kv`], Figures 7-14) and, labelled as a stand-in, the writers that reset
+//! partially written zones ([`standin`]). Every run goes to every core at once.
+
+mod f2fs;
+mod standin;
+mod summary;
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::{Done, rezns_kv, run_parallel, threads};
+
+pub fn run(out: &Path) -> Result<()> {
+    run_at(out, f2fs::PAPER, true, threads())
+}
+
+/// Runs the paper's stack at `scale` (with the YCSB runs if `ycsb`) and the stand-in on
+/// `threads` threads, writes the figures and `summary.md`.
+fn run_at(out: &Path, scale: f2fs::Scale, ycsb: bool, threads: usize) -> Result<()> {
+    let figures = out.join("figures");
+    std::fs::create_dir_all(&figures)
+        .with_context(|| format!("cannot create {}", figures.display()))?;
+    let paper = f2fs::runs(scale);
+    let n = paper.len();
+    let mut runs = paper;
+    let standin = standin::runs();
+    let m = standin.len();
+    runs.extend(standin);
+    let kv_runs = if ycsb { rezns_kv::runs() } else { Vec::new() };
+    let kv_names: Vec<String> = kv_runs.iter().map(|r| r.name.clone()).collect();
+    runs.extend(kv_runs);
+    let mut outputs = run_parallel(out, runs, threads, |o| o)?;
+    let kv = outputs.split_off(n + m);
+    let rest = outputs.split_off(n);
+    let pairs = f2fs::pairs(outputs.into_iter().map(|o| o.summary).collect())?;
+    f2fs::figures(&figures, &pairs)?;
+    let mut s = summary::paper_stack(&pairs, scale);
+    if ycsb {
+        let mut done: Done = kv_names.into_iter().zip(kv).collect();
+        rezns_kv::report(&mut done, &figures, &mut s)?;
+        s += "\n";
+    }
+    s += &standin::report(&figures, rest.into_iter().map(|o| o.summary).collect())?;
+    std::fs::write(out.join("summary.md"), &s)?;
+    print!("{s}");
+    eprintln!("results, figures and summary.md in {}", out.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// At a tiny scale the reproduction writes every figure and a summary whose numbers are the
+    /// runs' own.
+    #[test]
+    fn a_tiny_reproduction_writes_figures_and_a_summary_from_its_runs() {
+        let out = std::env::temp_dir().join(format!("zonelab-rezns-tiny-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let scale = f2fs::Scale {
+            fio_threads: 4,
+            fio_file: "256KiB",
+            filebench_run: "100ms",
+        };
+        run_at(&out, scale, false, 2).unwrap();
+        let read = |name: &str| -> serde_json::Value {
+            let p = out.join(format!("runs/{name}/summary.json"));
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+        };
+        let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+        for w in [
+            "fio-fsync16",
+            "fio-fsync64",
+            "fio-fsync128",
+            "varmail",
+            "fileserver",
+        ] {
+            let (b, r) = (
+                read(&format!("f2fs-{w}-baseline")),
+                read(&format!("f2fs-{w}-rezns")),
+            );
+            assert_eq!(b["layers"]["fs"]["personality"], "f2fs", "{w}");
+            assert_eq!(r["firmware"]["kind"], "renewable", "{w}");
+            let perf = |s: &serde_json::Value| {
+                let f = &s["layers"]["files"][0];
+                if w.starts_with("fio") {
+                    f["mib_per_s"].as_f64()
+                } else {
+                    f["ops_per_s"].as_f64()
+                }
+                .unwrap()
+            };
+            assert!(perf(&b) > 0.0, "{w}");
+            let row = summary
+                .lines()
+                .find(|l| l.starts_with(&format!("| {} |", w.replace("-fsync", " fsync "))))
+                .unwrap_or_else(|| panic!("{w} row in\n{summary}"));
+            assert!(row.contains(&format!("| {:.1} |", perf(&b))), "{row}");
+            assert!(row.contains(&format!("| {:.1} |", perf(&r))), "{row}");
+        }
+        // The stand-in (run at full size: it is cheap) keeps the paper's direction of effect
+        // (Figures 3, 4, 14): fewer zone erases, less erase energy, no lower throughput.
+        assert!(summary.contains("## Stand-in (no file system)"));
+        assert!(summary.contains("### The 25% threshold"));
+        for f in [16, 64, 128] {
+            let (base, renew) = (
+                read(&format!("standin-fio-fsync{f}-baseline")),
+                read(&format!("standin-fio-fsync{f}-renewable")),
+            );
+            let erased = |s: &serde_json::Value| {
+                s["device_counters"]["zone_resets_executed"]
+                    .as_u64()
+                    .unwrap()
+            };
+            let erase_mj = |s: &serde_json::Value| s["energy"]["erase_mj"].as_f64().unwrap();
+            let mib_s = |s: &serde_json::Value| s["ops"]["write"]["mib_per_s"].as_f64().unwrap();
+            assert!(erased(&renew) < erased(&base), "fsync {f}");
+            assert!(erase_mj(&renew) < erase_mj(&base), "fsync {f}");
+            assert!(mib_s(&renew) >= mib_s(&base), "fsync {f}");
+            assert_eq!(
+                base["device_counters"]["zone_resets_requested"],
+                renew["device_counters"]["zone_resets_requested"],
+                "the host issues the same resets"
+            );
+        }
+        assert!(
+            out.join("runs/standin-zombie-idle-200ms/firmware_over_time.csv")
+                .exists()
+        );
+        for f in [
+            "fig3-fio-throughput.svg",
+            "fig4-fio-zone-resets.svg",
+            "fig5-filebench-ops.svg",
+            "fig6-filebench-zone-resets.svg",
+            "gain-beside-paper.svg",
+            "fewer-resets-beside-paper.svg",
+            "fig11-energy.svg",
+            "fig12-breakdown-rezns.svg",
+            "fig13-breakdown-baseline.svg",
+            "fig14-reset-energy.svg",
+            "standin-fig3-throughput.svg",
+        ] {
+            let svg = std::fs::read_to_string(out.join("figures").join(f)).unwrap();
+            assert!(svg.contains("<svg"), "{f}");
+        }
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+}
