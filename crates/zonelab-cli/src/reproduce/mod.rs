@@ -2,14 +2,10 @@
 
 mod block_interface_tax;
 mod ezns;
-mod ezns_device;
-mod ezns_kv;
 mod lsm_zgc;
 mod plot;
-mod preemptive_kv;
 mod preemptive_reset;
 mod rezns;
-mod rezns_kv;
 mod zns_characteristics;
 
 use std::path::Path;

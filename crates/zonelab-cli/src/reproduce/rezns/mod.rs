@@ -1,17 +1,18 @@
 //! ReZNS (000_1e8e6a1fe63635bd.txt), section 4, on `rezns-40g`: the paper's stack ([`f2fs`]:
 //! fio and Filebench on the F2FS-like file layer, Figures 3-6 and 11-14; YCSB on RocksDB over
-//! it, [`super::rezns_kv`], Figures 7-14) and, labelled as a stand-in, the writers that reset
+//! it, [`ycsb`], Figures 7-14) and, labelled as a stand-in, the writers that reset
 //! partially written zones ([`standin`]). Every run goes to every core at once.
 
 mod f2fs;
 mod standin;
 mod summary;
+mod ycsb;
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::{Done, rezns_kv, run_parallel, threads};
+use super::{Done, run_parallel, threads};
 
 pub fn run(out: &Path) -> Result<()> {
     run_at(out, f2fs::PAPER, true, threads())
@@ -29,7 +30,7 @@ fn run_at(out: &Path, scale: f2fs::Scale, ycsb: bool, threads: usize) -> Result<
     let standin = standin::runs();
     let m = standin.len();
     runs.extend(standin);
-    let kv_runs = if ycsb { rezns_kv::runs() } else { Vec::new() };
+    let kv_runs = if ycsb { ycsb::runs() } else { Vec::new() };
     let kv_names: Vec<String> = kv_runs.iter().map(|r| r.name.clone()).collect();
     runs.extend(kv_runs);
     let mut outputs = run_parallel(out, runs, threads, |o| o)?;
@@ -40,7 +41,7 @@ fn run_at(out: &Path, scale: f2fs::Scale, ycsb: bool, threads: usize) -> Result<
     let mut s = summary::paper_stack(&pairs, scale);
     if ycsb {
         let mut done: Done = kv_names.into_iter().zip(kv).collect();
-        rezns_kv::report(&mut done, &figures, &mut s)?;
+        ycsb::report(&mut done, &figures, &mut s)?;
         s += "\n";
     }
     s += &standin::report(&figures, rest.into_iter().map(|o| o.summary).collect())?;

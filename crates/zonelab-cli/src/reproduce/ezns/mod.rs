@@ -4,8 +4,8 @@
 //! idle from 30 s to 80 s: bandwidth and spares per namespace over time), and the scheduler's
 //! fairness (read-read with read congestion control off and on, write-write with write
 //! admission control off and on, read-write with the whole scheduler off and on), after the
-//! device observations of the talk notes' sections 7-9 ([`super::ezns_device`]), and the
-//! RocksDB / YCSB runs ([`super::ezns_kv`]).
+//! device observations of the talk notes' sections 7-9 ([`device`]), and the
+//! RocksDB / YCSB runs ([`rocksdb`]).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -16,15 +16,17 @@ use zonelab::host::elastic::ElasticReport;
 use zonelab::metrics::{Layer, OpKind, Percentile, TenantId};
 use zonelab::report::Summary;
 
-use super::ezns_device;
+mod device;
+mod rocksdb;
+
 use super::plot::{Scale, bar_chart, line_chart};
 use super::{Done, Run, run_parallel, take, threads};
 
-const LOCAL: &str = include_str!("../../../../experiments/ezns/local.toml");
-const GLOBAL: &str = include_str!("../../../../experiments/ezns/global.toml");
-const FAIR_READ: &str = include_str!("../../../../experiments/ezns/fair-read.toml");
-const FAIR_WRITE: &str = include_str!("../../../../experiments/ezns/fair-write.toml");
-const FAIR_RW: &str = include_str!("../../../../experiments/ezns/fair-rw.toml");
+const LOCAL: &str = include_str!("../../../../../experiments/ezns/local.toml");
+const GLOBAL: &str = include_str!("../../../../../experiments/ezns/global.toml");
+const FAIR_READ: &str = include_str!("../../../../../experiments/ezns/fair-read.toml");
+const FAIR_WRITE: &str = include_str!("../../../../../experiments/ezns/fair-write.toml");
+const FAIR_RW: &str = include_str!("../../../../../experiments/ezns/fair-rw.toml");
 const WRITERS: [u32; 3] = [4, 8, 16];
 
 /// The static baseline of the local-overdrive experiment with `text`'s jobs: the same jobs over
@@ -67,8 +69,8 @@ fn all_runs() -> Vec<Run> {
         both.extend(onoff("write_admission", on));
         runs.push(Run::new(format!("fair-rw-{state}"), FAIR_RW, both));
     }
-    runs.extend(ezns_device::runs());
-    runs.extend(super::ezns_kv::runs());
+    runs.extend(device::runs());
+    runs.extend(rocksdb::runs());
     runs
 }
 
@@ -119,11 +121,11 @@ pub fn run(out: &Path) -> Result<()> {
         .into_iter()
         .zip(run_parallel(out, runs, threads(), |o| o)?)
         .collect();
-    ezns_device::observations(&mut |name| take(&mut done, name).summary, &figures, &mut s)?;
+    device::observations(&mut |name| take(&mut done, name).summary, &figures, &mut s)?;
     local_overdrive(&mut done, &figures, &mut s)?;
     global_overdrive(&mut done, &figures, &mut s)?;
     fairness(&mut done, &figures, &mut s)?;
-    super::ezns_kv::report(&mut done, &figures, &mut s)?;
+    rocksdb::report(&mut done, &figures, &mut s)?;
     std::fs::write(out.join("summary.md"), &s)?;
     print!("{s}");
     eprintln!("results, figures and summary.md in {}", out.display());

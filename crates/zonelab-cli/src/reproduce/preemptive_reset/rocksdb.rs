@@ -11,11 +11,11 @@ use zonelab::metrics::{Layer, Metrics, OpKind, Percentile, cdf};
 use zonelab::report::Summary;
 use zonelab::sim::RunOutput;
 
-use super::plot::cdf_figure;
-use super::preemptive_reset::{SIZES, overrides};
-use super::{Done, Run, take};
+use super::{SIZES, overrides};
+use crate::reproduce::plot::cdf_figure;
+use crate::reproduce::{Done, Run, take};
 
-const ROCKSDB: &str = include_str!("../../../../experiments/preemptive-reset/rocksdb.toml");
+const ROCKSDB: &str = include_str!("../../../../../experiments/preemptive-reset/rocksdb.toml");
 const POLICIES: [&str; 2] = ["mapping", "preemptive"];
 /// (name, db_bench benchmarks): Figures 8 and 9, then Figure 10.
 const BENCHES: [(&str, &str); 2] = [

@@ -12,11 +12,11 @@ use std::path::Path;
 use anyhow::Result;
 use zonelab::report::Summary;
 
-use super::Run;
-use super::plot::bar_chart;
+use crate::reproduce::Run;
+use crate::reproduce::plot::bar_chart;
 
-const READ: &str = include_str!("../../../../experiments/ezns/device-read.toml");
-const WRITE: &str = include_str!("../../../../experiments/ezns/device-write.toml");
+const READ: &str = include_str!("../../../../../experiments/ezns/device-read.toml");
+const WRITE: &str = include_str!("../../../../../experiments/ezns/device-write.toml");
 
 pub const WIDTHS: [u32; 5] = [1, 2, 4, 8, 16];
 pub const STRIPES_KIB: [u32; 5] = [4, 8, 16, 32, 64];

@@ -2,7 +2,7 @@
 //! 2 MiB synchronous writes into the zones of the first 16 GiB, 64 GiB in all, zone sizes 512 MiB
 //! and 1 GiB, thresholds of Table 2, synchronous vs mapping vs preemptive; sequential,
 //! random-zone and mixed (with concurrent reads) variants; and section 4.2, RocksDB on ZenFS
-//! ([`super::preemptive_kv`]). Writes per-run results, CDF figures, a table and a summary that
+//! ([`rocksdb`]). Writes per-run results, CDF figures, a table and a summary that
 //! sets ZoneLab's numbers beside the paper's.
 
 use std::fmt::Write as _;
@@ -15,21 +15,23 @@ use zonelab::metrics::{Layer, OpKind, Percentile};
 use zonelab::report::Summary;
 use zonelab::sim::DeviceSpec;
 
+mod rocksdb;
+
 use super::plot::{cdf_figure, cdf_points};
 use super::{Done, Run, run_parallel, threads};
 
 const VARIANTS: &[(&str, &str)] = &[
     (
         "sequential",
-        include_str!("../../../../experiments/preemptive-reset/sequential.toml"),
+        include_str!("../../../../../experiments/preemptive-reset/sequential.toml"),
     ),
     (
         "random-zone",
-        include_str!("../../../../experiments/preemptive-reset/random-zone.toml"),
+        include_str!("../../../../../experiments/preemptive-reset/random-zone.toml"),
     ),
     (
         "mixed",
-        include_str!("../../../../experiments/preemptive-reset/mixed.toml"),
+        include_str!("../../../../../experiments/preemptive-reset/mixed.toml"),
     ),
 ];
 
@@ -185,11 +187,11 @@ pub fn run(out: &Path) -> Result<()> {
     std::fs::write(out.join("table.md"), &table)?;
     let mut summary = summary(&rows, &table);
     // Section 4.2: RocksDB on ZenFS.
-    let kv_runs = super::preemptive_kv::runs();
+    let kv_runs = rocksdb::runs();
     let kv_names: Vec<String> = kv_runs.iter().map(|r| r.name.clone()).collect();
     let kv_outputs = run_parallel(out, kv_runs, threads(), |o| o)?;
     let mut done: Done = kv_names.into_iter().zip(kv_outputs).collect();
-    super::preemptive_kv::report(&mut done, &figures, &mut summary)?;
+    rocksdb::report(&mut done, &figures, &mut summary)?;
     std::fs::write(out.join("summary.md"), &summary)?;
     print!("{summary}");
     eprintln!(

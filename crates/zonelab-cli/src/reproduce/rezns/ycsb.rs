@@ -10,10 +10,10 @@ use anyhow::{Context, Result};
 use zonelab::firmware::FirmwareReport;
 use zonelab::report::Summary;
 
-use super::plot::bar_chart;
-use super::{Done, Run, take};
+use crate::reproduce::plot::bar_chart;
+use crate::reproduce::{Done, Run, take};
 
-const YCSB: &str = include_str!("../../../../experiments/rezns/ycsb.toml");
+const YCSB: &str = include_str!("../../../../../experiments/rezns/ycsb.toml");
 const WORKLOADS: [char; 3] = ['a', 'b', 'f'];
 /// Zone sizes: the preset's 64 MiB, and 1 GiB (40 zones of 16 blocks on each of the 32 dies).
 const ZONES: [(&str, &[&str]); 2] = [

@@ -11,12 +11,12 @@ use anyhow::{Context, Result};
 use zonelab::metrics::{Layer, OpKind, Percentile};
 use zonelab::report::Summary;
 
-use super::plot::bar_chart;
-use super::{Done, Run, take};
+use crate::reproduce::plot::bar_chart;
+use crate::reproduce::{Done, Run, take};
 
-const SINGLE: &str = include_str!("../../../../experiments/ezns/rocksdb-single.toml");
-const MULTI: &str = include_str!("../../../../experiments/ezns/rocksdb-multi.toml");
-const YCSB: &str = include_str!("../../../../experiments/ezns/rocksdb-ycsb.toml");
+const SINGLE: &str = include_str!("../../../../../experiments/ezns/rocksdb-single.toml");
+const MULTI: &str = include_str!("../../../../../experiments/ezns/rocksdb-multi.toml");
+const YCSB: &str = include_str!("../../../../../experiments/ezns/rocksdb-ycsb.toml");
 
 /// One experiment: its file, namespaces, and each store with its measured phase and the
 /// operation whose tail the paper reports.
