@@ -188,13 +188,16 @@ pub trait ResetPolicy: Send {
     }
 
     /// Every physical zone is pinned by live pieces: which one to compact in place (its live
-    /// units read, the zone erased, the units written back from unit 0). The default takes the
-    /// zone with the least live data among those no piece is still being written into.
+    /// units read, the zone erased, the units written back from unit 0). Pieces still being
+    /// written into the victim are closed at their data first, giving back the units they
+    /// reserved (their zones take new space at their next write). The default takes the zone
+    /// with the least live data among those no piece is still being written into, else among
+    /// all (row-rounded reservations of open pieces can pin every zone).
     fn compaction_victim(&self, candidates: &[CompactionCandidate]) -> Option<u32> {
         candidates
             .iter()
-            .filter(|c| c.closed && c.live_units > 0 && c.live_units < c.capacity_units)
-            .min_by_key(|c| (c.live_units, c.zone))
+            .filter(|c| c.live_units < c.capacity_units && (c.live_units > 0 || !c.closed))
+            .min_by_key(|c| (!c.closed, c.live_units, c.zone))
             .map(|c| c.zone)
     }
 

@@ -29,8 +29,10 @@ impl Device {
     }
 
     /// Every physical zone is pinned by live pieces (ReZNS can get here; the paper does not say
-    /// what then). The policy picks a zone; its live units are read into the controller, the
-    /// zone is erased, and they are written back from unit 0. Foreground I/O waits for all of it.
+    /// what then). The policy picks a zone; pieces still being written into it are closed at
+    /// their data (their staged bytes programmed, padded, their unused units given back); its
+    /// live units are read into the controller, the zone is erased, and they are written back
+    /// from unit 0. Foreground I/O waits for all of it.
     pub(super) fn compact(&mut self, now: Instant) {
         let unit = self.layout.unit_bytes;
         let mut live: Vec<CompactionCandidate> = (0..self.phys_high.len() as u32)
@@ -52,6 +54,17 @@ impl Device {
             .policy
             .compaction_victim(&live)
             .expect("a physical zone with room to compact: live data never fills every zone");
+        let open: Vec<u32> = (0..self.zones.len() as u32)
+            .filter(|&zi| {
+                let z = &self.zones[zi as usize];
+                z.pieces
+                    .last()
+                    .is_some_and(|p| p.pz == victim && p.data < p.cap)
+            })
+            .collect();
+        for zi in open {
+            self.flush_and_close(now, zi, true);
+        }
         let start = self.foreground_start(now);
         let layout = self.layout;
         let pages = layout.pages_per_unit as u64;

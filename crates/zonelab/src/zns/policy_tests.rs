@@ -423,3 +423,66 @@ fn a_read_suspends_a_background_erase() {
         }
     }
 }
+
+/// A stream that once made the renewable policy panic in compaction: row-rounded reservations of
+/// pieces still being written pinned every physical zone, and no zone was closed with room to
+/// compact. The victim's open pieces are now closed at their data, giving their units back.
+#[test]
+fn renewable_compacts_a_zone_that_open_pieces_pin() {
+    use Cmd::*;
+    use ZoneAction::*;
+    let cmds = [
+        Write { zone: 0, nlb: 9 },
+        Idle { ns: 2_998_000 },
+        Write { zone: 6, nlb: 19 },
+        Write { zone: 6, nlb: 18 },
+        Write { zone: 7, nlb: 16 },
+        Append { zone: 3, nlb: 9 },
+        Write { zone: 7, nlb: 1 },
+        Idle { ns: 2_994_000 },
+        Write { zone: 0, nlb: 15 },
+        Write { zone: 6, nlb: 8 },
+        Write { zone: 0, nlb: 21 },
+        Append { zone: 0, nlb: 3 },
+        Write { zone: 2, nlb: 22 },
+        Idle { ns: 923_526 },
+        Manage {
+            zone: 6,
+            action: Finish,
+        },
+        Write { zone: 3, nlb: 2 },
+        Append { zone: 2, nlb: 15 },
+        Write { zone: 3, nlb: 11 },
+        Idle { ns: 2_065_474 },
+        Append { zone: 2, nlb: 11 },
+        Write { zone: 5, nlb: 1 },
+        Write { zone: 2, nlb: 1 },
+        Write { zone: 1, nlb: 14 },
+        Manage {
+            zone: 5,
+            action: Finish,
+        },
+        Append { zone: 4, nlb: 9 },
+        Write { zone: 1, nlb: 15 },
+        Write { zone: 1, nlb: 4 },
+        Write { zone: 4, nlb: 16 },
+        Write { zone: 3, nlb: 13 },
+        Idle { ns: 2_989_000 },
+        Manage {
+            zone: 5,
+            action: Reset,
+        },
+        Write { zone: 4, nlb: 1 },
+        Append { zone: 1, nlb: 1 },
+        Manage {
+            zone: 4,
+            action: Finish,
+        },
+        Write { zone: 5, nlb: 15 },
+        Write { zone: 0, nlb: 1 },
+        Write { zone: 5, nlb: 17 },
+        Append { zone: 5, nlb: 5 },
+        Write { zone: 5, nlb: 4 },
+    ];
+    every_policy_agrees(&cmds, 0).unwrap();
+}
