@@ -225,10 +225,10 @@ fn cmd() -> impl Strategy<Value = Cmd> {
 }
 
 /// Runs `cmds`, with idle time in between, on the synchronous, mapping, preemptive and renewable
-/// firmware (zombie reclaims and ReGC included) and the round-robin placement with a shared write
-/// cache, all with data retention: statuses, states, write pointers and data read back are the
-/// same (the synchronous device itself is checked against the reference model in
-/// `device_tests`).
+/// firmware (zombie reclaims and ReGC included), the round-robin placement with a shared write
+/// cache, and preemptive with erase suspend and read priority on, all with data retention:
+/// statuses, states, write pointers and data read back are the same (the synchronous device
+/// itself is checked against the reference model in `device_tests`).
 fn every_policy_agrees(cmds: &[Cmd], t_free: u32) -> Result<(), TestCaseError> {
     let configs = [
         sync(),
@@ -251,6 +251,19 @@ fn every_policy_agrees(cmds: &[Cmd], t_free: u32) -> Result<(), TestCaseError> {
     devices.push(Device::build(
         &cached,
         &PolicySpec::RoundRobin,
+        true,
+        Duration::from_ms(500),
+    ));
+    // Preemptive with the optional timing: erase suspend and read priority.
+    let mut optional = spec();
+    optional.nand.timing.read_priority = true;
+    optional.nand.timing.erase_suspend = Some(crate::nand::EraseSuspend {
+        suspend: Duration::from_us(20),
+        resume: Duration::from_us(30),
+    });
+    devices.push(Device::build(
+        &optional,
+        &preemptive(t_free, true, IdleScope::Device),
         true,
         Duration::from_ms(500),
     ));
