@@ -71,7 +71,7 @@ impl Layout {
     /// Program unit `unit` of a zone: its index within its block.
     #[inline]
     pub fn unit_in_block(&self, unit: u64) -> u32 {
-        ((unit / self.dies_per_zone as u64) % self.units_per_block as u64) as u32
+        self.per_block.rest(self.per_zone.quot(unit)) as u32
     }
 
     /// The blocks that hold units `0..units` of `zone` (all of them with `units == u64::MAX`),

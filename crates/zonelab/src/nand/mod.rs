@@ -34,7 +34,7 @@ pub use dies::DieSet;
 pub use layout::{Divisor, Layout, UnitAddress};
 pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
 
-use crate::time::{Duration, Instant};
+use crate::time::{Duration, Instant, Rate};
 
 /// Operation counts since the start (or the last [`Nand::reset_counters`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -119,6 +119,11 @@ struct Die {
 pub struct Nand {
     geometry: NandGeometry,
     timing: NandTiming,
+    /// Derived from the geometry and timing for the hot paths: die -> channel, transfer times.
+    channel_div: Divisor,
+    channel_rate: Rate,
+    host_rate: Rate,
+    unit_xfer: Duration,
     dies: Vec<Die>,
     channels: Vec<Calendar>,
     host_in: Calendar,
@@ -159,6 +164,10 @@ impl Nand {
             touched: None,
             counters: NandCounters::default(),
             aging: None,
+            channel_div: Divisor::new(geometry.channels as u64),
+            channel_rate: Rate::new(timing.channel_rate_mb_s),
+            host_rate: Rate::new(timing.host_rate_mb_s),
+            unit_xfer: Duration::transfer(geometry.program_unit_bytes(), timing.channel_rate_mb_s),
             geometry: geometry.clone(),
             timing: timing.clone(),
         }
@@ -216,7 +225,7 @@ impl Nand {
 
     /// Host to device transfer of a write's data; returns when it has all arrived.
     pub fn host_in(&mut self, ready: Instant, bytes: u64) -> Instant {
-        let len = Duration::transfer(bytes, self.timing.host_rate_mb_s);
+        let len = self.host_rate.transfer(bytes);
         let end = self.host_in.reserve(ready, len, self.horizon) + len;
         self.idle = self.idle.max(end.ns());
         end
@@ -224,7 +233,7 @@ impl Nand {
 
     /// Device to host transfer of read data; returns when it has arrived.
     pub fn host_out(&mut self, ready: Instant, bytes: u64) -> Instant {
-        let len = Duration::transfer(bytes, self.timing.host_rate_mb_s);
+        let len = self.host_rate.transfer(bytes);
         let end = self.host_out.reserve(ready, len, self.horizon) + len;
         self.idle = self.idle.max(end.ns());
         end
@@ -278,8 +287,8 @@ impl Nand {
         self.touch(die);
         self.counters.page_reads += 1;
         let d = die as usize;
-        let ch = self.geometry.channel_of(die) as usize;
-        let xfer = Duration::transfer(bytes, self.timing.channel_rate_mb_s);
+        let ch = self.channel_div.rest(die as u64) as usize;
+        let xfer = self.channel_rate.transfer(bytes);
         let die_state = self.dies[d];
         if let (Some(suspend), Some(run_start)) =
             (self.timing.erase_suspend, die_state.erase_run_start)
@@ -356,16 +365,13 @@ impl Nand {
         self.touch(addr.die);
         self.counters.page_programs += self.geometry.pages_per_program as u64;
         let d = addr.die as usize;
-        let ch = self.geometry.channel_of(addr.die) as usize;
+        let ch = self.channel_div.rest(addr.die as u64) as usize;
         let at_die = ready
             .ns()
             .max(self.dies[d].free)
             .max(self.dies[d].cache_free);
         self.note_erase_wait(d, ready.ns(), at_die);
-        let xfer = Duration::transfer(
-            self.geometry.program_unit_bytes(),
-            self.timing.channel_rate_mb_s,
-        );
+        let xfer = self.unit_xfer;
         let loaded = self.channels[ch].reserve(Instant::from_ns(at_die), xfer, self.horizon) + xfer;
         let done = loaded + tprog;
         let die_state = &mut self.dies[d];

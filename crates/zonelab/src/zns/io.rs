@@ -238,7 +238,7 @@ impl Device {
             } else {
                 let u = piece.punit + j;
                 let page = self.layout.unit_in_block(u) * self.layout.pages_per_unit
-                    + ((phys % unit) / page) as u32;
+                    + self.layout.page_div.quot(self.layout.unit_div.rest(phys)) as u32;
                 self.nand
                     .read_page_at(start, self.layout.unit(piece.pz, u), page, chunk)
             };
