@@ -4,8 +4,9 @@
 #   - config::fuzz_tests: every shipped experiment and preset, mutated; each mutant is refused
 #     naming a field, or accepted and run bounded without a panic;
 #   - zns::policy_tests: random command streams with idle time on every firmware policy with
-#     data retention, against the synchronous device (itself checked against the reference
-#     model of the zone rules in zns::device_tests).
+#     data retention (and one device with erase suspend and read priority on), against the
+#     synchronous device (itself checked against the reference model of the zone rules in
+#     zns::device_tests).
 # The test profile is optimised (opt-level 2, Cargo.toml), so these run near release speed.
 # Usage: scripts/fuzz.sh [config|commands|all]
 set -euo pipefail

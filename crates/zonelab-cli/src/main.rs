@@ -88,7 +88,7 @@ enum Command {
     },
     /// Rerun one paper's experiments: results, figures (SVG), a table and a summary.
     Reproduce {
-        /// Which paper: lsm-zgc, preemptive-reset, rezns, zns-characteristics or block-interface-tax.
+        /// Which paper: ezns, lsm-zgc, preemptive-reset, rezns, zns-characteristics or block-interface-tax.
         paper: String,
         /// Where to write (default: results/<paper>).
         #[arg(short, long)]

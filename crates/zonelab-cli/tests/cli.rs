@@ -530,7 +530,8 @@ write_buffer_size = "64KiB"
 /// (../shared/reference/ezns.md, "Experiments"): 4 writers on v-zones beat the static zone and
 /// 16 match it; the busy namespace borrows spares while the others are idle and gives them back;
 /// congestion control cuts the narrow reader's tail; admission control the regular writers';
-/// the scheduler gives the reader of the read-write mix bandwidth back; and the device
+/// the scheduler gives the reader of the read-write mix bandwidth back, and the device's read
+/// priority more; and the device
 /// observations: wider and page-sized stripes read faster, crowded channels and shared dies
 /// slower, and a narrow writer filling the cache slows the wide ones.
 #[test]
@@ -596,6 +597,20 @@ fn ezns_reproduction_shows_overdrive_and_fair_scheduling() {
     assert!(
         (w1 / w0 - 1.0).abs() < 0.05,
         "the writer keeps its bandwidth: {w0} vs {w1}"
+    );
+    // With the device's read priority the reader waits only for the program in progress on
+    // its dies, and reads pushed programs back.
+    let rw_priority = read("fair-rw-off-priority");
+    assert!(
+        tenant_mib_s(&rw_priority, "ns0", "read") > 5.0 * tenant_mib_s(&rw_off, "ns0", "read"),
+        "read priority gives the reader its dies back"
+    );
+    assert!(p99(&rw_priority, "ns0", "read") * 10 < p99(&rw_off, "ns0", "read"));
+    assert!(
+        rw_priority["device_counters"]["programs_pushed"]
+            .as_u64()
+            .unwrap()
+            > 0
     );
     // The device observations: MiB/s of the jobs whose names start with `prefix`.
     let jobs_mib_s = |name: &str, prefix: &str| -> f64 {

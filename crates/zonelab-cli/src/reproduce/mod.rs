@@ -19,7 +19,7 @@ use zonelab_cli::output::write_results;
 pub const PAPERS: &[(&str, &str)] = &[
     (
         "ezns",
-        "eZNS (004_337d4095dd30c3f9.txt), section 5: local and global overdrive, scheduler fairness (no RocksDB/YCSB yet)",
+        "eZNS (004_337d4095dd30c3f9.txt), section 5: local and global overdrive, scheduler fairness (with the device's read priority too), device observations, RocksDB and YCSB tenants",
     ),
     (
         "lsm-zgc",
@@ -27,7 +27,7 @@ pub const PAPERS: &[(&str, &str)] = &[
     ),
     (
         "preemptive-reset",
-        "Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt), section 4.1: fio tail latency, mapping vs preemptive vs synchronous",
+        "Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt), sections 4.1 and 4.2: fio tail latency, mapping vs preemptive vs synchronous; RocksDB db_bench on the ZenFS-like layer",
     ),
     (
         "rezns",

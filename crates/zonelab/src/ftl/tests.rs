@@ -33,6 +33,7 @@ fn nand(blocks_per_die: u32) -> NandSpec {
             channel_rate_mb_s: 1000,
             host_rate_mb_s: 4000,
             erase_suspend: None,
+            read_priority: false,
         },
         energy: Energy {
             read_nj_per_page: 1.0,

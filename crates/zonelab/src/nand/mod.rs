@@ -12,7 +12,8 @@
 //! in the intervals still ahead, which is what lets the simulator run far faster than real time.
 //!
 //! With erase suspend on, a read reaching a die during an erase suspends it (paying the suspend
-//! time), is served, and the erase resumes (paying the resume time) later by that much.
+//! time), is served, and the erase resumes (paying the resume time) later by that much. With read
+//! priority on, a read goes ahead of the programs queued on its die ([`priority`]).
 //!
 //! With aging on (`aging`, off by default), a page's tR and tPROG depend on its page type and a
 //! read may be retried; callers that know the page (`read_page_at`, `program_unit_at`) get those
@@ -20,17 +21,20 @@
 
 mod aging;
 mod calendar;
+mod dies;
 mod layout;
+mod priority;
 mod spec;
 
 use std::collections::BTreeMap;
 
 pub use aging::{AgingSpec, CellType, InitialWear, RetryModel};
 pub use calendar::Calendar;
+pub use dies::DieSet;
 pub use layout::{Divisor, Layout, UnitAddress};
 pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
 
-use crate::time::{Duration, Instant};
+use crate::time::{Duration, Instant, Rate};
 
 /// Operation counts since the start (or the last [`Nand::reset_counters`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -42,6 +46,9 @@ pub struct NandCounters {
     pub erase_suspends: u64,
     /// Extra senses of read retries (aging only).
     pub read_retries: u64,
+    /// Queued programs a read went ahead of (read priority), and how far they moved in all.
+    pub programs_pushed: u64,
+    pub program_push_ns: u64,
 }
 
 /// Energy by kind, in nanojoules.
@@ -75,82 +82,6 @@ pub struct WearSummary {
     pub histogram: BTreeMap<u32, u64>,
 }
 
-/// The dies one command used (for the per-command trace).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DieSet {
-    words: Vec<u64>,
-}
-
-impl DieSet {
-    pub fn insert(&mut self, die: u32) {
-        let w = (die / 64) as usize;
-        if w >= self.words.len() {
-            self.words.resize(w + 1, 0);
-        }
-        self.words[w] |= 1 << (die % 64);
-    }
-    pub fn clear(&mut self) {
-        self.words.iter_mut().for_each(|w| *w = 0);
-    }
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &w)| {
-            (0..64)
-                .filter(move |b| w & (1 << b) != 0)
-                .map(move |b| i as u32 * 64 + b)
-        })
-    }
-    pub fn is_empty(&self) -> bool {
-        self.words.iter().all(|&w| w == 0)
-    }
-    /// Compact text: runs of consecutive members, e.g. "0-3;8;12-13".
-    pub fn ranges(&self) -> String {
-        let mut out = String::new();
-        let mut run: Option<(u32, u32)> = None;
-        let flush = |out: &mut String, (a, b): (u32, u32)| {
-            if !out.is_empty() {
-                out.push(';');
-            }
-            if a == b {
-                out.push_str(&a.to_string());
-            } else {
-                out.push_str(&format!("{a}-{b}"));
-            }
-        };
-        for d in self.iter() {
-            run = match run {
-                Some((a, b)) if b + 1 == d => Some((a, d)),
-                Some(r) => {
-                    flush(&mut out, r);
-                    Some((d, d))
-                }
-                None => Some((d, d)),
-            };
-        }
-        if let Some(r) = run {
-            flush(&mut out, r);
-        }
-        out
-    }
-    /// Parses [`DieSet::ranges`] text.
-    pub fn parse(text: &str) -> Option<DieSet> {
-        let mut set = DieSet::default();
-        for part in text.split(';').filter(|p| !p.is_empty()) {
-            let (a, b) = match part.split_once('-') {
-                Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
-                None => {
-                    let a = part.parse().ok()?;
-                    (a, a)
-                }
-            };
-            if a > b || b - a > 1 << 20 {
-                return None;
-            }
-            (a..=b).for_each(|d| set.insert(d));
-        }
-        Some(set)
-    }
-}
-
 /// What [`Nand::save`] keeps.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct NandState {
@@ -162,6 +93,7 @@ pub struct NandState {
     idle: u64,
     erase_counts: Vec<u32>,
     counters: NandCounters,
+    programs: Vec<priority::ProgramQueue>,
     /// With aging on: when each block's data was programmed, and the retry draws so far.
     aging: Option<aging::AgingState>,
 }
@@ -179,11 +111,19 @@ struct Die {
     suspended_until: u64,
     /// When the latest erase on this die ends (to tell how long other work waited on it).
     erase_end: u64,
+    /// When the last read on this die was sensed, and when its page left over the channel.
+    read_end: u64,
+    read_out: u64,
 }
 
 pub struct Nand {
     geometry: NandGeometry,
     timing: NandTiming,
+    /// Derived from the geometry and timing for the hot paths: die -> channel, transfer times.
+    channel_div: Divisor,
+    channel_rate: Rate,
+    host_rate: Rate,
+    unit_xfer: Duration,
     dies: Vec<Die>,
     channels: Vec<Calendar>,
     host_in: Calendar,
@@ -194,6 +134,8 @@ pub struct Nand {
     /// (kept as work is booked, so asking costs nothing however many dies there are).
     idle: u64,
     erase_counts: Vec<u32>,
+    /// With read priority on: per die, the programs booked that have not ended.
+    programs: Vec<priority::ProgramQueue>,
     /// The longest wait on an erase of any operation since [`Nand::take_erase_wait`].
     erase_wait: Duration,
     /// With tracing on: the dies used since [`Nand::take_touched`].
@@ -213,10 +155,19 @@ impl Nand {
             horizon: Instant::ZERO,
             idle: 0,
             erase_counts: vec![0; geometry.total_blocks() as usize],
+            programs: if timing.read_priority {
+                vec![priority::ProgramQueue::default(); geometry.dies() as usize]
+            } else {
+                Vec::new()
+            },
             erase_wait: Duration::ZERO,
             touched: None,
             counters: NandCounters::default(),
             aging: None,
+            channel_div: Divisor::new(geometry.channels as u64),
+            channel_rate: Rate::new(timing.channel_rate_mb_s),
+            host_rate: Rate::new(timing.host_rate_mb_s),
+            unit_xfer: Duration::transfer(geometry.program_unit_bytes(), timing.channel_rate_mb_s),
             geometry: geometry.clone(),
             timing: timing.clone(),
         }
@@ -274,7 +225,7 @@ impl Nand {
 
     /// Host to device transfer of a write's data; returns when it has all arrived.
     pub fn host_in(&mut self, ready: Instant, bytes: u64) -> Instant {
-        let len = Duration::transfer(bytes, self.timing.host_rate_mb_s);
+        let len = self.host_rate.transfer(bytes);
         let end = self.host_in.reserve(ready, len, self.horizon) + len;
         self.idle = self.idle.max(end.ns());
         end
@@ -282,7 +233,7 @@ impl Nand {
 
     /// Device to host transfer of read data; returns when it has arrived.
     pub fn host_out(&mut self, ready: Instant, bytes: u64) -> Instant {
-        let len = Duration::transfer(bytes, self.timing.host_rate_mb_s);
+        let len = self.host_rate.transfer(bytes);
         let end = self.host_out.reserve(ready, len, self.horizon) + len;
         self.idle = self.idle.max(end.ns());
         end
@@ -336,8 +287,8 @@ impl Nand {
         self.touch(die);
         self.counters.page_reads += 1;
         let d = die as usize;
-        let ch = self.geometry.channel_of(die) as usize;
-        let xfer = Duration::transfer(bytes, self.timing.channel_rate_mb_s);
+        let ch = self.channel_div.rest(die as u64) as usize;
+        let xfer = self.channel_rate.transfer(bytes);
         let die_state = self.dies[d];
         if let (Some(suspend), Some(run_start)) =
             (self.timing.erase_suspend, die_state.erase_run_start)
@@ -363,6 +314,12 @@ impl Nand {
             self.erase_wait = self.erase_wait.max(Duration::from_ns(begin - ready.ns()));
             return end;
         }
+        if self.timing.read_priority
+            && ready.ns() < die_state.free
+            && let Some(end) = self.read_ahead_of_programs(ready, d, ch, xfer, tr)
+        {
+            return end;
+        }
         let begin = ready.ns().max(die_state.free);
         self.note_erase_wait(d, ready.ns(), begin);
         let sensed = Instant::from_ns(begin) + tr;
@@ -373,6 +330,8 @@ impl Nand {
         die_state.free = sensed.ns();
         die_state.cache_free = end.ns();
         die_state.erase_run_start = None;
+        die_state.read_end = sensed.ns();
+        die_state.read_out = end.ns();
         self.idle = self.idle.max(end.ns());
         end
     }
@@ -406,22 +365,22 @@ impl Nand {
         self.touch(addr.die);
         self.counters.page_programs += self.geometry.pages_per_program as u64;
         let d = addr.die as usize;
-        let ch = self.geometry.channel_of(addr.die) as usize;
+        let ch = self.channel_div.rest(addr.die as u64) as usize;
         let at_die = ready
             .ns()
             .max(self.dies[d].free)
             .max(self.dies[d].cache_free);
         self.note_erase_wait(d, ready.ns(), at_die);
-        let xfer = Duration::transfer(
-            self.geometry.program_unit_bytes(),
-            self.timing.channel_rate_mb_s,
-        );
+        let xfer = self.unit_xfer;
         let loaded = self.channels[ch].reserve(Instant::from_ns(at_die), xfer, self.horizon) + xfer;
         let done = loaded + tprog;
         let die_state = &mut self.dies[d];
         die_state.free = done.ns();
         die_state.cache_free = done.ns();
         die_state.erase_run_start = None;
+        if let Some(queue) = self.programs.get_mut(d) {
+            queue.book(at_die, done.ns(), self.horizon.ns());
+        }
         self.idle = self.idle.max(done.ns());
         done
     }
@@ -523,6 +482,7 @@ impl Nand {
             idle: self.idle,
             erase_counts: self.erase_counts.clone(),
             counters: self.counters,
+            programs: self.programs.clone(),
             aging: self.aging.as_ref().map(|a| a.save()),
         }
     }
@@ -542,6 +502,17 @@ impl Nand {
                 self.dies.len(),
                 self.channels.len(),
                 self.erase_counts.len()
+            ));
+        }
+        if s.programs.len() != self.programs.len() {
+            return Err(format!(
+                "NAND state saved with read priority {}; the device has it {}",
+                if s.programs.is_empty() { "off" } else { "on" },
+                if self.programs.is_empty() {
+                    "off"
+                } else {
+                    "on"
+                },
             ));
         }
         if !s
@@ -571,6 +542,7 @@ impl Nand {
         self.idle = s.idle;
         self.erase_counts = s.erase_counts;
         self.counters = s.counters;
+        self.programs = s.programs;
         self.erase_wait = Duration::ZERO;
         Ok(())
     }
@@ -583,6 +555,13 @@ impl Nand {
         );
         for c in self.channels.iter().chain([&self.host_in, &self.host_out]) {
             c.check();
+        }
+        for (queue, die) in self.programs.iter().zip(&self.dies) {
+            queue.check();
+            assert!(
+                queue.last_end().is_none_or(|end| end <= die.free),
+                "a die is free before its last program ends"
+            );
         }
     }
 }

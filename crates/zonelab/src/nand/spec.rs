@@ -73,6 +73,8 @@ pub struct NandTiming {
     /// Host interface (PCIe) rate per direction, MB/s (10^6 B).
     pub host_rate_mb_s: u64,
     pub erase_suspend: Option<EraseSuspend>,
+    /// A die serves queued reads before queued programs (see `nand::priority`).
+    pub read_priority: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -20,6 +20,7 @@ fn timing(suspend: Option<EraseSuspend>) -> NandTiming {
         channel_rate_mb_s: 1000,
         host_rate_mb_s: 4000,
         erase_suspend: suspend,
+        read_priority: false,
     }
 }
 
@@ -168,4 +169,66 @@ fn die_sets_print_as_ranges() {
     assert_eq!(s.ranges(), "0-3;8;70-71");
     assert_eq!(DieSet::parse("0-3;8;70-71"), Some(s));
     assert_eq!(DieSet::parse("3-1"), None);
+}
+
+/// Read priority: a read waits only for the program in progress, goes before the queued ones,
+/// and they move later by its tR (counted); off, it waits for every program queued ahead.
+#[test]
+fn read_priority_serves_a_read_before_queued_programs() {
+    for priority in [false, true] {
+        let mut timing = timing(None);
+        timing.read_priority = priority;
+        let mut n = Nand::new(&geometry(), &timing);
+        let a = UnitAddress { die: 0, block: 0 };
+        // Each program loads 32,768 bytes over the channel (32,768 ns), then takes 100 us:
+        // die 0 holds them over [0, 132768), [132768, 265536) and [265536, 398304).
+        for _ in 0..3 {
+            n.program_unit(t(0), a);
+        }
+        let read = n.read_page(t(50_000), 0, 4096);
+        if priority {
+            // Sensed right after the first program, over [132768, 142768); its page leaves once
+            // the second program's data (booked on the channel until 165,536) has crossed.
+            assert_eq!(read, t(165_536 + 4096));
+            assert_eq!(n.die_free(0), t(398_304 + 10_000));
+            assert_eq!(
+                (n.counters.programs_pushed, n.counters.program_push_ns),
+                (2, 20_000)
+            );
+            // A second read arriving before the pushed second program starts goes before it
+            // too, sensed after the first read; its page leaves after the first one's.
+            let second = n.read_page(t(140_000), 0, 4096);
+            assert_eq!(second, t(165_536 + 2 * 4096));
+            assert_eq!(n.die_free(0), t(398_304 + 20_000));
+        } else {
+            assert_eq!(read, t(398_304 + 10_000 + 4096));
+            assert_eq!(n.counters.programs_pushed, 0);
+        }
+        // A program after all of it starts when the die is free.
+        let p = n.program_unit(t(0), a);
+        assert_eq!(p, n.die_free(0));
+        n.check_invariants();
+    }
+}
+
+/// A NAND state keeps the queued programs read priority needs, and is refused by NAND with read
+/// priority set the other way.
+#[test]
+fn a_state_keeps_the_program_queues_and_its_read_priority() {
+    let mut on = timing(None);
+    on.read_priority = true;
+    let mut n = Nand::new(&geometry(), &on);
+    n.program_unit(t(0), UnitAddress { die: 0, block: 0 });
+    n.program_unit(t(0), UnitAddress { die: 0, block: 0 });
+    let saved = n.save();
+    let mut back = Nand::new(&geometry(), &on);
+    back.restore(saved.clone()).unwrap();
+    assert_eq!(
+        back.read_page(t(10), 0, 4096),
+        n.read_page(t(10), 0, 4096),
+        "the restored die overtakes the same queued program"
+    );
+    let mut off = Nand::new(&geometry(), &timing(None));
+    let err = off.restore(saved).unwrap_err();
+    assert!(err.contains("read priority on"), "{err}");
 }

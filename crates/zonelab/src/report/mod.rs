@@ -112,6 +112,12 @@ pub struct DeviceSummary {
     /// Extra senses of read retries (NAND aging); absent when none.
     #[serde(skip_serializing_if = "is_zero")]
     pub read_retries: u64,
+    /// Read priority: queued programs reads went ahead of, and how far they moved in all (the
+    /// bound on how optimistic completions reported before a push are); absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub programs_pushed: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub program_push_ns: u64,
     pub zone_resets_requested: u64,
     pub zone_resets_executed: u64,
     pub zone_finishes: u64,
@@ -138,6 +144,8 @@ impl DeviceSummary {
             block_erases: nand.block_erases,
             erase_suspends: nand.erase_suspends,
             read_retries: nand.read_retries,
+            programs_pushed: nand.programs_pushed,
+            program_push_ns: nand.program_push_ns,
             zone_resets_requested: c.zone_resets_requested,
             zone_resets_executed: c.zone_resets_executed,
             zone_finishes: c.zone_finishes,

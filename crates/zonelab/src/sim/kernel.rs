@@ -3,8 +3,7 @@
 //! go through [`Kernel::submit`], so every command is measured and traced the same way.
 
 use std::cell::{Cell, RefCell};
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 
 use crate::device::{Command, Completed, DeviceModel, Op, Status};
 use crate::metrics::{Layer, MetricKey, Metrics, OpKind, TenantId};
@@ -13,6 +12,7 @@ use crate::time::{Duration, Instant};
 use crate::trace::{TraceOp, TraceRecord, TraceSink};
 
 use super::cores::Cores;
+use super::queue::EventQueue;
 
 /// A host task's index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,30 +34,6 @@ pub(crate) enum EventKind {
     DeviceWake,
     /// A host task is to be polled.
     TaskWake(TaskId),
-}
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Event {
-    pub time: Instant,
-    pub sequence: u64,
-    pub kind: EventKind,
-}
-
-impl PartialEq for Event {
-    fn eq(&self, other: &Self) -> bool {
-        (self.time, self.sequence) == (other.time, other.sequence)
-    }
-}
-impl Eq for Event {}
-impl PartialOrd for Event {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Event {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (self.time, self.sequence).cmp(&(other.time, other.sequence))
-    }
 }
 
 /// Who waits for a completion the device reports later.
@@ -97,8 +73,7 @@ pub(crate) struct Tracer {
 
 pub struct Kernel {
     pub(crate) now: Cell<Instant>,
-    sequence: Cell<u64>,
-    pub(crate) queue: RefCell<BinaryHeap<Reverse<Event>>>,
+    pub(crate) queue: RefCell<EventQueue>,
     pub(crate) device: RefCell<Box<dyn DeviceModel>>,
     pub(crate) metrics: RefCell<Metrics>,
     pub(crate) cores: RefCell<Cores>,
@@ -138,8 +113,7 @@ impl Kernel {
         Kernel {
             background,
             now: Cell::new(start),
-            sequence: Cell::new(0),
-            queue: RefCell::new(BinaryHeap::new()),
+            queue: RefCell::new(EventQueue::default()),
             device: RefCell::new(device),
             metrics: RefCell::new(metrics),
             cores: RefCell::new(cores),
@@ -163,13 +137,7 @@ impl Kernel {
     }
 
     pub(crate) fn push(&self, time: Instant, kind: EventKind) {
-        let s = self.sequence.get() + 1;
-        self.sequence.set(s);
-        self.queue.borrow_mut().push(Reverse(Event {
-            time,
-            sequence: s,
-            kind,
-        }));
+        self.queue.borrow_mut().push(time, kind);
     }
 
     /// A trace source name's index.

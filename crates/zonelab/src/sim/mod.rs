@@ -11,6 +11,7 @@
 pub mod cores;
 pub mod host;
 pub(crate) mod kernel;
+mod queue;
 pub(crate) mod runner;
 pub mod sync;
 
@@ -238,7 +239,7 @@ impl Simulation<'_> {
             if self.all_done() {
                 break;
             }
-            let Some(std::cmp::Reverse(event)) = k.queue.borrow_mut().pop() else {
+            let Some(event) = k.queue.borrow_mut().next() else {
                 break;
             };
             let now = event.time;

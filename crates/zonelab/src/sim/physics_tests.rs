@@ -125,3 +125,86 @@ fn channels_scale_until_the_host_link_caps() {
         last = bw;
     }
 }
+
+/// Read priority (off by default): one die, a writer keeping 16 programs queued and a reader at
+/// QD1 on the same die. Off, a read waits behind every queued program; on, only behind the one
+/// in progress: at most tPROG + its load + tR + the read's transfers. The writer loses no more
+/// than the reads' tR per program pushed.
+#[test]
+fn read_priority_serves_reads_before_queued_programs() {
+    let run_with = |priority: bool| {
+        let text = format!(
+            r#"
+seed = 1
+[device]
+name = "priority"
+source = "test"
+[device.geometry]
+channels = 1
+dies_per_channel = 1
+blocks_per_die = 2
+pages_per_block = 64
+page_size_bytes = "16KiB"
+lba_size_bytes = 4096
+[device.zones]
+dies_per_zone = 1
+zone_size_bytes = "1MiB"
+zone_capacity_bytes = "1MiB"
+[device.timing]
+read_latency_ns = 50000
+program_latency_ns = 500000
+erase_latency_ns = 3000000
+channel_rate_mb_s = 800
+host_rate_mb_s = 3200
+read_priority = {priority}
+[device.energy]
+read_nj_per_page = 1.0
+program_nj_per_page = 1.0
+erase_nj_per_block = 1.0
+[prefill]
+fraction = 1.0
+size = "1z"
+[[job]]
+name = "writer"
+rw = "write"
+bs = "16KiB"
+iodepth = 16
+offset = "1z"
+size = "1z"
+[[job]]
+name = "reader"
+rw = "randread"
+bs = "4KiB"
+iodepth = 1
+offset = "0z"
+size = "1z"
+io_size = "256KiB"
+"#
+        );
+        let cfg = ExperimentConfig::parse(&text, &[]).unwrap();
+        let exp = cfg.validate("priority").unwrap();
+        run(&exp, Inputs::default(), 0, &mut |_| {}).unwrap()
+    };
+    let p100 = |out: &RunOutput, op: &str| {
+        out.summary.ops[op].latency_ns.percentiles[&crate::metrics::Percentile::P100]
+    };
+    let (off, on) = (run_with(false), run_with(true));
+    let xfer_16k = 16384 * 1000 / 800;
+    let bound = 500_000 + xfer_16k + 50_000 + 2 * (4096 * 1000 / 800) + 4096 * 1000 / 3200;
+    assert!(
+        p100(&on, "read") <= bound * 1001 / 1000,
+        "a read waited {} ns, more than one program and its own service ({bound})",
+        p100(&on, "read")
+    );
+    assert!(
+        p100(&off, "read") > 4 * bound,
+        "without priority a read waits behind the queued programs: {}",
+        p100(&off, "read")
+    );
+    assert_eq!(off.summary.device_counters.programs_pushed, 0);
+    assert!(on.summary.device_counters.programs_pushed > 0);
+    assert_eq!(
+        on.summary.ops["write"].count,
+        off.summary.ops["write"].count
+    );
+}

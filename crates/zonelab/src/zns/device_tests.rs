@@ -35,6 +35,7 @@ pub(crate) fn small_spec(buffer_units: u32, dies_per_zone: u32) -> ZnsSpec {
                 channel_rate_mb_s: 800,
                 host_rate_mb_s: 3200,
                 erase_suspend: None,
+                read_priority: false,
             },
             energy: Energy {
                 read_nj_per_page: 1.0,

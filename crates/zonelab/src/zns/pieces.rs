@@ -122,7 +122,9 @@ pub(super) fn program_piece(
         piece.programmed_units += full;
         *s.streamed = piece.stream_base + piece.programmed_units;
         piece.staged_bytes = total % unit;
-        *s.phys_high = (*s.phys_high).max(piece.frontier_unit());
+        if full > 0 {
+            *s.phys_high = (*s.phys_high).max(piece.frontier_unit());
+        }
         return done;
     }
     for j in first..first + full {
@@ -150,7 +152,11 @@ pub(super) fn program_piece(
     piece.programmed_units += full;
     *s.streamed = piece.stream_base + piece.programmed_units;
     piece.staged_bytes = total % unit;
-    *s.phys_high = (*s.phys_high).max(piece.frontier_unit());
+    // Only programmed units raise the frontier: a piece that has programmed nothing
+    // yet starts past units the firmware may still hand out (a reset gave them back).
+    if full > 0 {
+        *s.phys_high = (*s.phys_high).max(piece.frontier_unit());
+    }
     done
 }
 

@@ -117,8 +117,10 @@ impl Device {
                 piece.data += chunk;
                 zone.units_streamed = piece.stream_base + piece.programmed_units;
                 self.nand.count_programs(total / unit);
-                let high = &mut self.phys_high[piece.pz as usize];
-                *high = (*high).max(piece.frontier_unit());
+                if piece.programmed_units > 0 {
+                    let high = &mut self.phys_high[piece.pz as usize];
+                    *high = (*high).max(piece.frontier_unit());
+                }
                 position += chunk;
                 bytes -= chunk;
             }

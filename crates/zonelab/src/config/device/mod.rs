@@ -134,6 +134,9 @@ pub struct TimingConfig {
     /// Erase suspend for reads (off when absent): a read reaching a die mid-erase suspends it.
     #[serde(default)]
     pub erase_suspend: Option<EraseSuspendConfig>,
+    /// A die serves queued reads before queued programs (off by default).
+    #[serde(default)]
+    pub read_priority: bool,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -405,6 +408,7 @@ impl DeviceConfig {
                 channel_rate_mb_s: t.channel_rate_mb_s,
                 host_rate_mb_s: t.host_rate_mb_s,
                 erase_suspend: suspend,
+                read_priority: t.read_priority,
             },
             energy: Energy {
                 read_nj_per_page: e.read_nj_per_page,

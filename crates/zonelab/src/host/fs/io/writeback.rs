@@ -1,0 +1,417 @@
+//! Writeback: a file's dirty pages planned into the zone its personality picks and submitted,
+//! space allocated and block maps changed in the same step; fsync's flush and wait; the
+//! page-cache flusher and dirty-page throttling.
+
+use std::rc::Rc;
+
+use super::WriteCmd;
+use crate::device::{Command, Data};
+use crate::host::fs::map::Run;
+use crate::host::fs::space::Owner;
+use crate::host::fs::state::{Ino, Page, State};
+use crate::host::fs::{BLOCK_BYTES, FsError, Inner, Personality, Target, f2fs, gc, zenfs};
+use crate::host::join_all;
+use crate::sim::host::Host;
+use crate::time::{Duration, Instant};
+
+/// A buffered write: the pages become dirty in the cache.
+pub(crate) fn write_pages(
+    fs: &Inner,
+    st: &mut State,
+    ino: Ino,
+    offset: u64,
+    len: u64,
+    data: Option<&[u8]>,
+    now: Instant,
+) -> Result<(), FsError> {
+    let first = offset / BLOCK_BYTES;
+    let last = (offset + len - 1) / BLOCK_BYTES;
+    let new = {
+        let inode = st.inode(ino);
+        (first..=last)
+            .filter(|b| inode.map.get(*b).is_none() && !inode.pages.contains_key(b))
+            .count() as u64
+    };
+    if st.used_blocks + new > st.capacity_blocks {
+        return Err(FsError::NoSpace);
+    }
+    let data_mode = fs.spec.data;
+    let mut added = 0u64;
+    let mut dirtied = 0u64;
+    {
+        let inode = st.inode_mut(ino);
+        for b in first..=last {
+            let page = inode.pages.entry(b).or_insert_with(|| {
+                added += 1;
+                Page {
+                    dirty: false,
+                    data: data_mode.then(|| vec![0u8; BLOCK_BYTES as usize].into()),
+                }
+            });
+            if data_mode {
+                let p_start = b * BLOCK_BYTES;
+                let from = offset.max(p_start);
+                let to = (offset + len).min(p_start + BLOCK_BYTES);
+                let bytes = page
+                    .data
+                    .get_or_insert_with(|| vec![0u8; BLOCK_BYTES as usize].into());
+                let dst = &mut bytes[(from - p_start) as usize..(to - p_start) as usize];
+                match data {
+                    Some(d) => {
+                        dst.copy_from_slice(&d[(from - offset) as usize..(to - offset) as usize])
+                    }
+                    None => dst.fill(0),
+                }
+            }
+            if !page.dirty {
+                page.dirty = true;
+                dirtied += 1;
+                inode.dirty_idx.insert(b);
+            }
+        }
+        inode.dirty += dirtied as u32;
+        inode.dirty_since.get_or_insert(now);
+        inode.size = inode.size.max(offset + len);
+        inode.allocated += new;
+        inode.meta_dirty = true;
+    }
+    st.cached_pages += added;
+    st.dirty_pages += dirtied;
+    st.used_blocks += new;
+    if matches!(fs.spec.personality, Personality::F2fs(_)) {
+        // The inode block (size, block addresses) changes with the data.
+        st.dirty_node(ino, 0);
+    }
+    if st.cache_limit_pages > 0 {
+        st.touch(ino);
+        st.evict();
+    }
+    Ok(())
+}
+
+/// Where a file's data goes.
+fn data_target(fs: &Inner, st: &State, ino: Ino) -> Target {
+    match &fs.spec.personality {
+        Personality::Zenfs(_) => Target::File(ino),
+        Personality::F2fs(f) => Target::Stream(f2fs::data_log(f, st.inode(ino))),
+    }
+}
+
+/// The zone `target` appends to now, taking a fresh zone for a stream whose zone is full. None:
+/// no room (a ZenFS file must allocate its next zone first; a stream found no free zone).
+pub(crate) fn target_zone(fs: &Inner, st: &mut State, target: Target, for_gc: bool) -> Option<u32> {
+    match target {
+        Target::File(ino) => st
+            .inode(ino)
+            .zone
+            .filter(|&z| st.space.zones[z as usize].room() > 0),
+        Target::Stream(s) => {
+            if let Some(z) = st.heads[s]
+                && st.space.zones[z as usize].room() > 0
+            {
+                return Some(z);
+            }
+            st.release_head(s);
+            if !st.space.can_activate() {
+                return None;
+            }
+            let reserve = fs.gc.borrow().reserve_zones();
+            if !for_gc && st.space.free_count() <= reserve {
+                return None;
+            }
+            let after_cursor = matches!(fs.spec.personality, Personality::F2fs(_));
+            let z = st.space.take_free(after_cursor)?;
+            let zone = &mut st.space.zones[z as usize];
+            zone.head = Some(s as u32);
+            zone.class = gc::stream_class(s);
+            st.heads[s] = Some(z);
+            Some(z)
+        }
+    }
+}
+
+/// Plans the writeback of `ino`'s dirty pages: allocates, remaps, marks the old blocks dead.
+/// Returns the writes and whether every dirty page found room.
+fn plan_data(
+    fs: &Inner,
+    st: &mut State,
+    ino: Ino,
+    now: Instant,
+    reserve: bool,
+) -> (Vec<WriteCmd>, bool) {
+    let dirty: Vec<u64> = st.inode(ino).dirty_idx.iter().copied().collect();
+    let target = data_target(fs, st, ino);
+    let keep_clean = st.cache_limit_pages > 0;
+    let size = st.inode(ino).size;
+    let tail = (!size.is_multiple_of(BLOCK_BYTES)).then_some(size / BLOCK_BYTES);
+    let is_f2fs = matches!(fs.spec.personality, Personality::F2fs(_));
+    let mut cmds = Vec::new();
+    let mut i = 0;
+    let mut old = Vec::new();
+    while i < dirty.len() {
+        let Some(z) = target_zone(fs, st, target, reserve) else {
+            break;
+        };
+        let want = ((dirty.len() - i) as u32).min(fs.spec.max_io_blocks);
+        let (start, got) = st.space.alloc(z, want, now);
+        debug_assert!(got > 0);
+        let mut data = fs
+            .spec
+            .data
+            .then(|| Vec::with_capacity((got as u64 * BLOCK_BYTES) as usize));
+        let pages = &dirty[i..i + got as usize];
+        // Runs of consecutive file blocks become one map run and one owner run each.
+        let mut k = 0;
+        while k < pages.len() {
+            let mut n = 1;
+            while k + n < pages.len() && pages[k + n] == pages[k] + n as u64 {
+                n += 1;
+            }
+            let fb = pages[k];
+            let block = start + k as u32;
+            st.inode_mut(ino)
+                .map
+                .set(fb, Run::new(z, block, n as u32), &mut old);
+            st.fill(z, block, n as u32, Owner::Data { ino, index: fb });
+            if is_f2fs {
+                for node in f2fs::node_of(fb)..=f2fs::node_of(fb + n as u64 - 1) {
+                    st.dirty_node(ino, node);
+                }
+            }
+            k += n;
+        }
+        let mut dropped = 0u64;
+        {
+            let inode = st.inode_mut(ino);
+            for &fb in pages {
+                let keep = keep_clean || Some(fb) == tail;
+                let page = inode.pages.get_mut(&fb).expect("dirty page");
+                if let (Some(d), Some(p)) = (data.as_mut(), page.data.as_ref()) {
+                    d.extend_from_slice(p);
+                }
+                inode.dirty_idx.remove(&fb);
+                if keep {
+                    page.dirty = false;
+                } else {
+                    inode.pages.remove(&fb);
+                    dropped += 1;
+                }
+            }
+            inode.dirty -= got;
+            if inode.dirty == 0 {
+                inode.dirty_since = None;
+            }
+        }
+        st.cached_pages -= dropped;
+        st.dirty_pages -= got as u64;
+        st.stats.data_blocks_written += got as u64;
+        cmds.push(WriteCmd {
+            zone: z,
+            block: start,
+            len: got,
+            data,
+        });
+        i += got as usize;
+    }
+    st.kill_runs(&old);
+    if keep_clean && !cmds.is_empty() {
+        st.touch(ino);
+    }
+    (cmds, i == dirty.len())
+}
+
+/// Sends writes at once and waits for them. `ino`: the file they belong to (fsync waits for
+/// its writes in flight).
+pub(crate) async fn submit_writes(
+    fs: &Rc<Inner>,
+    h: &Host,
+    cmds: Vec<WriteCmd>,
+    ino: Option<Ino>,
+) -> Result<(), FsError> {
+    if cmds.is_empty() {
+        return Ok(());
+    }
+    let lbas: Vec<(u64, u64)> = {
+        let mut st = fs.st.borrow_mut();
+        st.inflight_io += cmds.len() as u32;
+        if let Some(ino) = ino {
+            st.inode_mut(ino).inflight += 1;
+        }
+        cmds.iter()
+            .map(|c| {
+                (
+                    st.space.lba(c.zone, c.block),
+                    c.len as u64 * fs.lbas_per_block,
+                )
+            })
+            .collect()
+    };
+    let results = join_all(cmds.iter().zip(&lbas).map(|(c, &(lba, nlb))| {
+        let mut cmd = Command::write(lba, nlb);
+        if let Some(d) = &c.data {
+            cmd = cmd.with_data(Data::Out(d));
+        }
+        h.io(cmd)
+    }))
+    .await;
+    {
+        let mut st = fs.st.borrow_mut();
+        st.inflight_io -= cmds.len() as u32;
+        if let Some(ino) = ino
+            && st.exists(ino)
+        {
+            st.inode_mut(ino).inflight -= 1;
+        }
+    }
+    fs.io_cv.notify_all(h);
+    // Charged after the writes: they were planned and must be sent in the same step.
+    h.cpu(Duration::from_ns(
+        fs.spec.cpu.submit.ns() * cmds.len() as u64,
+    ))
+    .await;
+    for r in results {
+        r?;
+    }
+    Ok(())
+}
+
+/// Writes back every dirty page of `ino` (as much as there is room for, collecting garbage or
+/// waiting when the zones are full).
+pub(crate) async fn flush_file(fs: &Rc<Inner>, h: &Host, ino: Ino) -> Result<(), FsError> {
+    flush_file_as(fs, h, ino, false).await
+}
+
+/// As [`flush_file`]; `checkpoint`: written by a checkpoint (dentry blocks), which must not
+/// start a GC or another checkpoint and may use the zones kept for GC.
+pub(crate) async fn flush_file_as(
+    fs: &Rc<Inner>,
+    h: &Host,
+    ino: Ino,
+    checkpoint: bool,
+) -> Result<(), FsError> {
+    loop {
+        {
+            let st = fs.st.borrow();
+            if !st.exists(ino) || st.inode(ino).dirty == 0 {
+                return Ok(());
+            }
+        }
+        match &fs.spec.personality {
+            Personality::Zenfs(_) => zenfs::prepare_zone(fs, h, ino).await?,
+            Personality::F2fs(_) if !checkpoint => gc::balance(fs, h).await?,
+            Personality::F2fs(_) => {}
+        }
+        let (cmds, complete) = {
+            let mut st = fs.st.borrow_mut();
+            if !st.exists(ino) {
+                return Ok(());
+            }
+            plan_data(fs, &mut st, ino, h.now(), checkpoint)
+        };
+        let wrote = !cmds.is_empty();
+        submit_writes(fs, h, cmds, Some(ino)).await?;
+        gc::kick(fs, h);
+        if complete {
+            return Ok(());
+        }
+        if !wrote && matches!(fs.spec.personality, Personality::F2fs(_)) {
+            if checkpoint {
+                return Err(FsError::NoSpace);
+            }
+            if !gc::make_room(fs, h).await? {
+                return Err(FsError::NoSpace);
+            }
+        }
+    }
+}
+
+/// Waits until no write of `ino` is in flight.
+pub(crate) async fn wait_written(fs: &Rc<Inner>, h: &Host, ino: Ino) {
+    loop {
+        let busy = {
+            let st = fs.st.borrow();
+            st.exists(ino) && st.inode(ino).inflight > 0
+        };
+        if !busy {
+            return;
+        }
+        fs.io_cv.notified(h).await;
+    }
+}
+
+/// A writer over the dirty limit waits for writeback; over the background limit it wakes the
+/// flusher (Linux's balance_dirty_pages).
+pub(crate) async fn balance_dirty(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> {
+    let limit = fs.spec.cache.dirty_limit_bytes / BLOCK_BYTES;
+    let background = fs.spec.cache.dirty_background_bytes / BLOCK_BYTES;
+    let dirty = fs.st.borrow().dirty_pages;
+    if dirty > background {
+        fs.flush_cv.notify_all(h);
+    }
+    if dirty > limit {
+        fs.st.borrow_mut().stats.dirty_throttles += 1;
+        while fs.st.borrow().dirty_pages > limit {
+            if fs.st.borrow().writeback_failed {
+                // Writeback found no room: the writer gets the error instead of waiting.
+                return Err(FsError::NoSpace);
+            }
+            fs.flush_cv.notify_all(h);
+            fs.io_cv.notified(h).await;
+        }
+    }
+    Ok(())
+}
+
+/// Waits for `cv` or until `until`, whichever comes first.
+pub(crate) async fn notified_or(h: &Host, cv: &crate::sim::sync::Condvar, until: Instant) {
+    cv.notified_until(h, until).await;
+}
+
+/// The page-cache flusher: every `writeback_interval`, or when woken above the background
+/// limit, writes back files whose dirty data is older than `dirty_expire`, and oldest first
+/// while dirty data is above the background limit.
+pub(crate) async fn flusher(fs: Rc<Inner>) {
+    let h = fs.host.clone();
+    let background = fs.spec.cache.dirty_background_bytes / BLOCK_BYTES;
+    loop {
+        let until = h.now() + fs.spec.cache.writeback_interval;
+        notified_or(&h, &fs.flush_cv, until).await;
+        loop {
+            let now = h.now();
+            let pick = {
+                let st = fs.st.borrow();
+                let over = st.dirty_pages > background;
+                let expire = fs.spec.cache.dirty_expire;
+                let mut oldest: Option<(Instant, Ino)> = None;
+                for (i, inode) in st.inodes.iter().enumerate() {
+                    if let Some(inode) = inode
+                        && let Some(t) = inode.dirty_since
+                        && inode.dirty > 0
+                        && (over || t + expire <= now)
+                        && oldest.is_none_or(|(o, _)| t < o)
+                    {
+                        oldest = Some((t, i as Ino));
+                    }
+                }
+                oldest.map(|o| o.1)
+            };
+            let Some(ino) = pick else {
+                break;
+            };
+            let before = fs.st.borrow().dirty_pages;
+            let r = flush_file(&fs, &h, ino).await;
+            fs.st.borrow_mut().writeback_failed = r.is_err();
+            if r.is_err() {
+                fs.io_cv.notify_all(&h);
+                break;
+            }
+            let after = fs.st.borrow().dirty_pages;
+            fs.st.borrow_mut().stats.writeback_blocks += before.saturating_sub(after);
+            fs.io_cv.notify_all(&h);
+            // Do not spin if nothing was written (the file was redirtied as fast).
+            if after >= before {
+                h.sleep(Duration::from_ms(1)).await;
+            }
+        }
+    }
+}
