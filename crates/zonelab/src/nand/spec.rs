@@ -41,14 +41,8 @@ impl NandGeometry {
         addr.die as usize * self.blocks_per_die as usize + addr.block as usize
     }
     /// Die `die` sits on channel `die % channels`, so consecutive dies use different channels.
-    /// (A mask for the usual power-of-two channel count: this is on every page operation.)
-    #[inline]
     pub fn channel_of(&self, die: u32) -> u32 {
-        if self.channels.is_power_of_two() {
-            die & (self.channels - 1)
-        } else {
-            die % self.channels
-        }
+        die % self.channels
     }
 }
 
