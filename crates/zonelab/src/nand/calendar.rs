@@ -187,6 +187,13 @@ mod tests {
         c.reserve(t(20), d(10), t(0));
         c.reserve(t(40), d(10), t(25));
         assert_eq!(c.len(), 2, "0..10 ended before the horizon");
+        // Several ended at once: all of them go.
+        let mut c = Calendar::default();
+        for s in [0, 20, 40, 60] {
+            c.reserve(t(s), d(10), t(0));
+        }
+        assert_eq!(c.reserve(t(65), d(10), t(65)), t(70));
+        assert_eq!(c.len(), 1, "only 60..80 is left: {c:?}");
     }
 
     proptest! {
@@ -202,6 +209,8 @@ mod tests {
                 let start = c.reserve(t(ready), d(len), t(horizon)).ns();
                 let expect = (ready..).find(|&s| (s..s + len).all(|x| !busy[x as usize])).unwrap();
                 prop_assert_eq!(start, expect);
+                // Everything that ended by the horizon is gone, however many ended at once.
+                prop_assert!(c.live().first().is_some_and(|iv| iv.1 > horizon), "{:?}", c);
                 for x in start..start + len {
                     busy[x as usize] = true;
                 }
