@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
-use super::workload::zone_region;
+use super::region::zone_region;
 use crate::device::DeviceInfo;
 use crate::host::fs::spec::f2fs_mkfs_space;
 use crate::host::fs::{

@@ -10,7 +10,10 @@ pub mod kv;
 pub mod layer;
 mod overrides;
 pub mod presets;
+mod region;
+pub mod replay;
 mod setup;
+pub mod threads;
 pub mod workload;
 
 use serde::{Deserialize, Serialize};
@@ -20,8 +23,10 @@ pub use firmware::FirmwareConfig;
 pub use kv::{DbBenchConfig, YcsbConfig};
 pub use layer::LayerConfig;
 pub use overrides::apply_override;
+pub use replay::ReplayConfig;
 pub use setup::{FillConfig, PatternConfig, PreconditionConfig, PrefillConfig};
-pub use workload::{JobConfig, ReplayConfig, ThreadsConfig};
+pub use threads::ThreadsConfig;
+pub use workload::JobConfig;
 
 use crate::metrics::series::DEFAULT_MAX_BUCKETS;
 use crate::sim::{DeviceSpec, Experiment};
@@ -415,8 +420,8 @@ impl ExperimentConfig {
                 };
                 let prefill_namespaces = self.prefill_namespaces(info.namespaces)?;
                 let active_after_prefill = prefill.partial_zones(zoned.zone_capacity_lbas);
-                workload::check_writer_overlap(&jobs, &host)?;
-                workload::resolve_open_budget(&mut jobs, &host, zoned, active_after_prefill)?;
+                region::check_writer_overlap(&jobs, &host)?;
+                region::resolve_open_budget(&mut jobs, &host, zoned, active_after_prefill)?;
                 (prefill, None, prefill_namespaces)
             }
             None => {

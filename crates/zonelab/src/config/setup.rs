@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ConfigError, workload};
+use super::{ConfigError, region};
 use crate::ftl::{FtlSpec, PreconditionPlan};
 use crate::units::{Bytes, Extent};
 use crate::zns::{PrefillPattern, PrefillPlan};
@@ -219,7 +219,7 @@ impl PrefillConfig {
             ));
         }
         let (first, count, _) =
-            workload::zone_region("prefill.", self.offset, self.size, info.lba_size_bytes, z)?;
+            region::zone_region("prefill.", self.offset, self.size, info.lba_size_bytes, z)?;
         let fill = match self.fill.unwrap_or(FillConfig::Level(1.0)) {
             FillConfig::Level(l) => (l, l),
             FillConfig::Range([a, b]) => (a, b),

@@ -1,0 +1,350 @@
+//! The copy engine: reads a victim at the policy's depth, re-checks each block's liveness as it
+//! is copied, writes survivors to their destinations, fixes the owners' block maps and resets
+//! the victim once nothing live is left.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use super::{Dest, Pending, zenfs};
+use crate::device::{Command, Data};
+use crate::host::fs::io::{self, WriteCmd};
+use crate::host::fs::map::Run;
+use crate::host::fs::space::Owner;
+use crate::host::fs::state::{Ino, State};
+use crate::host::fs::{BLOCK_BYTES, FsError, Inner, Personality, Target};
+use crate::host::join_all;
+use crate::sim::host::Host;
+use crate::time::{Duration, Instant};
+
+/// Collects `victim`: reads it as the policy says, copies its live blocks out, resets it when
+/// empty. `fg`: a writer is waiting for it.
+pub(crate) async fn collect(
+    fs: &Rc<Inner>,
+    h: &Host,
+    victim: u32,
+    fg: bool,
+) -> Result<(), FsError> {
+    let t0 = h.now();
+    let plan = {
+        let mut st = fs.st.borrow_mut();
+        let zone = &mut st.space.zones[victim as usize];
+        zone.collecting = true;
+        let tenth = (10 * zone.valid as u64 / zone.cap.max(1) as u64).min(10) as usize;
+        st.stats.victim_util_tenths[tenth] += 1;
+        st.stats.gc_live_at_pick += st.space.zones[victim as usize].valid as u64;
+        if fg {
+            st.stats.gc_runs_fg += 1;
+        } else {
+            st.stats.gc_runs_bg += 1;
+        }
+        let mut gc = fs.gc.borrow_mut();
+        gc.begin(&st, victim);
+        gc.read_plan(fs, &st, victim)
+    };
+    let unit = fs.gc.borrow().write_unit(fs).max(1);
+    let depth = fs.spec.gc.read_depth.max(1) as usize;
+    let mut pending: Pending = BTreeMap::new();
+    let mut result = Ok(());
+    for batch in plan.chunks(depth) {
+        let bufs = match read_ranges(fs, h, victim, batch).await {
+            Ok(b) => b,
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        };
+        {
+            let st = fs.st.borrow();
+            let gc = fs.gc.borrow();
+            let zone = &st.space.zones[victim as usize];
+            let mut read = 0u64;
+            let mut live = 0u64;
+            for (&(s, n), buf) in batch.iter().zip(&bufs) {
+                read += n as u64;
+                for b in s..s + n {
+                    if !zone.is_live(b) {
+                        continue;
+                    }
+                    live += 1;
+                    let (owner, _) = zone.owner_of(b).expect("a live block has an owner");
+                    let dest = gc.destination(fs, &st, victim, b, owner);
+                    let data = buf.as_ref().map(|d| {
+                        let o = ((b - s) as u64 * BLOCK_BYTES) as usize;
+                        d[o..o + BLOCK_BYTES as usize].into()
+                    });
+                    pending.entry(dest).or_default().push((b, data));
+                }
+            }
+            drop(gc);
+            drop(st);
+            let mut st = fs.st.borrow_mut();
+            st.stats.gc_blocks_read += read;
+            st.stats.gc_dead_blocks_read += read - live;
+        }
+        let full: Vec<Dest> = pending
+            .iter()
+            .filter(|(d, v)| **d != Dest::Skip && v.len() >= unit as usize)
+            .map(|(d, _)| *d)
+            .collect();
+        for dest in full {
+            let blocks = pending.get_mut(&dest).expect("listed");
+            while blocks.len() >= unit as usize {
+                let chunk: Vec<_> = blocks.drain(..unit as usize).collect();
+                if let Err(e) = write_gc(fs, h, victim, dest, chunk).await {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        if result.is_err() {
+            break;
+        }
+    }
+    if result.is_ok() {
+        for (dest, blocks) in std::mem::take(&mut pending) {
+            if dest == Dest::Skip || blocks.is_empty() {
+                continue;
+            }
+            for chunk in blocks.chunks(unit as usize) {
+                if let Err(e) = write_gc(fs, h, victim, dest, chunk.to_vec()).await {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+    }
+    let empty = {
+        let mut st = fs.st.borrow_mut();
+        st.space.zones[victim as usize].collecting = false;
+        st.stats.gc_zones += 1;
+        let took = (h.now() - t0).ns();
+        st.stats.gc_ns += took;
+        if fg {
+            st.stats.gc_fg_ns += took;
+        }
+        st.space.zones[victim as usize].valid == 0
+    };
+    result?;
+    if empty {
+        if fs.gc.borrow().reset_now() {
+            fs.st.borrow_mut().dead.insert(victim);
+            reset_one(fs, h, victim).await?;
+        } else {
+            fs.st.borrow_mut().check_dead(victim);
+        }
+    }
+    fs.space_cv.notify_all(h);
+    Ok(())
+}
+
+/// Resets `zone` now (it is on the dead list).
+async fn reset_one(fs: &Rc<Inner>, h: &Host, zone: u32) -> Result<(), FsError> {
+    let t0 = h.now();
+    let zslba = {
+        let mut st = fs.st.borrow_mut();
+        st.dead.remove(&zone);
+        st.space.zones[zone as usize].collecting = true;
+        st.space.zslba(zone)
+    };
+    h.io(Command::zone(crate::device::ZoneAction::Reset, zslba))
+        .await?;
+    let mut st = fs.st.borrow_mut();
+    st.space.reset(zone);
+    st.stats.zone_resets += 1;
+    st.stats.gc_ns += (h.now() - t0).ns();
+    Ok(())
+}
+
+/// Reads block ranges of `zone` at once; their bytes in data mode.
+async fn read_ranges(
+    fs: &Rc<Inner>,
+    h: &Host,
+    zone: u32,
+    ranges: &[(u32, u32)],
+) -> Result<Vec<Option<Vec<u8>>>, FsError> {
+    let mut bufs: Vec<Option<Vec<u8>>> = ranges
+        .iter()
+        .map(|r| {
+            fs.spec
+                .data
+                .then(|| vec![0u8; (r.1 as u64 * BLOCK_BYTES) as usize])
+        })
+        .collect();
+    let lbas: Vec<(u64, u64)> = {
+        let mut st = fs.st.borrow_mut();
+        st.inflight_io += ranges.len() as u32;
+        ranges
+            .iter()
+            .map(|&(s, n)| (st.space.lba(zone, s), n as u64 * fs.lbas_per_block))
+            .collect()
+    };
+    let results = join_all(bufs.iter_mut().zip(&lbas).map(|(b, &(lba, nlb))| {
+        let mut cmd = Command::read(lba, nlb);
+        if let Some(b) = b {
+            cmd = cmd.with_data(Data::In(b));
+        }
+        h.io(cmd)
+    }))
+    .await;
+    fs.st.borrow_mut().inflight_io -= ranges.len() as u32;
+    h.cpu(Duration::from_ns(
+        fs.spec.cpu.submit.ns() * ranges.len() as u64,
+    ))
+    .await;
+    for r in results {
+        r?;
+    }
+    Ok(bufs)
+}
+
+/// Copies `blocks` of `victim` that are still live to `dest` and repoints their owners.
+async fn write_gc(
+    fs: &Rc<Inner>,
+    h: &Host,
+    victim: u32,
+    dest: Dest,
+    blocks: Vec<(u32, Option<Box<[u8]>>)>,
+) -> Result<(), FsError> {
+    let (cmds, touched) = {
+        let mut st = fs.st.borrow_mut();
+        plan_gc_write(fs, &mut st, victim, dest, blocks, h.now())
+    };
+    let moved: u64 = cmds.iter().map(|c| c.len as u64).sum();
+    if moved == 0 {
+        return Ok(());
+    }
+    io::submit_writes(fs, h, cmds, None).await?;
+    h.cpu(Duration::from_ns(fs.spec.cpu.gc_per_block_ns * moved))
+        .await;
+    if matches!(fs.spec.personality, Personality::Zenfs(_)) {
+        for ino in touched {
+            let live = {
+                let st = fs.st.borrow();
+                st.exists(ino) && st.inode(ino).nlink > 0 && st.inode(ino).meta_dirty
+            };
+            if live {
+                crate::host::fs::zenfs::persist(fs, h, crate::host::fs::zenfs::Record::Update(ino))
+                    .await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The synchronous part of a GC write: liveness re-checked, space allocated, owners repointed.
+fn plan_gc_write(
+    fs: &Inner,
+    st: &mut State,
+    victim: u32,
+    dest: Dest,
+    blocks: Vec<(u32, Option<Box<[u8]>>)>,
+    now: Instant,
+) -> (Vec<WriteCmd>, Vec<Ino>) {
+    // Never copy a block that died since it was read.
+    let live: Vec<(u32, Option<Box<[u8]>>)> = blocks
+        .into_iter()
+        .filter(|(b, _)| st.space.zones[victim as usize].is_live(*b))
+        .collect();
+    let mut cmds: Vec<WriteCmd> = Vec::new();
+    let mut touched: Vec<Ino> = Vec::new();
+    let mut old = Vec::new();
+    let mut i = 0;
+    while i < live.len() {
+        let Some(z) = dest_zone(fs, st, dest, (live.len() - i) as u32) else {
+            break;
+        };
+        let (start, got) = st.space.alloc(z, (live.len() - i) as u32, now);
+        if got == 0 {
+            break;
+        }
+        let mut data = fs
+            .spec
+            .data
+            .then(|| Vec::with_capacity((got as u64 * BLOCK_BYTES) as usize));
+        let mut k = 0usize;
+        while k < got as usize {
+            let (vb, _) = live[i + k];
+            let (owner, _) = st.space.zones[victim as usize]
+                .owner_of(vb)
+                .expect("a live block has an owner");
+            // Extend the run while the next victim block continues the same owner.
+            let mut n = 1usize;
+            while k + n < got as usize {
+                let (nb, _) = live[i + k + n];
+                let next = st.space.zones[victim as usize].owner_of(nb).map(|o| o.0);
+                let cont = match (owner, next) {
+                    (Owner::Data { ino, index }, Some(Owner::Data { ino: i2, index: x2 })) => {
+                        ino == i2 && x2 == index + n as u64
+                    }
+                    _ => false,
+                };
+                if !cont {
+                    break;
+                }
+                n += 1;
+            }
+            let nb = start + k as u32;
+            match owner {
+                Owner::Data { ino, index } => {
+                    st.inode_mut(ino)
+                        .map
+                        .set(index, Run::new(z, nb, n as u32), &mut old);
+                    mark_moved(fs, st, ino, index, n as u64);
+                    touched.push(ino);
+                }
+                Owner::Node { ino, index } => {
+                    let prev = st.inode_mut(ino).nodes.insert(index as u32, (z, nb));
+                    if let Some((oz, ob)) = prev {
+                        old.push(Run::new(oz, ob, 1));
+                    }
+                    st.f2.note_node_moved(ino);
+                }
+                Owner::Meta => unreachable!("metadata zones are never collected"),
+            }
+            st.fill(z, nb, n as u32, owner);
+            for (_, d) in &live[i + k..i + k + n] {
+                if let (Some(buf), Some(d)) = (data.as_mut(), d) {
+                    buf.extend_from_slice(d);
+                }
+            }
+            k += n;
+        }
+        st.stats.gc_blocks_written += got as u64;
+        let class = st.space.zones[z as usize].class as usize;
+        st.stats.gc_class_blocks[class.min(3)] += got as u64;
+        cmds.push(WriteCmd {
+            zone: z,
+            block: start,
+            len: got,
+            data,
+        });
+        i += got as usize;
+    }
+    st.kill_runs(&old);
+    touched.sort_unstable();
+    touched.dedup();
+    (cmds, touched)
+}
+
+/// A moved data block changes its file's metadata: F2FS's node pointing at it, ZenFS's extents.
+fn mark_moved(fs: &Inner, st: &mut State, ino: Ino, index: u64, n: u64) {
+    match fs.spec.personality {
+        Personality::F2fs(_) => {
+            for node in crate::host::fs::f2fs::node_of(index)
+                ..=crate::host::fs::f2fs::node_of(index + n - 1)
+            {
+                st.dirty_node(ino, node);
+            }
+        }
+        Personality::Zenfs(_) => st.inode_mut(ino).meta_dirty = true,
+    }
+}
+
+/// The zone a GC destination appends to now.
+fn dest_zone(fs: &Inner, st: &mut State, dest: Dest, want: u32) -> Option<u32> {
+    match dest {
+        Dest::Stream(s) => io::target_zone(fs, st, Target::Stream(s), true),
+        Dest::Migrate(lifetime) => zenfs::migrate_zone(st, lifetime, want),
+        Dest::Skip => None,
+    }
+}
