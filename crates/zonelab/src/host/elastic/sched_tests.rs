@@ -22,8 +22,10 @@
 
 use proptest::prelude::*;
 
+use super::seam::min_time;
 use super::tests::{CAP, at, layer, settle};
 use super::*;
+use crate::device::DeviceModel;
 use crate::device::{Command, Data, ZoneAction};
 
 #[derive(Clone, Copy, Debug)]

@@ -5,9 +5,13 @@
 
 use proptest::prelude::*;
 
+use super::seam::min_time;
 use super::*;
 use crate::config::ExperimentConfig;
+use crate::device::DeviceModel;
+use crate::device::{Accepted, Command, Data, Status};
 use crate::device::{ZoneAction, ZoneState, catch_up};
+use crate::firmware::FirmwareReport;
 use crate::sim::{Inputs, build_device};
 
 /// 8 one-die zones per die x 16 dies (4 channels), zones of 32 LBAs (2 blocks of 4 x 16 KiB
