@@ -18,10 +18,10 @@ if ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive sudo_ apt-get install -y -qq libclang-dev >/dev/null
 fi
 cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cargo test --workspace --all-targets --locked 2>&1 | tee "$log"
+cargo test --workspace --all-targets --all-features --locked 2>&1 | tee "$log"
 # The Python package: virtualenv under target/, wheel built with maturin, pytest (python/setup.sh).
 bash python/setup.sh 2>&1 | tee -a "$log"
 engine=$(bash fio/build.sh | tail -n 1)

@@ -122,6 +122,13 @@ enum Command {
     /// `modprobe ublk_drv`.
     #[cfg(feature = "ublk")]
     Ublk(ublk::Args),
+    /// Serve a device as a Linux zoned block device through ublk: not in this build (it needs
+    /// `--features ublk`, whose build needs libclang).
+    #[cfg(not(feature = "ublk"))]
+    Ublk {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        args: Vec<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -254,6 +261,12 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
         }
         #[cfg(feature = "ublk")]
         Command::Ublk(args) => ublk::run(args),
+        #[cfg(not(feature = "ublk"))]
+        Command::Ublk { .. } => bail!(
+            "this zonelab was built without the ublk front end; build it with \
+             `cargo build --release -p zonelab-cli --features ublk` \
+             (libublk's bindings need libclang: `apt-get install libclang-dev`)"
+        ),
         Command::ValidateKv { reference, json } => {
             validate_kv(reference.as_deref(), json.as_deref())
         }
