@@ -14,6 +14,7 @@ pub mod ftl;
 pub mod host;
 pub mod metrics;
 pub mod nand;
+mod prefetch;
 pub mod report;
 pub mod sim;
 pub mod state;

@@ -237,6 +237,11 @@ pub trait DeviceModel: Send {
     /// remembers its writes knows; below the write pointer after a Finish).
     fn written_lbas(&self, nsid: u32, zone: u32) -> u64;
 
+    /// A hint that a command for zone `zone` is coming: a model may start bringing that zone's
+    /// state into the CPU cache. It changes nothing in the model (random reads over many zones
+    /// otherwise wait on a cache miss per command).
+    fn prefetch_zone(&self, _nsid: u32, _zone: u32) {}
+
     /// Changes whenever some zone goes from holding no data to holding some, or back: hosts cache
     /// zone lists against it.
     fn occupancy_epoch(&self) -> u64;

@@ -90,14 +90,9 @@ impl Map {
     /// overlaps the cache misses). No effect on results.
     #[inline]
     pub fn prefetch(&self, lpn: u32) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(entry) = self.l2p.get(lpn as usize) {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            // SAFETY: prefetching reads nothing the program sees; the address is in the table.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>((entry as *const u32).cast()) };
+            crate::prefetch::prefetch(entry);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = lpn;
     }
 
     pub fn logical_units(&self) -> u64 {

@@ -237,6 +237,12 @@ impl JobGen {
             block %= blocks_written;
         }
         let slba = zone as u64 * self.zone_lbas + block * self.bs;
+        if self.spec.read_percent == 100 {
+            // The next request's zone is the generator's next draw: ask the device to fetch its
+            // state now, so it is in the CPU cache by then (the generator itself is untouched).
+            let next = self.readable[self.rng.clone().random_range(0..self.readable.len())];
+            device.prefetch_zone(self.spec.nsid, next);
+        }
         Next::Issue(Request::new(Op::Read, slba, self.bs))
     }
 

@@ -22,6 +22,9 @@ pub(super) struct SharedCache {
     /// Per logical zone: (stream unit, program end) of units that may still be in the cache,
     /// in stream order (reads of them touch no NAND).
     recent: Vec<VecDeque<(u64, Instant)>>,
+    /// The latest program end in `recent`: a read at or after it finds nothing cached without
+    /// looking at its zone (a random read over many zones would miss the CPU cache there).
+    recent_until: Instant,
     capacity: u32,
 }
 
@@ -31,6 +34,7 @@ impl SharedCache {
             free_at: std::iter::repeat_n(Reverse(Instant::ZERO), units as usize).collect(),
             holds: vec![None; zones],
             recent: vec![VecDeque::new(); zones],
+            recent_until: Instant::ZERO,
             capacity: units,
         }
     }
@@ -73,10 +77,15 @@ impl SharedCache {
             recent.pop_front();
         }
         recent.push_back((stream_unit, programmed));
+        self.recent_until = self.recent_until.max(programmed);
     }
 
     /// Whether stream unit `stream_unit` of `zone` is still in the cache at `t`.
+    #[inline]
     pub fn holds_unit(&self, zone: u32, stream_unit: u64, t: Instant) -> bool {
+        if t >= self.recent_until {
+            return false;
+        }
         let recent = &self.recent[zone as usize];
         recent
             .binary_search_by_key(&stream_unit, |&(u, _)| u)

@@ -426,6 +426,13 @@ impl DeviceModel for Device {
         self.occupancy_epoch
     }
 
+    #[inline]
+    fn prefetch_zone(&self, _nsid: u32, zone: u32) {
+        if let Some(z) = self.zones.get(zone as usize) {
+            crate::prefetch::prefetch(z);
+        }
+    }
+
     fn idle_at(&self) -> Instant {
         self.nand
             .idle_at()
