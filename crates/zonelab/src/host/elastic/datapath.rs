@@ -473,6 +473,10 @@ impl Elastic {
                 nlb,
                 data,
             } => {
+                // The namespace writes now, whenever the host sent this: a group opened for it
+                // must not look idle to reclaim while the write goes in (it was reclaimed
+                // empty under the write, which then wrote to a dropped group).
+                self.last_write[(vid / self.per_ns) as usize] = (now, self.global.cycle);
                 let done = self.dispatch_write(now, vid, offset, nlb, data.as_deref());
                 self.complete_part(tag, done);
             }
