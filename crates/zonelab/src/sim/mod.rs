@@ -204,10 +204,6 @@ struct Simulation<'a> {
 }
 
 impl Simulation<'_> {
-    fn all_done(&self) -> bool {
-        self.runners.iter().all(Runner::done) && self.tasks.live() == 0
-    }
-
     fn fraction_done(&self, now: Instant) -> f64 {
         let per_runner = self.runners.iter().map(|run| {
             if run.stopped.is_some() {
@@ -235,8 +231,11 @@ impl Simulation<'_> {
             pump(&k, &mut self.runners[r], r as u32, self.lba_bytes);
         }
         let mut events = 0u64;
+        // Runners not done yet (a runner once done stays done), kept per event instead of
+        // asking every runner at every event.
+        let mut running = self.runners.iter().filter(|r| !r.done()).count();
         loop {
-            if self.all_done() {
+            if running == 0 && self.tasks.live() == 0 {
                 break;
             }
             let Some(event) = k.queue.borrow_mut().next() else {
@@ -257,12 +256,16 @@ impl Simulation<'_> {
                     run.completed(kind, bytes, now);
                     k.advance_device();
                     pump(&k, run, runner, self.lba_bytes);
+                    // It had a command in flight, so it was running.
+                    running -= run.done() as usize;
                 }
                 EventKind::RunnerWake(runner) => {
                     let run = &mut self.runners[runner as usize];
+                    let was_running = !run.done();
                     run.wake_pending = false;
                     k.advance_device();
                     pump(&k, run, runner, self.lba_bytes);
+                    running -= (was_running && run.done()) as usize;
                 }
                 EventKind::DeviceWake => {
                     k.device_woke(now);
@@ -281,6 +284,11 @@ impl Simulation<'_> {
                 });
             }
         }
+        debug_assert_eq!(
+            running,
+            self.runners.iter().filter(|r| !r.done()).count(),
+            "the count of running runners"
+        );
         if self.tasks.live() > 0 {
             return Err(RunError::Deadlock(self.tasks.stuck()));
         }
