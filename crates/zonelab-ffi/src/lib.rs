@@ -19,9 +19,10 @@ use zonelab::config::{ExperimentConfig, preset_file};
 use zonelab::device::{
     Command, Completed, Data, DeviceModel, Op, ReportFilter, Status, ZoneAction, catch_up,
 };
-use zonelab::metrics::series::DEFAULT_MAX_BUCKETS;
 use zonelab::metrics::{MetricKey, Metrics, OpKind};
-use zonelab::report::{ErrorReport, HostReport, RealtimeReport, RunIdentity, render, summarize};
+use zonelab::report::{
+    ErrorLog, ErrorReport, HostReport, RealtimeReport, RunIdentity, render, summarize,
+};
 use zonelab::sim::build_device;
 use zonelab::state;
 use zonelab::time::{Duration, Instant};
@@ -55,7 +56,7 @@ pub struct Engine {
     state: Option<PathBuf>,
     /// The device's configuration as a state file records it.
     identity: String,
-    errors: Vec<ErrorReport>,
+    errors: ErrorLog,
     users: u32,
     /// Changed since results and state were last written.
     dirty: bool,
@@ -304,7 +305,7 @@ impl Engine {
             }
         };
         device.reset_counters();
-        let mut metrics = Metrics::new(start, exp.interval, DEFAULT_MAX_BUCKETS);
+        let mut metrics = Metrics::new(start, exp.sampling());
         let tenant = metrics.tenant("fio");
         let keys = [OpKind::Read, OpKind::Write, OpKind::Reset, OpKind::Trim]
             .map(|k| metrics.key(zonelab::metrics::Layer::Device, k, tenant));
@@ -325,7 +326,7 @@ impl Engine {
             results: o.results.clone(),
             state: o.state.clone(),
             identity,
-            errors: Vec::new(),
+            errors: ErrorLog::default(),
             users: 0,
             dirty: false,
             lateness: zonelab::metrics::latency_histogram(),

@@ -25,18 +25,13 @@ use zonelab::device::{
     Command as DeviceCommand, Completed, Data, DeviceModel, Op as DeviceOp, ReportFilter, Status,
     ZoneAction, catch_up,
 };
-use zonelab::metrics::series::DEFAULT_MAX_BUCKETS;
 use zonelab::metrics::{Layer, Metrics, OpKind, TenantId};
-use zonelab::report::{ErrorReport, HostReport, RunIdentity, Summary, render, summarize};
+use zonelab::report::{ErrorLog, ErrorReport, HostReport, RunIdentity, Summary, render, summarize};
 use zonelab::sim::{DeviceSpec, build_device};
 use zonelab::time::Instant;
 use zonelab::trace::{TraceOp, TraceRecord, TraceSink};
 
 use crate::proto::{self, BLK_ZONE_BYTES, Command, Op, SECTOR_BYTES};
-
-/// Error reports kept in summary.json (chosen: a host that fails commands in a loop must not
-/// grow the server's memory; the count of all of them is kept).
-pub const MAX_ERROR_REPORTS: usize = 1000;
 
 /// What the kernel must be told about the device (all in 512-byte sectors).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,8 +77,7 @@ pub struct BlockAdapter {
     device: Box<dyn DeviceModel>,
     metrics: Metrics,
     tenant: TenantId,
-    errors: Vec<ErrorReport>,
-    error_count: u64,
+    errors: ErrorLog,
     prefill_bytes: u64,
     start_ns: u64,
     sectors_per_lba: u64,
@@ -139,15 +133,14 @@ impl BlockAdapter {
                 "device.zones.zone_append_size_limit_bytes: {zasl} is below one LBA ({lba} bytes)"
             );
         }
-        let mut metrics = Metrics::new(start, exp.interval, DEFAULT_MAX_BUCKETS);
+        let mut metrics = Metrics::new(start, exp.sampling());
         let tenant = metrics.tenant("ublk");
         Ok(BlockAdapter {
             name: exp.name.clone(),
             seed: exp.seed,
             metrics,
             tenant,
-            errors: Vec::new(),
-            error_count: 0,
+            errors: ErrorLog::default(),
             prefill_bytes: exp.prefill.lbas() * lba,
             start_ns: start.ns(),
             sectors_per_lba: lba / SECTOR_BYTES,
@@ -398,23 +391,20 @@ impl BlockAdapter {
     }
 
     fn rejected(&mut self, cmd: &Command, slba: u64, status: Status, now_ns: u64) -> Reply {
-        self.error_count += 1;
-        if self.errors.len() < MAX_ERROR_REPORTS {
-            let op = match cmd.op {
-                Op::Read => DeviceOp::Read,
-                Op::Write => DeviceOp::Write,
-                Op::ZoneAppend => DeviceOp::Append,
-                Op::ZoneOpen => DeviceOp::ZoneMgmt(ZoneAction::Open),
-                Op::ZoneClose => DeviceOp::ZoneMgmt(ZoneAction::Close),
-                Op::ZoneFinish => DeviceOp::ZoneMgmt(ZoneAction::Finish),
-                Op::ZoneResetAll => DeviceOp::ZoneMgmtAll(ZoneAction::Reset),
-                Op::Discard => DeviceOp::Trim,
-                Op::Flush => DeviceOp::Flush,
-                _ => DeviceOp::ZoneMgmt(ZoneAction::Reset),
-            };
-            let mut e = ErrorReport::new("ublk", op, slba, status);
+        let op = match cmd.op {
+            Op::Read => DeviceOp::Read,
+            Op::Write => DeviceOp::Write,
+            Op::ZoneAppend => DeviceOp::Append,
+            Op::ZoneOpen => DeviceOp::ZoneMgmt(ZoneAction::Open),
+            Op::ZoneClose => DeviceOp::ZoneMgmt(ZoneAction::Close),
+            Op::ZoneFinish => DeviceOp::ZoneMgmt(ZoneAction::Finish),
+            Op::ZoneResetAll => DeviceOp::ZoneMgmtAll(ZoneAction::Reset),
+            Op::Discard => DeviceOp::Trim,
+            Op::Flush => DeviceOp::Flush,
+            _ => DeviceOp::ZoneMgmt(ZoneAction::Reset),
+        };
+        if let Some(e) = self.errors.push(ErrorReport::new("ublk", op, slba, status)) {
             e.source = format!("ublk {}", cmd.op.name());
-            self.errors.push(e);
         }
         Reply {
             result: proto::errno_for(status),
@@ -502,7 +492,7 @@ impl BlockAdapter {
 
     /// Commands the device rejected, including those not kept in the summary.
     pub fn error_count(&self) -> u64 {
-        self.error_count
+        self.errors.total()
     }
 
     /// One line for the terminal when the server stops.
@@ -514,7 +504,7 @@ impl BlockAdapter {
             c.host_write_bytes >> 20,
             c.host_read_bytes >> 20,
             c.zone_resets_requested,
-            self.error_count,
+            self.errors.total(),
             self.metrics.elapsed().secs_f64()
         )
     }

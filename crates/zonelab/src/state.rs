@@ -197,7 +197,7 @@ pub fn restore(
 ) -> Result<Box<dyn DeviceModel>, StateError> {
     match (&exp.device, device) {
         (DeviceSpec::Zns(spec), DeviceState::Zns(s)) => {
-            Device::restore(spec, &exp.firmware, exp.retain_data, exp.interval, s)
+            Device::restore(spec, &exp.firmware, exp.retain_data, exp.sampling(), s)
                 .map(|d| Box::new(d) as Box<dyn DeviceModel>)
                 .map_err(StateError::Invalid)
         }

@@ -124,6 +124,12 @@ pub fn run(
             e.source, e.command, e.lba, e.status
         );
     }
+    let more = out.summary.errors_total - out.summary.errors.len() as u64;
+    if more > 0 {
+        eprintln!(
+            "error: and {more} more rejected commands (counted in summary.json, errors_total)"
+        );
+    }
     Ok(ExitCode::from(1))
 }
 

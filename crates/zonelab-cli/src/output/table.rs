@@ -235,6 +235,15 @@ pub fn table(s: &Summary) -> String {
     for (name, report) in &s.layers {
         let _ = writeln!(t, "{}", layer_line(name, report));
     }
+    let iv = &s.series_interval;
+    if iv.used_ns != iv.requested_ns {
+        let _ = writeln!(
+            t,
+            "time series: every {} s instead of the {} s asked, to stay within metrics.max_intervals (summary.json, series_interval)",
+            iv.used_ns as f64 / 1e9,
+            iv.requested_ns as f64 / 1e9
+        );
+    }
     for j in &s.jobs {
         let _ = writeln!(
             t,

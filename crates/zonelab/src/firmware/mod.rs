@@ -27,8 +27,9 @@ pub use synchronous::Synchronous;
 
 use serde::{Deserialize, Serialize};
 
+use crate::metrics::series::Sampling;
 use crate::nand::{Layout, Nand};
-use crate::time::{Duration, Instant};
+use crate::time::Instant;
 
 /// Program units `start_unit..end_unit` of physical zone `zone` hold part of a logical zone
 /// (`end_unit` is one past the last unit programmed).
@@ -348,13 +349,13 @@ impl PolicySpec {
 }
 
 /// The policy `spec` names, for `zone_count` physical zones laid out as `layout`, each of
-/// `cap_units` program units; its time series sample every `interval`.
+/// `cap_units` program units; its time series sample as `sampling` says.
 pub fn build(
     spec: &PolicySpec,
     layout: &Layout,
     zone_count: u32,
     cap_units: u64,
-    interval: Duration,
+    sampling: Sampling,
 ) -> Box<dyn ResetPolicy> {
     let (rows, units_per_row) = (layout.rows_per_zone(), layout.units_per_row());
     let pool = |t_free, wp_optimisation| {
@@ -364,7 +365,7 @@ pub fn build(
             wp_optimisation,
             rows,
             units_per_row,
-            interval,
+            sampling,
         )
     };
     match *spec {
@@ -389,7 +390,7 @@ pub fn build(
             cap_units,
             units_per_row,
             rows,
-            interval,
+            sampling,
         )),
         PolicySpec::RoundRobin => Box::new(RoundRobin::new(layout, zone_count)),
     }

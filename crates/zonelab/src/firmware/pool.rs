@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use super::{Allocation, EraseKind, EraseOrder};
-use crate::metrics::series::{DEFAULT_MAX_BUCKETS, StepSeries};
+use crate::metrics::series::{Sampling, StepSeries};
 use crate::time::{Duration, Instant};
 
 /// The paper's states: S0 foreground only, S1 partial erases in idle time, S2 blocking Full Zone
@@ -58,6 +58,8 @@ pub struct PoolReport {
     /// The last sample of each interval (the interval doubles past a bound).
     #[serde(skip)]
     pub samples: Vec<PoolSample>,
+    /// The interval of `samples` (the one asked for, doubled past the bound).
+    pub series_interval_ns: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -86,9 +88,9 @@ impl ZonePool {
         wp_optimisation: bool,
         rows_per_zone: u32,
         units_per_row: u64,
-        interval: Duration,
+        sampling: Sampling,
     ) -> Self {
-        let mut samples = StepSeries::new(Instant::ZERO, interval, DEFAULT_MAX_BUCKETS);
+        let mut samples = sampling.step_series();
         samples.record(Instant::ZERO, (total, 0, 0));
         ZonePool {
             free: (0..total).collect(),
@@ -312,6 +314,7 @@ impl ZonePool {
             zones_freed: self.zones_freed,
             free_zones: self.free_zones(),
             invalid_zones: self.invalid_zones(),
+            series_interval_ns: self.samples.interval().ns(),
             samples: self
                 .samples
                 .points()

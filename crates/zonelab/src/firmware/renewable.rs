@@ -29,7 +29,7 @@ use super::{
     Allocation, EraseKind, EraseOrder, FirmwareReport, ResetDecision, ResetPolicy, ResetView,
     TimerDecision, ZombieCandidate,
 };
-use crate::metrics::series::{DEFAULT_MAX_BUCKETS, StepSeries};
+use crate::metrics::series::{Sampling, StepSeries};
 use crate::time::{Duration, Instant};
 
 /// The renewable policy's settings, validated.
@@ -88,6 +88,8 @@ pub struct RenewableReport {
     /// The last spare-list length of each interval (the interval doubles past a bound).
     #[serde(skip)]
     pub spare_samples: Vec<SpareSample>,
+    /// The interval of `spare_samples` (the one asked for, doubled past the bound).
+    pub series_interval_ns: u64,
     /// The spare-list at the end, most remaining capacity first: (physical zone, units left).
     #[serde(skip)]
     pub spare_list: Vec<(u32, u64)>,
@@ -115,9 +117,9 @@ impl Renewable {
         cap_units: u64,
         units_per_row: u64,
         rows_per_zone: u32,
-        interval: Duration,
+        sampling: Sampling,
     ) -> Self {
-        let mut spare_samples = StepSeries::new(Instant::ZERO, interval, DEFAULT_MAX_BUCKETS);
+        let mut spare_samples = sampling.step_series();
         spare_samples.record(Instant::ZERO, 0);
         Renewable {
             settings,
@@ -402,6 +404,7 @@ impl ResetPolicy for Renewable {
             .points()
             .map(|(t, spare_zones)| SpareSample { t, spare_zones })
             .collect();
+        r.series_interval_ns = self.spare_samples.interval().ns();
         r.spare_zones = self.spare.len() as u32;
         r.spare_list = self
             .spare

@@ -1,6 +1,8 @@
 //! The zone pool and the Preemptive Zone Reset state machine, every transition and threshold edge.
 
 use super::*;
+use crate::metrics::series::Sampling;
+use crate::time::Duration;
 use crate::time::Instant;
 
 fn at(ns: u64) -> Instant {
@@ -9,7 +11,7 @@ fn at(ns: u64) -> Instant {
 
 /// 8 zones of 4 rows, 2 units per row; T_free = 2.
 fn pool(wp: bool) -> ZonePool {
-    ZonePool::new(8, 2, wp, 4, 2, Duration::from_ms(500))
+    ZonePool::new(8, 2, wp, 4, 2, Sampling::every(Duration::from_ms(500)))
 }
 
 fn preemptive(t_invalid: u32) -> Preemptive {
@@ -178,7 +180,7 @@ fn s2_at_t_free_then_back_to_s1_or_s0() {
 fn s2_always_yields_a_free_zone() {
     // T_free = 0, every zone used once: each allocation must erase an invalid zone first.
     let mut p = Preemptive::new(
-        ZonePool::new(3, 0, false, 2, 1, Duration::from_ms(500)),
+        ZonePool::new(3, 0, false, 2, 1, Sampling::every(Duration::from_ms(500))),
         1,
         IdleScope::Device,
     );

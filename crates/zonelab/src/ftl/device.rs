@@ -9,8 +9,9 @@ use super::store::BlockStore;
 use super::victim::VictimPolicy;
 use super::{FtlSpec, PreconditionReport};
 use crate::device::{DeviceCounters, DeviceInfo};
+use crate::metrics::series::Sampling;
 use crate::nand::{Nand, UnitAddress};
-use crate::time::{Duration, Instant};
+use crate::time::Instant;
 
 /// No superblock.
 pub(super) const NONE: u32 = u32::MAX;
@@ -141,7 +142,7 @@ pub struct Ftl {
 }
 
 impl Ftl {
-    pub fn new(spec: &FtlSpec, retain_data: bool, interval: Duration) -> Self {
+    pub fn new(spec: &FtlSpec, retain_data: bool, sampling: Sampling) -> Self {
         let geo = Geo::of(spec);
         let n = spec.superblocks();
         let map = Map::new(spec.logical_units, spec.physical_units());
@@ -170,7 +171,7 @@ impl Ftl {
             policy: spec.victim.build(),
             counters: DeviceCounters::default(),
             ftl: FtlCounters::default(),
-            series: FtlSeries::new(Instant::ZERO, interval),
+            series: FtlSeries::new(Instant::ZERO, sampling),
             data: retain_data.then(|| BlockStore::new(spec.namespace_lbas() * spec.lba_size_bytes)),
             busy_until: Instant::ZERO,
             programs_done: Instant::ZERO,

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::device::Ftl;
 use super::precondition::PreconditionReport;
-use crate::metrics::series::{BucketSeries, DEFAULT_MAX_BUCKETS, StepSeries};
+use crate::metrics::series::{BucketSeries, Sampling, StepSeries};
 use crate::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -29,13 +29,15 @@ pub(super) struct FtlCounters {
 pub(super) struct FtlSeries {
     counts: BucketSeries<3>,
     free: StepSeries<u32>,
+    sampling: Sampling,
 }
 
 impl FtlSeries {
-    pub fn new(origin: Instant, interval: Duration) -> Self {
+    pub fn new(origin: Instant, sampling: Sampling) -> Self {
         FtlSeries {
-            counts: BucketSeries::new(origin, interval, DEFAULT_MAX_BUCKETS),
-            free: StepSeries::new(origin, interval, DEFAULT_MAX_BUCKETS),
+            counts: BucketSeries::new(origin, sampling.interval, sampling.max_points),
+            free: StepSeries::new(origin, sampling.interval, sampling.max_points),
+            sampling,
         }
     }
 
@@ -51,8 +53,9 @@ impl FtlSeries {
         self.free.record(t, free);
     }
 
-    pub fn requested_interval(&self) -> Duration {
-        self.counts.requested_interval()
+    /// How it was asked to sample (a new measurement phase starts the same way).
+    pub fn sampling(&self) -> Sampling {
+        self.sampling
     }
 }
 

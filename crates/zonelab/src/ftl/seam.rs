@@ -89,7 +89,7 @@ impl DeviceModel for Ftl {
         self.nand.take_erase_wait();
         self.erase_wait.reset();
         self.ftl = FtlCounters::default();
-        self.series = FtlSeries::new(self.last_now, self.series.requested_interval());
+        self.series = FtlSeries::new(self.last_now, self.series.sampling());
         self.series.free(self.last_now, self.free.len() as u32);
     }
 

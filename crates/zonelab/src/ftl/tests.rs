@@ -2,6 +2,7 @@
 //! that never loses data, write amplification, wear levelling, preconditioning, and timing that
 //! follows from the NAND model by hand.
 
+use crate::metrics::series::Sampling;
 use proptest::prelude::*;
 
 use super::*;
@@ -104,7 +105,7 @@ fn steps(ns_lbas: u64, max_nlb: u64, n: usize) -> impl Strategy<Value = Vec<Step
 /// Runs `steps` on the device and on a flat reference array, comparing every read and checking
 /// the device's invariants after every command. Returns the device.
 fn run_against_reference(spec: &FtlSpec, steps: &[Step]) -> Ftl {
-    let mut dev = Ftl::new(spec, true, Duration::from_ms(1));
+    let mut dev = Ftl::new(spec, true, Sampling::every(Duration::from_ms(1)));
     let lba = spec.lba_size_bytes;
     let lpu = spec.mapping_unit_bytes / lba;
     let mut reference = vec![0u8; (spec.namespace_lbas() * lba) as usize];
@@ -230,7 +231,7 @@ fn write(dev: &mut Ftl, now: u64, lba: u64, nlb: u64) -> Instant {
 #[test]
 fn a_sequential_fill_has_a_waf_of_one() {
     let spec = small_spec(4096, 50.0, 0);
-    let mut dev = Ftl::new(&spec, false, Duration::from_ms(1));
+    let mut dev = Ftl::new(&spec, false, Sampling::every(Duration::from_ms(1)));
     // Whole program units (4 mapping units) at a time, the whole logical space rounded down.
     let lbas = spec.namespace_lbas() / 4 * 4;
     let mut now = 0;
@@ -259,7 +260,11 @@ fn a_sequential_fill_has_a_waf_of_one() {
 /// takes tR and the two transfers.
 #[test]
 fn golden_qd1_write_and_read_timing() {
-    let mut dev = Ftl::new(&small_spec(4096, 50.0, 0), false, Duration::from_ms(1));
+    let mut dev = Ftl::new(
+        &small_spec(4096, 50.0, 0),
+        false,
+        Sampling::every(Duration::from_ms(1)),
+    );
     let host_4k = 4096 / 4; // 4000 MB/s: 1.024 us
     assert_eq!(write(&mut dev, 0, 0, 1), t(host_4k));
     assert_eq!(write(&mut dev, 10_000, 1, 1), t(10_000 + host_4k));
@@ -283,7 +288,11 @@ fn golden_qd1_write_and_read_timing() {
 /// still being programmed.
 #[test]
 fn a_write_buffer_completes_writes_early_until_it_fills() {
-    let mut dev = Ftl::new(&small_spec(4096, 50.0, 2), false, Duration::from_ms(1));
+    let mut dev = Ftl::new(
+        &small_spec(4096, 50.0, 2),
+        false,
+        Sampling::every(Duration::from_ms(1)),
+    );
     let host_16k = 16_384 / 4;
     // Four 16 KiB writes at once: two go into the buffer; the third waits for the first program.
     let a = write(&mut dev, 0, 0, 4);
@@ -298,7 +307,7 @@ fn a_write_buffer_completes_writes_early_until_it_fills() {
 #[test]
 fn zone_commands_are_invalid_opcodes_and_ranges_are_checked() {
     let spec = small_spec(4096, 50.0, 0);
-    let mut dev = Ftl::new(&spec, false, Duration::from_ms(1));
+    let mut dev = Ftl::new(&spec, false, Sampling::every(Duration::from_ms(1)));
     assert_eq!(
         dev.submit(t(0), Command::append(0, 1)),
         Err(Status::InvalidOpcode)
@@ -331,7 +340,7 @@ fn zone_commands_are_invalid_opcodes_and_ranges_are_checked() {
 #[test]
 fn background_collection_uses_idle_time() {
     let spec = small_spec(4096, 50.0, 0);
-    let mut dev = Ftl::new(&spec, false, Duration::from_ms(1));
+    let mut dev = Ftl::new(&spec, false, Sampling::every(Duration::from_ms(1)));
     let units = spec.logical_units;
     let mut now = 0;
     // Fill, then overwrite half: free superblocks fall to the foreground threshold.
@@ -354,7 +363,7 @@ fn static_wear_levelling_bounds_the_spread_of_erase_counts() {
     let spread = |threshold: u32| {
         let mut spec = small_spec(4096, 50.0, 0);
         spec.wear_leveling_threshold = threshold;
-        let mut dev = Ftl::new(&spec, false, Duration::from_ms(1));
+        let mut dev = Ftl::new(&spec, false, Sampling::every(Duration::from_ms(1)));
         let units = spec.logical_units;
         let mut now = 0;
         for lpn in 0..units {
@@ -387,7 +396,7 @@ fn static_wear_levelling_bounds_the_spread_of_erase_counts() {
 #[test]
 fn preconditioning_reaches_steady_state_without_simulated_time() {
     let spec = small_spec(4096, 50.0, 0);
-    let mut dev = Ftl::new(&spec, false, Duration::from_ms(1));
+    let mut dev = Ftl::new(&spec, false, Sampling::every(Duration::from_ms(1)));
     let plan = PreconditionPlan {
         fill_units: spec.logical_units,
         random_overwrite: true,

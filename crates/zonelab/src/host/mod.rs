@@ -19,7 +19,7 @@ use std::pin::Pin;
 use std::task::Poll;
 
 use crate::device::{DeviceInfo, DeviceModel};
-use crate::time::Duration;
+use crate::metrics::series::Sampling;
 use crate::zns::{Device, ZnsSpec};
 use elastic::{Elastic, ElasticSpec};
 use striped::{StaticSpec, StaticZones};
@@ -45,7 +45,7 @@ impl LayerSpec {
         &self,
         dev: Device,
         prefill: &[(u32, Vec<(u32, u64)>)],
-        interval: Duration,
+        sampling: Sampling,
     ) -> Box<dyn DeviceModel> {
         match self {
             LayerSpec::Static(s) => {
@@ -56,7 +56,7 @@ impl LayerSpec {
                 Box::new(layer)
             }
             LayerSpec::Elastic(e) => {
-                let mut layer = Elastic::new(dev, e, interval);
+                let mut layer = Elastic::new(dev, e, sampling);
                 for (ns, plan) in prefill {
                     layer.prefill(*ns, plan);
                 }

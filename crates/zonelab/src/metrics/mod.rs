@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use hdrhistogram::Histogram;
 
 use crate::time::{Duration, Instant, NS_PER_S};
-use series::BucketSeries;
+use series::{BucketSeries, Sampling};
 
 /// Where in the stack an operation was measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -225,12 +225,12 @@ pub struct Metrics {
 
 impl Metrics {
     /// Measuring from `origin`, with time series of `interval` holding at most `max_buckets`.
-    pub fn new(origin: Instant, interval: Duration, max_buckets: usize) -> Self {
+    pub fn new(origin: Instant, sampling: Sampling) -> Self {
         Metrics {
             origin,
             last_done: origin,
-            interval,
-            max_buckets,
+            interval: sampling.interval,
+            max_buckets: sampling.max_points,
             tenants: Vec::new(),
             slots: Vec::new(),
             index: HashMap::new(),
@@ -385,7 +385,13 @@ mod tests {
 
     #[test]
     fn slots_keep_layers_and_tenants_apart() {
-        let mut m = Metrics::new(t(1000), Duration::from_ns(500_000_000), 100);
+        let mut m = Metrics::new(
+            t(1000),
+            Sampling {
+                interval: Duration::from_ns(500_000_000),
+                max_points: 100,
+            },
+        );
         let a = m.tenant("a");
         let b = m.tenant("b");
         assert_eq!(m.tenant("a"), a, "tenants are found by name");
@@ -408,7 +414,13 @@ mod tests {
 
     #[test]
     fn only_device_data_commands_make_bandwidth() {
-        let mut m = Metrics::new(t(0), Duration::from_ns(1000), 100);
+        let mut m = Metrics::new(
+            t(0),
+            Sampling {
+                interval: Duration::from_ns(1000),
+                max_points: 100,
+            },
+        );
         let a = m.tenant("a");
         let w = m.key(Layer::Device, OpKind::Write, a);
         let r = m.key(Layer::Device, OpKind::Read, a);

@@ -10,6 +10,30 @@ use crate::time::{Duration, Instant};
 /// The most buckets a series keeps before it coarsens (chosen: 0.5 s intervals cover 83 minutes).
 pub const DEFAULT_MAX_BUCKETS: usize = 10_000;
 
+/// How a run samples over time (`[metrics]`): the interval asked for, and the most points any
+/// of its series keeps before it coarsens. Every series of a run, the device's and its
+/// firmware's included, takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampling {
+    pub interval: Duration,
+    pub max_points: usize,
+}
+
+impl Sampling {
+    /// Every `interval`, with the default bound.
+    pub fn every(interval: Duration) -> Self {
+        Sampling {
+            interval,
+            max_points: DEFAULT_MAX_BUCKETS,
+        }
+    }
+
+    /// An empty step series sampled this way.
+    pub fn step_series<T: Copy>(&self) -> StepSeries<T> {
+        StepSeries::new(Instant::ZERO, self.interval, self.max_points)
+    }
+}
+
 /// Sums of `N` counters per interval (bandwidth and IOPS over time).
 #[derive(Clone, Debug)]
 pub struct BucketSeries<const N: usize> {

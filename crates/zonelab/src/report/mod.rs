@@ -263,6 +263,47 @@ impl ErrorReport {
     }
 }
 
+/// Commands the device rejected: the first [`ErrorLog::KEPT`] in full and the count of all of
+/// them, so a host that fails commands in a loop cannot grow memory with the run.
+#[derive(Clone, Debug, Default)]
+pub struct ErrorLog {
+    kept: Vec<ErrorReport>,
+    total: u64,
+}
+
+impl ErrorLog {
+    /// Reports kept in full (chosen: enough to see every distinct failure of a run).
+    pub const KEPT: usize = 1000;
+
+    /// Counts `e`; returns it, kept, unless the log is full.
+    pub fn push(&mut self, e: ErrorReport) -> Option<&mut ErrorReport> {
+        self.total += 1;
+        if self.kept.len() >= Self::KEPT {
+            return None;
+        }
+        self.kept.push(e);
+        self.kept.last_mut()
+    }
+
+    /// The report of the command rejected last, if it was kept.
+    pub fn latest_mut(&mut self) -> Option<&mut ErrorReport> {
+        if self.kept.len() as u64 == self.total {
+            self.kept.last_mut()
+        } else {
+            None
+        }
+    }
+
+    /// Every rejected command, kept or not.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    pub fn kept(&self) -> &[ErrorReport] {
+        &self.kept
+    }
+}
+
 /// The modelled host.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct HostReport {
@@ -296,7 +337,10 @@ pub struct Summary {
     pub energy: EnergySummary,
     pub wear: WearReport,
     pub jobs: Vec<JobReport>,
+    /// The first [`ErrorLog::KEPT`] commands the device rejected.
     pub errors: Vec<ErrorReport>,
+    /// Every command the device rejected.
+    pub errors_total: u64,
     /// Per foreground read, write or append: how long erases held it up.
     pub erase_wait_ns: LatencySummary,
     pub host: HostReport,
@@ -367,7 +411,7 @@ pub fn summarize(
     metrics: &Metrics,
     host: HostReport,
     jobs: Vec<JobReport>,
-    errors: Vec<ErrorReport>,
+    errors: ErrorLog,
 ) -> Summary {
     let elapsed = metrics.elapsed();
     let r = device.report(metrics.last_done());
@@ -414,7 +458,8 @@ pub fn summarize(
         energy: r.energy.into(),
         wear: r.wear.into(),
         jobs,
-        errors,
+        errors_total: errors.total,
+        errors: errors.kept,
         erase_wait_ns: LatencySummary::of(&r.erase_wait),
         host,
         series_interval: IntervalNote {
@@ -424,5 +469,36 @@ pub fn summarize(
         firmware: r.firmware,
         realtime: None,
         layers: BTreeMap::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::{Op, Status};
+
+    /// A host failing commands in a loop keeps the log's memory bounded, its count exact, and
+    /// only the latest report (while kept) open to amendment.
+    #[test]
+    fn the_error_log_keeps_the_first_reports_and_counts_all() {
+        let mut log = ErrorLog::default();
+        for lba in 0..ErrorLog::KEPT as u64 + 10 {
+            log.push(ErrorReport::new(
+                "job",
+                Op::Read,
+                lba,
+                Status::LbaOutOfRange,
+            ));
+        }
+        assert_eq!(log.kept().len(), ErrorLog::KEPT);
+        assert_eq!(log.total(), ErrorLog::KEPT as u64 + 10);
+        assert_eq!(
+            log.kept().last().map(|e| e.lba),
+            Some(ErrorLog::KEPT as u64 - 1)
+        );
+        assert!(log.latest_mut().is_none(), "the latest one was not kept");
+        let mut log = ErrorLog::default();
+        log.push(ErrorReport::new("job", Op::Read, 7, Status::LbaOutOfRange));
+        assert_eq!(log.latest_mut().map(|e| e.lba), Some(7));
     }
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use crate::device::{Command, Completed, DeviceModel, Op, Status};
 use crate::metrics::{Layer, MetricKey, Metrics, OpKind, TenantId};
-use crate::report::ErrorReport;
+use crate::report::{ErrorLog, ErrorReport};
 use crate::time::{Duration, Instant};
 use crate::trace::{TraceOp, TraceRecord, TraceSink};
 
@@ -79,7 +79,7 @@ pub struct Kernel {
     pub(crate) cores: RefCell<Cores>,
     pub(crate) tracer: RefCell<Option<Tracer>>,
     pub(crate) sources: RefCell<Vec<String>>,
-    pub(crate) errors: RefCell<Vec<ErrorReport>>,
+    pub(crate) errors: RefCell<ErrorLog>,
     next_tag: Cell<u64>,
     pub(crate) waiters: RefCell<HashMap<u64, Waiter>>,
     /// Completions of tagged commands that arrived (for tasks to pick up).
@@ -119,7 +119,7 @@ impl Kernel {
             cores: RefCell::new(cores),
             tracer: RefCell::new(None),
             sources: RefCell::new(Vec::new()),
-            errors: RefCell::new(Vec::new()),
+            errors: RefCell::new(ErrorLog::default()),
             next_tag: Cell::new(1),
             waiters: RefCell::new(HashMap::new()),
             arrived: RefCell::new(HashMap::new()),

@@ -24,6 +24,7 @@ use crate::device::{DeviceModel, ZoneState};
 use crate::firmware::PolicySpec;
 use crate::ftl::{Ftl, FtlSpec, PreconditionPlan};
 use crate::metrics::Metrics;
+use crate::metrics::series::Sampling;
 use crate::nand::NandSpec;
 use crate::report::{HostReport, JobReport, RunIdentity, Summary, summarize};
 use crate::time::{Duration, Instant};
@@ -144,7 +145,7 @@ pub fn build_zns(experiment: &Experiment) -> Device {
         spec,
         &experiment.firmware,
         experiment.retain_data,
-        experiment.interval,
+        experiment.sampling(),
     );
     device.prefill(&experiment.prefill);
     for &z in &experiment.read_only_zones {
@@ -166,17 +167,17 @@ pub fn build_device(experiment: &Experiment) -> Box<dyn DeviceModel> {
                 spec,
                 &experiment.firmware,
                 experiment.retain_data,
-                experiment.interval,
+                experiment.sampling(),
             );
             let plan: Vec<(u32, Vec<(u32, u64)>)> = experiment
                 .prefill_namespaces
                 .iter()
                 .map(|&ns| (ns, experiment.prefill.zones.clone()))
                 .collect();
-            layer.build(device, &plan, experiment.interval)
+            layer.build(device, &plan, experiment.sampling())
         }
         (DeviceSpec::Conventional(spec), _) => {
-            let mut ftl = Ftl::new(spec, experiment.retain_data, experiment.interval);
+            let mut ftl = Ftl::new(spec, experiment.retain_data, experiment.sampling());
             if let Some(plan) = &experiment.precondition {
                 ftl.precondition(plan);
             }
@@ -186,6 +187,14 @@ pub fn build_device(experiment: &Experiment) -> Box<dyn DeviceModel> {
 }
 
 impl Experiment {
+    /// How its time series sample (`[metrics]`): every series of the run takes it.
+    pub fn sampling(&self) -> Sampling {
+        Sampling {
+            interval: self.interval,
+            max_points: self.max_intervals,
+        }
+    }
+
     /// What the host sees: the device, or the layer over it.
     pub fn info(&self) -> crate::device::DeviceInfo {
         match (&self.device, &self.layer) {
@@ -361,7 +370,7 @@ pub fn run_with(
     let info = device.info().clone();
     let lba_bytes = info.lba_size_bytes;
     device.set_tracing(experiment.trace && inputs.trace_sink.is_some());
-    let metrics = Metrics::new(start, experiment.interval, experiment.max_intervals);
+    let metrics = Metrics::new(start, experiment.sampling());
     let kernel = Rc::new(Kernel::new(
         device,
         metrics,

@@ -177,7 +177,7 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
             }
             Err(status) => {
                 if let Source::Replay(g) = &run.source
-                    && let Some(e) = k.errors.borrow_mut().last_mut()
+                    && let Some(e) = k.errors.borrow_mut().latest_mut()
                 {
                     e.trace_line = Some(g.line);
                 }

@@ -251,3 +251,37 @@ fn writers_leave_zones_at_their_fill_by_resetting_or_abandoning_them() {
     assert_eq!(abandon.device.zone(0, 3).state, ZoneState::ImplicitlyOpened);
     assert_eq!(abandon.device.written_lbas(0, 3), 16);
 }
+
+/// Every series of a run keeps to `metrics.max_intervals`, the firmware's as much as the
+/// device's, and the reports say which interval each ended up with.
+#[test]
+fn firmware_series_keep_to_max_intervals_and_say_their_interval() {
+    let out = run_text(
+        r#"
+[metrics]
+interval = "1ms"
+max_intervals = 16
+[firmware]
+policy = "preemptive"
+[[job]]
+rw = "write"
+bs = "64KiB"
+io_size = "16MiB"
+"#,
+    );
+    let Some(crate::firmware::FirmwareReport::ZoneMapping(f)) = &out.summary.firmware else {
+        panic!("a zone-mapping report: {:?}", out.summary.firmware)
+    };
+    let iv = &out.summary.series_interval;
+    assert_eq!(iv.requested_ns, 1_000_000);
+    assert!(
+        iv.used_ns > iv.requested_ns,
+        "the run is long enough to coarsen: {iv:?}"
+    );
+    assert!(f.series_interval_ns > 1_000_000, "{}", f.series_interval_ns);
+    assert!(
+        (2..=16).contains(&f.samples.len()),
+        "{} samples kept",
+        f.samples.len()
+    );
+}

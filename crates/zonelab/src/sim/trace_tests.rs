@@ -148,6 +148,43 @@ fn timed_replay_issues_at_the_timestamps() {
     assert_eq!(submits, [0, 1_000_000, 5_000_000]);
 }
 
+/// fio's replay_no_stall: the same commands, each as soon as the queue lets it go, whatever the
+/// timestamps say (here far apart, so a timed replay would wait for them).
+#[test]
+fn no_stall_replay_ignores_the_timestamps() {
+    let iolog = "fio version 3 iolog\n0 /dev/x write 0 16384\n1000 /dev/x write 16384 16384\n5000 /dev/x read 0 4096\n";
+    let commands = |csv: &str| -> Vec<String> {
+        csv.lines()
+            .skip(1)
+            .map(|l| l.split(',').skip(3).take(5).collect::<Vec<_>>().join(","))
+            .collect()
+    };
+    let submits = |csv: &str| -> Vec<u64> {
+        csv.lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().parse().unwrap())
+            .collect()
+    };
+    let (timed, timed_csv) = traced("[[replay]]\ntrace = \"x.iolog\"\n", Some(iolog));
+    let (fast, fast_csv) = traced(
+        "[[replay]]\ntrace = \"x.iolog\"\nmode = \"no_stall\"\niodepth = 1\n",
+        Some(iolog),
+    );
+    timed.unwrap();
+    fast.unwrap();
+    assert_eq!(
+        commands(&fast_csv),
+        commands(&timed_csv),
+        "the same commands"
+    );
+    let s = submits(&fast_csv);
+    assert_eq!(s[0], 0);
+    assert!(
+        s[1] < 1_000_000 && s[2] < 5_000_000,
+        "issued as each completes, not at 1 and 5 ms: {s:?}"
+    );
+}
+
 #[test]
 fn a_trace_that_breaks_zone_rules_stops_with_the_status_and_line() {
     let msr = "0,h,0,Write,0,4096,1\n10,h,0,Write,65536,4096,1\n";
@@ -192,7 +229,7 @@ fn direct_prefill_equals_written_prefill() {
             },
             &exp.firmware,
             false,
-            exp.interval,
+            exp.sampling(),
         );
         let cap = written.zone_capacity_lbas();
         for &(zone, lbas) in &exp.prefill.zones {

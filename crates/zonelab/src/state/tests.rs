@@ -1,6 +1,7 @@
 //! State files: a device saved and restored mid-stream behaves exactly as the one that went on
 //! (every policy, with data); damaged, foreign and mismatched files are refused.
 
+use crate::metrics::series::Sampling;
 use proptest::prelude::*;
 
 use super::*;
@@ -119,8 +120,14 @@ fn apply(d: &mut Device, now: &mut u64, i: usize, c: &Cmd) -> Result<Vec<u8>, St
 fn round_trip(d: &Device, policy: &PolicySpec) -> Device {
     let s = postcard::to_stdvec(&d.save()).unwrap();
     let back: ZnsState<'_> = postcard::from_bytes(&s).unwrap();
-    let r = Device::restore(&test_spec(0, 2), policy, true, Duration::from_ms(500), back)
-        .expect("a saved state restores");
+    let r = Device::restore(
+        &test_spec(0, 2),
+        policy,
+        true,
+        Sampling::every(Duration::from_ms(500)),
+        back,
+    )
+    .expect("a saved state restores");
     r.check_invariants();
     r
 }
@@ -133,7 +140,7 @@ proptest! {
     #[test]
     fn a_restored_device_behaves_as_the_original(cmds in prop::collection::vec(cmd(), 1..120), t_free in 0..7u32) {
         for policy in policies(t_free) {
-            let build = || Device::build(&test_spec(0, 2), &policy, true, Duration::from_ms(500));
+            let build = || Device::build(&test_spec(0, 2), &policy, true, Sampling::every(Duration::from_ms(500)));
             let (mut a, mut b) = (build(), build());
             let (mut ta, mut tb) = (0, 0);
             for (i, c) in cmds.iter().enumerate() {

@@ -22,6 +22,13 @@ impl Device {
                 "physical zone {} erased while a logical zone still maps to it",
                 order.zone
             );
+            // The counts themselves against a scan of every piece: debug builds and tests only
+            // (O(zones), the cost the counts exist to avoid in release).
+            debug_assert_eq!(
+                self.scanned_owners(),
+                self.owners,
+                "owner counts per physical zone"
+            );
             self.counters.zone_resets_executed += 1;
             self.phys_high[order.zone as usize] = 0;
         }

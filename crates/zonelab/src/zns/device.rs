@@ -14,8 +14,9 @@ use crate::device::{
 };
 use crate::firmware::{self, PieceRef, PolicySpec, ResetPolicy};
 use crate::metrics::Recorder;
+use crate::metrics::series::Sampling;
 use crate::nand::{DieSet, Divisor, EnergyNj, Layout, Nand, NandCounters, WearSummary};
-use crate::time::{Duration, Instant};
+use crate::time::Instant;
 
 pub struct Device {
     pub(super) spec: ZnsSpec,
@@ -118,20 +119,20 @@ impl Device {
         }
     }
 
-    /// A device running the policy `policy` names; its firmware samples its queues every
-    /// `interval` (the run's time-series interval).
+    /// A device running the policy `policy` names; its firmware samples its queues as the
+    /// run's time series do (`sampling`).
     pub fn build(
         spec: &ZnsSpec,
         policy: &PolicySpec,
         retain_data: bool,
-        interval: Duration,
+        sampling: Sampling,
     ) -> Self {
         let policy = firmware::build(
             policy,
             &spec.layout(),
             spec.zones.zone_count,
             spec.capacity_units(),
-            interval,
+            sampling,
         );
         Device::new(spec, policy, retain_data)
     }
@@ -302,7 +303,6 @@ impl Device {
         self.check_resources();
         self.nand.check_invariants();
         let unit = self.layout.unit_bytes;
-        let mut owners = vec![0u32; self.owners.len()];
         for (i, z) in self.zones.iter().enumerate() {
             assert!(
                 z.wp <= self.cap_lbas,
@@ -325,7 +325,6 @@ impl Device {
                 .sum();
             let mut expect = 0;
             for p in &z.pieces {
-                owners[p.pz as usize] += 1;
                 assert_eq!(p.lstart, expect, "zone {i}: pieces cover the zone in order");
                 assert!(p.data <= p.cap, "zone {i}: piece holds more than its space");
                 assert!(
@@ -353,7 +352,20 @@ impl Device {
                 );
             }
         }
-        assert_eq!(owners, self.owners, "owner counts per physical zone");
+        assert_eq!(
+            self.scanned_owners(),
+            self.owners,
+            "owner counts per physical zone"
+        );
+    }
+
+    /// Logical zones mapping to each physical zone, counted from every zone's pieces.
+    pub(super) fn scanned_owners(&self) -> Vec<u32> {
+        let mut owners = vec![0u32; self.owners.len()];
+        for p in self.zones.iter().flat_map(|z| &z.pieces) {
+            owners[p.pz as usize] += 1;
+        }
+        owners
     }
 }
 

@@ -13,8 +13,9 @@ use super::device::Device;
 use super::state::Zone;
 use crate::device::{DeviceCounters, ZoneState};
 use crate::firmware::{self, PolicySpec, PolicyState};
+use crate::metrics::series::Sampling;
 use crate::nand::NandState;
-use crate::time::{Duration, Instant};
+use crate::time::Instant;
 
 /// Data is kept in runs of whole pages of this size that are not all zeros (chosen: the usual
 /// LBA and file system block size; a prefilled zone's zeros then take no room at all).
@@ -124,10 +125,10 @@ impl Device {
         spec: &ZnsSpec,
         policy: &PolicySpec,
         retain_data: bool,
-        interval: Duration,
+        sampling: Sampling,
         s: ZnsState<'_>,
     ) -> Result<Device, String> {
-        let mut d = Device::build(spec, policy, retain_data, interval);
+        let mut d = Device::build(spec, policy, retain_data, sampling);
         let n = d.zones.len();
         check_shape(&d, &s)?;
         for (i, z) in s.zones.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! The zone-mapping policies on the device: host-visible behaviour identical to the synchronous
 //! policy, the write-pointer optimisation, erase-before-reuse, and the one-row bound on waits.
 
+use crate::metrics::series::Sampling;
 use proptest::prelude::*;
 
 use super::device_tests::small_spec;
@@ -23,7 +24,7 @@ fn spec() -> ZnsSpec {
 
 fn device(config: &PolicySpec) -> Device {
     let spec = spec();
-    Device::build(&spec, config, true, Duration::from_ms(500))
+    Device::build(&spec, config, true, Sampling::every(Duration::from_ms(500)))
 }
 
 fn mapping(t_free: u32, wp: bool) -> PolicySpec {
@@ -252,7 +253,7 @@ fn every_policy_agrees(cmds: &[Cmd], t_free: u32) -> Result<(), TestCaseError> {
         &cached,
         &PolicySpec::RoundRobin,
         true,
-        Duration::from_ms(500),
+        Sampling::every(Duration::from_ms(500)),
     ));
     // Preemptive with the optional timing: erase suspend and read priority.
     let mut optional = spec();
@@ -265,7 +266,7 @@ fn every_policy_agrees(cmds: &[Cmd], t_free: u32) -> Result<(), TestCaseError> {
         &optional,
         &preemptive(t_free, true, IdleScope::Device),
         true,
-        Duration::from_ms(500),
+        Sampling::every(Duration::from_ms(500)),
     ));
     let mut now = 0u64;
     for (i, c) in cmds.iter().enumerate() {
@@ -411,7 +412,7 @@ fn a_read_suspends_a_background_erase() {
             &spec,
             &preemptive(0, true, IdleScope::Device),
             false,
-            Duration::from_ms(500),
+            Sampling::every(Duration::from_ms(500)),
         );
         // Logical zones 0, 1, 2 take physical zones 0, 1, 2 in turn: 0 and 2 share dies 0 and 1.
         for z in 0..3 {

@@ -5,6 +5,7 @@ use super::device_tests::small_spec;
 use super::*;
 use crate::device::{ZoneAction, ZoneState};
 use crate::firmware::{FirmwareReport, PieceRef, PolicySpec, RenewableReport, RenewableSettings};
+use crate::metrics::series::Sampling;
 use crate::time::{Duration, Instant, NS_PER_S};
 use crate::zns::device_tests::at;
 
@@ -43,7 +44,7 @@ fn renewable(threshold: f64, regc_fraction: f64, scan_ns: u64, idle_ns: u64) -> 
 }
 
 fn device(spec: &ZnsSpec, config: &PolicySpec) -> Device {
-    Device::build(spec, config, true, Duration::from_ms(500))
+    Device::build(spec, config, true, Sampling::every(Duration::from_ms(500)))
 }
 
 fn report(d: &Device) -> RenewableReport {

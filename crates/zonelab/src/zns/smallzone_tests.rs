@@ -6,6 +6,7 @@ use super::device_tests::{Ns, at, small_spec};
 use super::*;
 use crate::device::{DeviceModel, ZoneAction};
 use crate::firmware::{PolicySpec, Synchronous};
+use crate::metrics::series::Sampling;
 use crate::time::Duration;
 
 const HOST_16K: u64 = 5_120; // 16 KiB at 3200 MB/s
@@ -84,7 +85,12 @@ fn round_robin() -> Device {
     spec.zones.max_open_zones = None;
     spec.zones.max_active_zones = None;
     spec.write_cache_units = 8;
-    Device::build(&spec, &PolicySpec::RoundRobin, true, Duration::from_ms(500))
+    Device::build(
+        &spec,
+        &PolicySpec::RoundRobin,
+        true,
+        Sampling::every(Duration::from_ms(500)),
+    )
 }
 
 fn die(d: &Device, logical: u32) -> u32 {

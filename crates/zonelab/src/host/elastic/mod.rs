@@ -53,7 +53,7 @@ use sched::wrr::Wrr;
 
 use crate::device::{Completed, DeviceInfo, ZonedInfo};
 use crate::host::lzone::LogicalZones;
-use crate::metrics::series::{DEFAULT_MAX_BUCKETS, StepSeries};
+use crate::metrics::series::{Sampling, StepSeries};
 use crate::time::{Duration, Instant};
 use crate::zns::{Device, ZnsSpec};
 use allocator::Allocator;
@@ -210,8 +210,8 @@ pub struct Elastic {
 }
 
 impl Elastic {
-    /// eZNS over `dev`; its spare series sample every `interval`.
-    pub fn new(dev: Device, spec: &ElasticSpec, interval: Duration) -> Self {
+    /// eZNS over `dev`; its spare series sample as `sampling` says.
+    pub fn new(dev: Device, spec: &ElasticSpec, sampling: Sampling) -> Self {
         let hal = Hal::probe(dev.spec(), spec.max_stripe_lbas);
         let info = spec.info(dev.spec());
         let z = info.zoned.clone().expect("zoned");
@@ -255,9 +255,7 @@ impl Elastic {
                 widths: vec![Default::default(); n],
                 ..Stats::default()
             },
-            spare_series: (0..n)
-                .map(|_| StepSeries::new(Instant::ZERO, interval, DEFAULT_MAX_BUCKETS))
-                .collect(),
+            spare_series: (0..n).map(|_| sampling.step_series()).collect(),
             scratch: Vec::new(),
             retain,
             per_ns: z.zone_count,
@@ -437,7 +435,12 @@ impl Elastic {
             writes_queued: self.stats.writes_queued,
             admission_delay_ns: self.adm.delay_ns() as u64,
             spare_samples,
-            delay_samples: self.adm.delays.clone(),
+            series_interval_ns: self
+                .spare_series
+                .iter()
+                .map(|s| s.interval().ns())
+                .max()
+                .unwrap_or(0),
         }
     }
 }

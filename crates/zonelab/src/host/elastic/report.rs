@@ -54,7 +54,6 @@ pub struct ElasticReport {
     /// The last sample of each interval, per namespace.
     #[serde(skip)]
     pub spare_samples: Vec<SpareSample>,
-    /// (time, admission delay per block in ns) at every monitor reading.
-    #[serde(skip)]
-    pub delay_samples: Vec<(Instant, u64)>,
+    /// The interval of `spare_samples` (the one asked for, doubled past the bound).
+    pub series_interval_ns: u64,
 }

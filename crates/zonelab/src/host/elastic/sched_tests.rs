@@ -169,7 +169,7 @@ proptest! {
             }
             now += STEP_NS;
         }
-        let delay_max = e.adm.delays.iter().map(|d| d.1).max().unwrap_or(0)
+        let delay_max = e.adm.delay_max
             .max(e.spec.sched.admission.initial_delay.ns());
         let p = &e.spec.sched.admission;
         let bound = p.refresh.ns() + p.bucket_lbas_per_width * delay_max

@@ -80,8 +80,8 @@ pub(super) fn layer(overrides: &[&str], retention: bool) -> Elastic {
     let crate::sim::DeviceSpec::Zns(zns) = &exp.device else {
         panic!("a ZNS device")
     };
-    let dev = Device::build(zns, &exp.firmware, retention, exp.interval);
-    Elastic::new(dev, spec, exp.interval)
+    let dev = Device::build(zns, &exp.firmware, retention, exp.sampling());
+    Elastic::new(dev, spec, exp.sampling())
 }
 
 pub(super) fn at(ns: u64) -> Instant {

@@ -50,8 +50,8 @@ pub struct Admission {
     /// The first period not yet read.
     next_period: u64,
     pub queued: u64,
-    /// (time, delay ns) at every reading.
-    pub delays: Vec<(Instant, u64)>,
+    /// The largest delay a reading gave (ns).
+    pub delay_max: u64,
 }
 
 impl Admission {
@@ -62,7 +62,7 @@ impl Admission {
             periods: BTreeMap::new(),
             next_period: 0,
             queued: 0,
-            delays: Vec::new(),
+            delay_max: 0,
             p,
         }
     }
@@ -135,8 +135,7 @@ impl Admission {
                 _ => self.delay,
             }
             .max(1.0);
-            self.delays
-                .push((Instant::from_ns((p + 1) * period_ns), self.delay as u64));
+            self.delay_max = self.delay_max.max(self.delay as u64);
         }
     }
 
