@@ -284,7 +284,7 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
 const COMMITTED_REFERENCE: &str = include_str!("../../../experiments/kv/dbbench-reference.json");
 
 fn validate_kv(reference: Option<&Path>, json: Option<&Path>) -> Result<ExitCode> {
-    use zonelab::host::kv::validation;
+    use zonelab::validation;
     let text = match reference {
         Some(p) => {
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?

@@ -21,6 +21,7 @@ pub mod state;
 pub mod time;
 pub mod trace;
 pub mod units;
+pub mod validation;
 pub mod workload;
 pub mod zns;
 

@@ -27,7 +27,7 @@
 //!   reader holds them.
 //!
 //! Counters (stats.rs) follow docs/rocksdb-reference.md's definitions of db_bench's, and
-//! `validation` checks them against the real db_bench's.
+//! `crate::validation` checks them against the real db_bench's.
 
 mod background;
 pub mod cache;
@@ -41,7 +41,6 @@ mod read;
 pub mod sst;
 pub mod stall;
 pub mod stats;
-pub mod validation;
 pub mod version;
 
 #[cfg(test)]
