@@ -161,7 +161,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         },
         |adapter| {
             adapter.finish_trace()?;
-            adapter.write_results(&dir, &zonelab_cli::output::write_files)?;
+            adapter.write_results(&dir, &|d, f| zonelab_cli::output::write_files(d, f, trace))?;
             if let Some(s) = &saved {
                 save_state(adapter, s)?;
                 println!("device saved in {}", s.path.display());
