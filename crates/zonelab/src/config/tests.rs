@@ -299,6 +299,71 @@ fn a_conventional_device_has_the_same_geometry_ranges() {
     assert_eq!(path, "device.geometry.channels");
 }
 
+/// Regression (conventional devices had no latency/overhead ranges): the time and rate
+/// ranges lived only in the ZNS validation, so on a conventional device
+/// `program_latency_ns = 2^63 - 1` passed `check`, then a run overflowed the NAND calendar
+/// (a panic in a test build, simulated time u64::MAX in release). Both kinds now share one
+/// check; every time, rate and energy is refused naming the field on either kind.
+#[test]
+fn conventional_device_timing_has_no_ranges() {
+    let conv = "preset = \"zn540-conv-op28\"\n[device.geometry]\nblocks_per_die = 32\npages_per_block = 128\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nio_size = \"64MiB\"\n";
+    parse(conv).expect("the small conventional device validates");
+    let huge = 9_223_372_036_854_775_807u64;
+    for (base, kind) in [(conv, "conventional"), (QUICK, "zns")] {
+        for field in [
+            "program_latency_ns",
+            "write_overhead_ns",
+            "read_latency_ns",
+            "read_overhead_ns",
+            "erase_latency_ns",
+            "channel_rate_mb_s",
+            "host_rate_mb_s",
+        ] {
+            let set = format!("device.timing.{field}={huge}");
+            let (path, msg) = field_error(parse_with(base, &[&set]));
+            assert_eq!(path, format!("device.timing.{field}"), "{kind}: {msg}");
+            assert!(msg.contains("must be between"), "{kind}: {msg}");
+        }
+        for field in ["suspend_ns", "resume_ns"] {
+            let set = format!("device.timing.erase_suspend.{field}={huge}");
+            let other = if field == "suspend_ns" {
+                "device.timing.erase_suspend.resume_ns=1000"
+            } else {
+                "device.timing.erase_suspend.suspend_ns=1000"
+            };
+            let (path, _) = field_error(parse_with(base, &[&set, other]));
+            assert_eq!(
+                path,
+                format!("device.timing.erase_suspend.{field}"),
+                "{kind}"
+            );
+        }
+        for field in ["read_nj_per_page", "program_nj_per_page"] {
+            let set = format!("device.energy.{field}=1e300");
+            let (path, _) = field_error(parse_with(base, &[&set]));
+            assert_eq!(path, format!("device.energy.{field}"), "{kind}");
+        }
+        // The bound itself is accepted.
+        parse_with(
+            base,
+            &[&format!(
+                "device.timing.program_latency_ns={}",
+                device::MAX_LATENCY_NS
+            )],
+        )
+        .unwrap_or_else(|e| panic!("{kind}: {e}"));
+    }
+    // Per-page-type latencies of aging NAND have the same range.
+    let (path, _) = field_error(parse_with(
+        conv,
+        &[
+            "device.aging.cell=\"tlc\"",
+            &format!("device.aging.read_latency_ns=[1000, 2000, {huge}]"),
+        ],
+    ));
+    assert_eq!(path, "device.aging.read_latency_ns");
+}
+
 /// Regression: `offset + size` wrapped (`size = "18446744073709551615z"`): `check` said ok and
 /// `run` panicked; a reader with such a size was accepted and did nothing.
 #[test]

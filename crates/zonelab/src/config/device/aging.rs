@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::DeviceConfig;
+use super::{DeviceConfig, MAX_LATENCY_NS};
 use crate::config::ConfigError;
 use crate::nand::{AgingSpec, CellType, InitialWear, NandGeometry, RetryModel};
 use crate::time::Duration;
@@ -112,7 +112,12 @@ impl DeviceConfig {
                         c.name()
                     ),
                 )),
-                Some(_) => Ok(v.iter().map(|&ns| Duration::from_ns(ns)).collect()),
+                Some(_) => {
+                    for &ns in v {
+                        super::within(&f(name), ns, 0, MAX_LATENCY_NS)?;
+                    }
+                    Ok(v.iter().map(|&ns| Duration::from_ns(ns)).collect())
+                }
             }
         };
         let read_latency = per_type("read_latency_ns", &a.read_latency_ns)?;

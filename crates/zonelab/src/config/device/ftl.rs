@@ -91,7 +91,8 @@ impl DeviceConfig {
                 "a conventional device has no zone management (trims and flushes cost write_overhead_ns)",
             ));
         }
-        let nand = self.validate_nand(prefix, None)?;
+        self.check_nand(prefix)?;
+        let nand = self.nand_spec(prefix, None)?;
         let geo = &nand.geometry;
         let lba = self.geometry.lba_size_bytes.0;
         let unit = c.mapping_unit_bytes.0;
