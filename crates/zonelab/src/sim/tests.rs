@@ -251,3 +251,76 @@ fn writers_leave_zones_at_their_fill_by_resetting_or_abandoning_them() {
     assert_eq!(abandon.device.zone(0, 3).state, ZoneState::ImplicitlyOpened);
     assert_eq!(abandon.device.written_lbas(0, 3), 16);
 }
+
+/// 4096 dies (64 channels of 64), 64 KiB blocks, each zone one block on one die.
+const MANY_DIES: &str = r#"
+[device]
+name = "many-dies"
+source = "test"
+[device.geometry]
+channels = 64
+dies_per_channel = 64
+blocks_per_die = 8
+pages_per_block = 4
+page_size_bytes = "16KiB"
+lba_size_bytes = 4096
+[device.timing]
+read_latency_ns = 50000
+program_latency_ns = 500000
+erase_latency_ns = 3000000
+channel_rate_mb_s = 800
+host_rate_mb_s = 3200
+[device.energy]
+read_nj_per_page = 1.0
+program_nj_per_page = 10.0
+erase_nj_per_block = 100.0
+"#;
+
+/// Regression (per-command cost grew with the number of dies): the device's idle time, asked
+/// for on every step of a run (the runner, idle-time firmware, the FTL's background GC), was a
+/// scan of every die and channel. It is now kept as work is booked (`Nand::idle_at`, O(1)):
+/// whole runs on 4096 dies, ZNS under every firmware policy and a conventional SSD with GC,
+/// never scan, and the kept idle time equals the scan (`check_invariants`, which the command
+/// stream fuzzer in `zns::policy_tests` also runs after every command).
+#[test]
+fn idle_time_scanned_every_die_per_command() {
+    let zns = "[device.zones]\ndies_per_zone = 1\nzone_size_bytes = \"64KiB\"\nzone_capacity_bytes = \"64KiB\"\nmax_open_zones = 14\nmax_active_zones = 14\n";
+    let jobs = "seed = 4\n[[job]]\nrw = \"write\"\nbs = \"16KiB\"\nsize = \"64z\"\nio_size = \"16MiB\"\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\noffset = \"64z\"\nio_size = \"4MiB\"\n[prefill]\nfraction = 0.5\n";
+    let mut runs: Vec<String> = [
+        "policy = \"synchronous\"",
+        "policy = \"mapping\"\nt_free = 8",
+        "policy = \"preemptive\"\nt_free = 8\nidle = \"device\"",
+        "policy = \"preemptive\"\nt_free = 8\nidle = \"zone_dies\"",
+        "policy = \"renewable\"\nzombie_scan_period = \"1ms\"\nzombie_idle = \"1ms\"",
+        "policy = \"round_robin\"",
+    ]
+    .iter()
+    .map(|p| format!("{jobs}{MANY_DIES}{zns}[firmware]\n{p}\n"))
+    .collect();
+    runs.push(format!(
+        "seed = 4\n[precondition]\nrandom_overwrite = false\n[[job]]\nrw = \"randwrite\"\nbs = \"16KiB\"\nio_size = \"2GiB\"\niodepth = 8\n{}[device.ftl]\nover_provisioning_percent = 28.0\n",
+        MANY_DIES
+            .replace("[device]\n", "[device]\nkind = \"conventional\"\n")
+            .replace("blocks_per_die = 8", "blocks_per_die = 32")
+    ));
+    for text in &runs {
+        let cfg = ExperimentConfig::parse(text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let exp = cfg.validate("t").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        crate::nand::SCANS.with(|s| s.set(0));
+        let out = run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {}).unwrap();
+        assert_eq!(
+            crate::nand::SCANS.with(|s| s.get()),
+            0,
+            "a run scanned every die:\n{text}"
+        );
+        assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+        assert!(out.summary.ops["write"].count > 0);
+        if text.contains("conventional") {
+            let Some(crate::firmware::FirmwareReport::Ftl(f)) = &out.summary.firmware else {
+                panic!("a conventional device reports its FTL");
+            };
+            assert!(f.gc_erased_superblocks > 0, "GC ran: {f:?}");
+        }
+        out.device.check_invariants();
+    }
+}
