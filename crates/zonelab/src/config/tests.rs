@@ -195,6 +195,33 @@ size = "10z"
     );
 }
 
+/// Regression: an open/active budget error named `job.max_open_zones`, which is no field; it
+/// names the writer whose setting to lower (zn540 prefilled to 1% keeps one partly written
+/// zone active, so 14 open zones for the writer are one too many).
+#[test]
+fn open_budget_error_named_job_max_open_zones() {
+    let prefilled = "preset = \"zn540\"\n[prefill]\nfraction = 0.01\n";
+    let writer = |extra: &str| {
+        format!("[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nsize = \"100z\"\n{extra}")
+    };
+    let text = format!("{prefilled}{}", writer("max_open_zones = 14\n"));
+    let (path, msg) = field_error(parse(&text));
+    assert_eq!(path, "job[0].max_open_zones", "{msg}");
+    assert!(msg.contains("prefill"), "{msg}");
+    // The job that sets it, by its place in the file.
+    let text = format!(
+        "{prefilled}[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\n{}{}",
+        writer(""),
+        writer("offset = \"100z\"\nmax_open_zones = 13\n")
+    );
+    let (path, msg) = field_error(parse(&text));
+    assert_eq!(path, "job[2].max_open_zones", "{msg}");
+    // Writers that set nothing: their clones.
+    let text = format!("preset = \"zn540\"\n{}", writer("numjobs = 15\n"));
+    let (path, msg) = field_error(parse(&text));
+    assert_eq!(path, "job[0].numjobs", "{msg}");
+}
+
 #[test]
 fn units_and_extents_resolve() {
     let e = parse(&QUICK.replace(
