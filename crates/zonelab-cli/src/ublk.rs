@@ -119,7 +119,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let dir = args
         .output
-        .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-ublk", exp.name)));
+        .unwrap_or_else(|| zonelab_cli::output::default_dir(&format!("{}-ublk", exp.name)));
     let trace = exp.trace;
     let sink = if trace {
         zonelab_cli::output::prepare_dir(&dir)?;

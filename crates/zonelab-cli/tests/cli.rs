@@ -289,6 +289,65 @@ fn presets_and_fresh_reports() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown preset `nope`"));
 }
 
+/// Regression: `zonelab presets` with no subcommand printed clap's usage instead of the list.
+#[test]
+fn presets_with_no_subcommand_printed_no_list() {
+    let bare = zonelab(&["presets"]);
+    assert!(
+        bare.status.success(),
+        "{}",
+        String::from_utf8_lossy(&bare.stderr)
+    );
+    let list = zonelab(&["presets", "list"]);
+    assert_eq!(bare.stdout, list.stdout);
+    assert!(String::from_utf8_lossy(&bare.stdout).contains("zn540-conv-op28"));
+}
+
+/// Regression: an experiment named `../../x` wrote its results two directories above
+/// `results/`; the default directory is `results/<name>` with the name made file-safe (the
+/// ublk front end's `results/<name>-ublk` too).
+#[test]
+fn an_experiment_name_escaped_the_results_directory() {
+    let dir = temp_dir("escape");
+    let cwd = dir.join("a").join("b");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let exp = dir.join("exp.toml");
+    std::fs::write(
+        &exp,
+        "name = \"../../x\"\npreset = \"rezns-40g\"\n[[job]]\nrw = \"write\"\nbs = \"128KiB\"\nsize = \"1z\"\nio_size = \"1MiB\"\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_zonelab"))
+        .current_dir(&cwd)
+        .args(["run", exp.to_str().unwrap(), "-q"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        !dir.join("x").exists(),
+        "results escaped to {}",
+        dir.join("x").display()
+    );
+    let results: Vec<_> = std::fs::read_dir(cwd.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(results, ["_.._x"]);
+    assert!(cwd.join("results/_.._x/summary.json").exists());
+    for name in ["../../x-ublk", "..", "/etc/x", "a/../../b"] {
+        let d = zonelab_cli::output::default_dir(name);
+        assert_eq!(d.components().count(), 2, "{name}: {}", d.display());
+        assert!(d.starts_with("results"), "{name}");
+        assert!(
+            !d.components()
+                .any(|c| matches!(c, std::path::Component::ParentDir)),
+            "{name}: {}",
+            d.display()
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A small conventional SSD on zn540's NAND: 1 GiB raw in 4 MiB blocks (32 superblocks).
 const CONVENTIONAL: &str = r#"
 seed = 3

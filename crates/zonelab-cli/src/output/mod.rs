@@ -60,8 +60,7 @@ pub fn run(
         );
         print!("{}", describe(&exp, &cfg));
     }
-    let dir = output
-        .unwrap_or_else(|| PathBuf::from("results").join(zonelab::report::file_safe(&exp.name)));
+    let dir = output.unwrap_or_else(|| default_dir(&exp.name));
     let inputs = inputs(path, &exp, &dir)?;
     let bar = if quiet {
         ProgressBar::hidden()
@@ -125,6 +124,12 @@ pub fn run(
         );
     }
     Ok(ExitCode::from(1))
+}
+
+/// Where a run's results go without `-o`: `results/<name>`, the name made safe for a file name
+/// (no `/`, no leading dots), so an experiment's name cannot point outside `results/`.
+pub fn default_dir(name: &str) -> PathBuf {
+    PathBuf::from("results").join(zonelab::report::file_safe(name))
 }
 
 /// The traces the experiment's `[[replay]]`s name (relative to the experiment file), and the
