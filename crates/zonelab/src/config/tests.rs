@@ -391,6 +391,40 @@ fn conventional_device_timing_has_no_ranges() {
     assert_eq!(path, "device.aging.read_latency_ns");
 }
 
+/// Regression: a bad value inside `[firmware]` or `[layer]` (`firmware.t_free = -1`, an
+/// unknown key) was blamed on the table (`firmware: invalid value: integer -1, expected u32`):
+/// serde reads a table whose `policy`/`kind` picks its fields whole, losing the field's path.
+#[test]
+fn errors_inside_firmware_and_layer_named_the_table() {
+    for (sets, field) in [
+        (
+            vec!["firmware.policy=\"preemptive\"", "firmware.t_free=-1"],
+            "firmware.t_free",
+        ),
+        (
+            vec!["firmware.policy=\"renewable\"", "firmware.zombie_idle=5"],
+            "firmware.zombie_idle",
+        ),
+        (
+            vec!["firmware.policy=\"mapping\"", "firmware.t_fre=1"],
+            "firmware.t_fre",
+        ),
+        (
+            vec!["layer.kind=\"static\"", "layer.max_active=-1"],
+            "layer.max_active",
+        ),
+        (
+            vec!["layer.kind=\"ezns\"", "layer.reclaim_wait=\"-1ns\""],
+            "layer.reclaim_wait",
+        ),
+    ] {
+        let (path, msg) = field_error(parse_with(QUICK, &sets));
+        assert_eq!(path, field, "{sets:?}: {msg}");
+    }
+    let (path, msg) = field_error(parse_with(QUICK, &["firmware.policy=\"lazy\""]));
+    assert_eq!(path, "firmware.policy", "{msg}");
+}
+
 /// Regression: `offset + size` wrapped (`size = "18446744073709551615z"`): `check` said ok and
 /// `run` panicked; a reader with such a size was accepted and did nothing.
 #[test]
