@@ -163,7 +163,7 @@ pub struct EnergyConfig {
 
 /// The largest device ZoneLab builds, so that no value can overflow the model's arithmetic or
 /// ask for more memory than a real device's state needs (chosen: each bound is far beyond
-/// shipping SSDs; docs/model.md lists them).
+/// shipping SSDs; docs/config.md lists them).
 pub const MAX_CHANNELS: u32 = 4_096;
 pub const MAX_DIES_PER_CHANNEL: u32 = 4_096;
 /// Dies in all (a 4 TB small-zone SSD has 128).

@@ -133,6 +133,17 @@ impl DeviceConfig {
                 format!("{open} is above max_active_zones {active}"),
             ));
         }
+        // A cache larger than the NAND's program units is never needed (one slot each).
+        let program_units = self.geometry.channels as u64
+            * self.geometry.dies_per_channel as u64
+            * self.geometry.blocks_per_die as u64
+            * (self.geometry.pages_per_block / self.geometry.pages_per_program) as u64;
+        within(
+            &f("timing.write_cache_units"),
+            t.write_cache_units as u64,
+            0,
+            program_units,
+        )?;
         if t.write_cache_units > 0 {
             if t.write_buffer_units_per_zone > 0 {
                 return Err(ConfigError::field(
