@@ -549,6 +549,8 @@ pub fn fingerprint(text: &str) -> u64 {
 }
 
 #[cfg(test)]
+mod doc_tests;
+#[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
 mod tests;
