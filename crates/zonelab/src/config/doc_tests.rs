@@ -142,6 +142,12 @@ fn base(field: &str) -> (String, Vec<String>) {
         "ycsb" => "preset = \"rezns-40g\"\n[[ycsb]]\nworkload = \"a\"\n".to_string(),
         _ => ZNS.to_string(),
     };
+    // A store's namespace applies to its files on the file layer.
+    let text = if field.ends_with("].namespace") && !field.starts_with("job") {
+        format!("{text}files = \"fs\"\n")
+    } else {
+        text
+    };
     let policy = match field {
         "firmware.t_free" | "firmware.t_invalid" => Some("preemptive"),
         f if f.starts_with("firmware.") => Some("renewable"),
@@ -222,79 +228,230 @@ fn every_documented_range_is_enforced_naming_the_field() {
     );
 }
 
-/// The numeric leaves of a resolved configuration: integers, floats, arrays of numbers, and
-/// strings that are sizes or durations (`job[N].bs`).
-fn numeric_fields(value: &toml::Value, path: &str, out: &mut Vec<String>) {
-    match value {
-        toml::Value::Table(t) => {
-            for (k, v) in t {
-                let p = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
-                numeric_fields(v, &p, out);
-            }
-        }
-        toml::Value::Array(a) if ARRAYS_OF_TABLES.contains(&path) => {
-            for v in a {
-                numeric_fields(v, &format!("{path}[N]"), out);
-            }
-        }
-        toml::Value::Array(a) if a.iter().all(|v| v.is_integer() || v.is_float()) => {
-            out.push(path.to_string());
-        }
-        toml::Value::Integer(_) | toml::Value::Float(_) => out.push(path.to_string()),
-        toml::Value::String(s)
-            if s.chars().next().is_some_and(|c| c.is_ascii_digit())
-                && (parse_bytes(s).is_ok() || parse_duration_ns(s).is_ok()) =>
-        {
-            out.push(path.to_string())
-        }
-        _ => {}
+/// Every table of an experiment, as `(path, base text, overrides selecting it)`: the field
+/// names each takes are read from the error an unknown key gets ("expected one of ...").
+fn tables() -> Vec<(String, String, Vec<String>)> {
+    let mut t: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut add = |path: &str, text: &str, overrides: &[&str]| {
+        t.push((
+            path.to_string(),
+            text.to_string(),
+            overrides.iter().map(|s| s.to_string()).collect(),
+        ))
+    };
+    let zns_with = |extra: &str| format!("{ZNS}{extra}");
+    for path in [
+        "",
+        "device",
+        "device.geometry",
+        "device.zones",
+        "device.timing",
+        "device.energy",
+        "data",
+        "metrics",
+        "faults",
+        "host",
+        "trace",
+        "job[0]",
+    ] {
+        add(path, ZNS, &[]);
     }
+    add(
+        "device.timing.erase_suspend",
+        &zns_with("[device.timing.erase_suspend]\nsuspend_ns = 1\nresume_ns = 1\n"),
+        &[],
+    );
+    add("device.aging", &zns_with("[device.aging]\n"), &[]);
+    add("device.ftl", CONV, &[]);
+    add("precondition", CONV, &[]);
+    add("prefill", &zns_with("[prefill]\n"), &[]);
+    for policy in [
+        "synchronous",
+        "mapping",
+        "preemptive",
+        "renewable",
+        "round_robin",
+    ] {
+        add("firmware", ZNS, &[&format!("firmware.policy=\"{policy}\"")]);
+    }
+    add("layer", &zns_with("[layer]\nkind = \"static\"\n"), &[]);
+    add("layer", EZNS, &[]);
+    add(
+        "replay[0]",
+        &zns_with("[[replay]]\ntrace = \"t.csv\"\n"),
+        &[],
+    );
+    add(
+        "threads[0]",
+        &zns_with("[[threads]]\ncount = 1\nbs = \"4KiB\"\nops = 1\n"),
+        &[],
+    );
+    for path in [
+        "fs",
+        "fs.gc",
+        "fs.cache",
+        "fs.cpu",
+        "fs.f2fs",
+        "fs.zenfs",
+        "fio_files[0]",
+    ] {
+        add(path, FS, &[]);
+    }
+    let (filebench, updates, dbbench, ycsb) = (
+        base("filebench[N].nfiles").0,
+        base("updates[N].files").0,
+        base("dbbench[N].num").0,
+        base("ycsb[N].recordcount").0,
+    );
+    add("filebench[0]", &filebench, &[]);
+    add("updates[0]", &updates, &[]);
+    for path in ["dbbench[0]", "dbbench[0].options", "dbbench[0].options.cpu"] {
+        add(path, &dbbench, &[]);
+    }
+    for path in ["ycsb[0]", "ycsb[0].options", "ycsb[0].options.cpu"] {
+        add(path, &ycsb, &[]);
+    }
+    t
 }
 
-/// The `[[...]]` entries of an experiment.
-const ARRAYS_OF_TABLES: [&str; 8] = [
+/// Fields that are not numbers (names, choices, switches, file paths) or are tables.
+const NOT_NUMERIC: [&str; 54] = [
+    "name",
+    "preset",
+    "device",
+    "firmware",
+    "layer",
+    "data",
+    "metrics",
+    "prefill",
+    "precondition",
+    "faults",
+    "host",
+    "trace",
     "job",
     "replay",
     "threads",
+    "fs",
     "filebench",
     "fio_files",
     "updates",
     "dbbench",
     "ycsb",
+    "kind",
+    "description",
+    "source",
+    "geometry",
+    "zones",
+    "timing",
+    "energy",
+    "ftl",
+    "aging",
+    "erase_suspend",
+    "read_priority",
+    "gc_policy",
+    "cell",
+    "retention",
+    "enabled",
+    "random_overwrite",
+    "pattern",
+    "policy",
+    "erase_all_blocks",
+    "wp_optimisation",
+    "idle",
+    "ewma_sample",
+    "local_overdrive",
+    "global_overdrive",
+    "reclaim",
+    "scheduler",
+    "read_cc",
+    "write_admission",
+    "tenant",
+    "rw",
+    "time_based",
+    "zone_append",
+    "zone_fill_action",
+];
+
+/// Non-numeric fields of the file layer, file workloads and stores.
+const NOT_NUMERIC_MORE: [&str; 20] = [
+    "format",
+    "mode",
+    "fsync",
+    "personality",
+    "gc",
+    "cache",
+    "cpu",
+    "f2fs",
+    "zenfs",
+    "victim",
+    "separate",
+    "dir",
+    "workload",
+    "requestdistribution",
+    "load",
+    "files",
+    "options",
+    "benchmarks",
+    "compression_type",
+    "compression_per_level",
+];
+
+/// Switches among the store options.
+const NOT_NUMERIC_OPTIONS: [&str; 5] = [
+    "level_compaction_dynamic_file_size",
+    "cache_index_and_filter_blocks",
+    "disable_wal",
+    "sync",
+    "fsync",
 ];
 
 #[test]
 fn every_numeric_field_is_documented() {
     let documented: Vec<String> = rows().into_iter().map(|r| r.field).collect();
-    let mut texts: Vec<String> = rows().iter().map(|r| base(&r.field).0).collect();
-    texts.push(format!("{ZNS}[layer]\nkind = \"static\"\n"));
-    texts.push(format!(
-        "{ZNS}[device.aging]\ncell = \"tlc\"\ninitial_erase_counts = [0, 10]\n"
-    ));
-    texts.push(format!(
-        "{ZNS}[device.timing.erase_suspend]\nsuspend_ns = 1\nresume_ns = 1\n"
-    ));
-    texts.sort();
-    texts.dedup();
     let mut missing = Vec::new();
-    for text in &texts {
-        let cfg = ExperimentConfig::parse(text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        let value = toml::Value::Table(toml::from_str(&cfg.to_toml()).unwrap());
-        let mut fields = Vec::new();
-        numeric_fields(&value, "", &mut fields);
-        for f in fields {
-            let doc = f.replace("ycsb[N].options", "dbbench[N].options");
-            if !documented.contains(&doc) && !missing.contains(&f) {
-                missing.push(f);
+    let mut seen = 0;
+    for (path, text, mut overrides) in tables() {
+        let key = if path.is_empty() {
+            "zz_unknown".to_string()
+        } else {
+            format!("{path}.zz_unknown")
+        };
+        overrides.push(format!("{key}=1"));
+        let message = match ExperimentConfig::parse(&text, &overrides) {
+            Err(ConfigError::Field { path: p, message }) if p == key => message,
+            other => panic!("{key}: expected an unknown-field error, got {other:?}"),
+        };
+        assert!(message.starts_with("unknown field"), "{key}: {message}");
+        // "expected one of `a`, `b`", or "there are no fields".
+        let expected = message.split_once("expected").map_or("", |(_, e)| e);
+        for name in expected.split('`').skip(1).step_by(2) {
+            seen += 1;
+            let doc_path = if path.is_empty() {
+                name.to_string()
+            } else {
+                format!("{path}.{name}")
+            }
+            .replace("[0]", "[N]")
+            .replace("ycsb[N].options", "dbbench[N].options");
+            let not_numeric = NOT_NUMERIC.contains(&name)
+                || NOT_NUMERIC_MORE.contains(&name)
+                || NOT_NUMERIC_OPTIONS.contains(&name);
+            // fio_files' and updates' fsync/cpu are numbers; the tables' names are not.
+            let numeric_after_all = matches!(
+                doc_path.as_str(),
+                "fio_files[N].fsync" | "updates[N].cpu" | "updates[N].files" | "threads[N].cpu"
+            );
+            if (numeric_after_all || !not_numeric)
+                && !documented.contains(&doc_path)
+                && !missing.contains(&doc_path)
+            {
+                missing.push(doc_path);
             }
         }
     }
     assert!(
         missing.is_empty(),
-        "numeric fields without a row in docs/config.md: {missing:?}"
+        "fields without a row in docs/config.md (or add them to the non-numeric lists): {missing:?}"
     );
+    assert!(seen > 300, "only {seen} fields seen");
 }
