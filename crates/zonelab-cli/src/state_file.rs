@@ -1,7 +1,8 @@
 //! Device state files on disk (`--state FILE`): load a device, or build it when the file does
 //! not exist yet, and save it back atomically. The format and its checks are the core's
-//! ([`zonelab::state`]); this module only reads and writes files. (The fio engine has its own
-//! copy of the atomic write, `crates/zonelab-ffi/src/files.rs`, to stay free of the CLI.)
+//! ([`zonelab::state`]); this module only reads and writes files. (The atomic write is
+//! `zonelab_io::write_atomic`, in `crates/zonelab-io`, which the fio engine shares without
+//! depending on the CLI.)
 
 use std::path::Path;
 

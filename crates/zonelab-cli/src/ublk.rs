@@ -119,7 +119,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let dir = args
         .output
-        .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-ublk", exp.name)));
+        .unwrap_or_else(|| zonelab_cli::output::default_dir(&format!("{}-ublk", exp.name)));
     let trace = exp.trace;
     let sink = if trace {
         zonelab_cli::output::prepare_dir(&dir)?;
@@ -161,7 +161,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         },
         |adapter| {
             adapter.finish_trace()?;
-            adapter.write_results(&dir, &zonelab_cli::output::write_files)?;
+            adapter.write_results(&dir, &|d, f| zonelab_cli::output::write_files(d, f, trace))?;
             if let Some(s) = &saved {
                 save_state(adapter, s)?;
                 println!("device saved in {}", s.path.display());

@@ -176,6 +176,87 @@ fn run_writes_every_result_file_and_is_deterministic() {
     );
 }
 
+/// Regression (stale files in a reused output directory): `trace.csv` and the per-tenant
+/// time series of a run with `[trace]` and two tenants survived a later run without them in
+/// the same `-o DIR`. Every file a run writes is one the clean-up recognises as ZoneLab's.
+#[test]
+fn stale_trace_in_a_reused_output_directory() {
+    let dir = temp_dir("stale");
+    let out = dir.join("R");
+    let listing = || {
+        let mut v: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let a = dir.join("a.toml");
+    std::fs::write(&a, format!("{SMALL}\n[trace]\nenabled = true\n")).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let o = zonelab(&[
+        "run",
+        a.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let first = listing();
+    for f in ["trace.csv", "timeseries_job0.csv", "timeseries_job1.csv"] {
+        assert!(first.iter().any(|n| n == f), "{f} missing: {first:?}");
+    }
+    for f in first.iter().filter(|f| *f != "notes.txt") {
+        assert!(
+            zonelab_io::is_results_file(f),
+            "{f} is not known as a results file"
+        );
+    }
+    let b = dir.join("b.toml");
+    let one_job = "seed = 2\npreset = \"rezns-40g\"\n[[job]]\nrw = \"write\"\nbs = \"128KiB\"\nsize = \"2z\"\nio_size = \"16MiB\"\n";
+    std::fs::write(&b, one_job).unwrap();
+    let o = zonelab(&[
+        "run",
+        b.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let second = listing();
+    assert!(
+        !second
+            .iter()
+            .any(|n| n == "trace.csv" || n == "timeseries_job1.csv"),
+        "an earlier run's files survived: {second:?}"
+    );
+    assert!(
+        second.iter().any(|n| n == "notes.txt"),
+        "a user's file went"
+    );
+    let fresh = dir.join("fresh");
+    let o = zonelab(&[
+        "run",
+        b.to_str().unwrap(),
+        "-o",
+        fresh.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success());
+    let mut expected: Vec<String> = std::fs::read_dir(&fresh)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    expected.push("notes.txt".into());
+    expected.sort();
+    assert_eq!(
+        second, expected,
+        "the reused directory holds what a fresh one does"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn presets_and_fresh_reports() {
     let o = zonelab(&["presets", "list"]);
@@ -206,6 +287,65 @@ fn presets_and_fresh_reports() {
     let o = zonelab(&["presets", "show", "nope"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown preset `nope`"));
+}
+
+/// Regression: `zonelab presets` with no subcommand printed clap's usage instead of the list.
+#[test]
+fn presets_with_no_subcommand_printed_no_list() {
+    let bare = zonelab(&["presets"]);
+    assert!(
+        bare.status.success(),
+        "{}",
+        String::from_utf8_lossy(&bare.stderr)
+    );
+    let list = zonelab(&["presets", "list"]);
+    assert_eq!(bare.stdout, list.stdout);
+    assert!(String::from_utf8_lossy(&bare.stdout).contains("zn540-conv-op28"));
+}
+
+/// Regression: an experiment named `../../x` wrote its results two directories above
+/// `results/`; the default directory is `results/<name>` with the name made file-safe (the
+/// ublk front end's `results/<name>-ublk` too).
+#[test]
+fn an_experiment_name_escaped_the_results_directory() {
+    let dir = temp_dir("escape");
+    let cwd = dir.join("a").join("b");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let exp = dir.join("exp.toml");
+    std::fs::write(
+        &exp,
+        "name = \"../../x\"\npreset = \"rezns-40g\"\n[[job]]\nrw = \"write\"\nbs = \"128KiB\"\nsize = \"1z\"\nio_size = \"1MiB\"\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_zonelab"))
+        .current_dir(&cwd)
+        .args(["run", exp.to_str().unwrap(), "-q"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        !dir.join("x").exists(),
+        "results escaped to {}",
+        dir.join("x").display()
+    );
+    let results: Vec<_> = std::fs::read_dir(cwd.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(results, ["_.._x"]);
+    assert!(cwd.join("results/_.._x/summary.json").exists());
+    for name in ["../../x-ublk", "..", "/etc/x", "a/../../b"] {
+        let d = zonelab_cli::output::default_dir(name);
+        assert_eq!(d.components().count(), 2, "{name}: {}", d.display());
+        assert!(d.starts_with("results"), "{name}");
+        assert!(
+            !d.components()
+                .any(|c| matches!(c, std::path::Component::ParentDir)),
+            "{name}: {}",
+            d.display()
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A small conventional SSD on zn540's NAND: 1 GiB raw in 4 MiB blocks (32 superblocks).

@@ -487,14 +487,8 @@ impl Engine {
         );
         summary.realtime = self.realtime_report();
         let files = render(&summary, &self.metrics, &*self.device, &self.cfg.to_toml());
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("zonelab_results: cannot create {}", dir.display()))?;
-        for (name, text) in files {
-            let p = dir.join(&name);
-            std::fs::write(&p, text)
-                .with_context(|| format!("zonelab_results: cannot write {}", p.display()))?;
-        }
-        Ok(())
+        // Results files an earlier run left in the directory go.
+        zonelab_io::write_results_dir(dir, &files, &[]).context("zonelab_results")
     }
 
     /// Saves the device to its state file (if it has one), atomically.

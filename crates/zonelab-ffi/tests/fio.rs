@@ -187,6 +187,63 @@ fn bad_jobs_fail_with_clear_errors_and_never_crash_fio() {
     assert_fails_saying(&o, &["set thread=1"]);
 }
 
+/// Regression (EINVAL's errno text in fio's log): a command the engine refuses before the
+/// device (here 512-byte writes on a 4 KiB-LBA device) logged `NVMe status SCT ffh SC EAh`,
+/// -EINVAL printed as if it were an NVMe status; it logs the errno's text.
+#[test]
+#[ignore = "needs fio and the engine; scripts/test.sh runs it"]
+fn einval_logged_as_nvme_status_sct_ffh_sc_eah() {
+    let dir = temp_dir("einval");
+    let o = fio(
+        &dir,
+        "zonelab_set=device.zones.zone_count=16\n",
+        "[w]\nrw=write\nbs=512\nio_size=64k\n",
+        &[],
+    );
+    assert_fails_saying(&o, &["zonelab: write at 0+512 failed: Invalid argument"]);
+    let out = text(&o);
+    assert!(!out.contains("SCT ffh"), "{out}");
+}
+
+/// Regression (trims under zonemode=zbd bypassed fio's zbd bookkeeping): the engine reset
+/// trimmed zones itself, so fio kept their old write pointers and its next writes there failed
+/// with Zone Invalid Write. Trims now go through fio's `zbd_do_io_u_trim`, as fio's own engines'
+/// do. Random writes and random whole-zone trims run together on the same zones (as fio's
+/// t/zbd test 58 does), then a verify job writes every zone and reads it all back.
+#[test]
+#[ignore = "needs fio and the engine; scripts/test.sh runs it"]
+fn trims_under_zonemode_zbd_bypassed_fios_bookkeeping() {
+    let dir = temp_dir("zbdtrim");
+    let o = fio(
+        &dir,
+        SMALL,
+        "[pre]\nrw=write\nbs=1m\nsize=8z\n\n\
+         [w]\nwait_for=pre\nrw=randwrite\nbs=64k\nsize=16z\nio_size=512m\niodepth=4\nflow=128\n\n\
+         [t]\nwait_for=pre\nrw=randtrim\nbs=64m\nsize=16z\nio_size=1g\nflow=1\n\n\
+         [check]\nstonewall\nrw=write\nbs=128k\nsize=16z\nverify=crc32c\n",
+        &[],
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    for bad in ["Zone Invalid Write", "SC BCh", "verify", "err= 5"] {
+        assert!(!out.contains(bad), "`{bad}`: {out}");
+    }
+    let s = summary(&dir);
+    assert_eq!(s["errors"].as_array().unwrap().len(), 0, "{out}");
+    assert!(
+        s["device_counters"]["zone_resets_requested"]
+            .as_u64()
+            .unwrap()
+            > 16,
+        "trims reset zones: {out}"
+    );
+    assert_eq!(
+        s["ops"]["read"]["bytes"],
+        1u64 << 30,
+        "the verify job read every zone back"
+    );
+}
+
 #[test]
 #[ignore = "needs fio and the engine; scripts/test.sh runs it"]
 fn realtime_mode_latency_matches_the_model_at_qd1() {

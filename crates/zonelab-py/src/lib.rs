@@ -279,7 +279,8 @@ impl Run {
     fn write(&self, dir: PathBuf) -> PyResult<()> {
         let state = self.state();
         let os = |e: anyhow::Error| pyo3::exceptions::PyOSError::new_err(format!("{e:#}"));
-        zonelab_cli::output::write_results(&dir, &state.cfg, &state.out).map_err(os)?;
+        // The trace goes in after (it is kept in memory): any trace.csv there now is stale.
+        zonelab_cli::output::write_results(&dir, &state.cfg, &state.out, false).map_err(os)?;
         if state.cfg.trace.enabled {
             let channels = state.cfg.device.geometry.channels;
             let mut text = String::from(zonelab::trace::CSV_HEADER);

@@ -213,8 +213,16 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
         "h" => 3600 * NS_PER_S,
         _ => return Err(bad()),
     };
+    let too_long = || format!("`{text}` is more than 2^64 - 1 nanoseconds");
+    // Whole numbers exactly (an f64 rounds counts of nanoseconds above 2^53).
+    if let Ok(n) = t[..end].parse::<u64>() {
+        return n.checked_mul(scale).ok_or_else(too_long);
+    }
     let ns = number * scale as f64;
-    if ns.fract() != 0.0 || ns >= u64::MAX as f64 {
+    if ns >= u64::MAX as f64 {
+        return Err(too_long());
+    }
+    if ns.fract() != 0.0 {
         return Err(format!("`{text}` is not a whole number of nanoseconds"));
     }
     Ok(ns as u64)
@@ -269,6 +277,32 @@ mod tests {
         assert!(parse_duration_ns("10").is_err());
         assert!(parse_duration_ns("99999999999h").is_err());
         assert_eq!(format_duration(1500 * NS_PER_US), "1500us");
+    }
+
+    /// Regression: durations went through an f64, so a count of nanoseconds above 2^53 (104
+    /// days) was rounded: "31536000000000001ns" read as a year exactly, past the runtime
+    /// bound's check, and a resolved config could not give back every duration it held.
+    #[test]
+    fn durations_above_2_pow_53_ns_were_rounded() {
+        assert_eq!(
+            parse_duration_ns("31536000000000001ns"),
+            Ok(31_536_000_000_000_001)
+        );
+        assert_eq!(parse_duration_ns("18446744073709551615ns"), Ok(u64::MAX));
+        assert!(parse_duration_ns("18446744073709551616ns").is_err());
+        assert!(
+            parse_duration_ns("5124096h").is_err(),
+            "2^64 ns is 5124095.6 h"
+        );
+        assert_eq!(
+            parse_duration_ns("5124095h"),
+            Ok(5_124_095 * 3600 * NS_PER_S)
+        );
+        assert_eq!(parse_duration_ns("1.5s"), Ok(1_500_000_000));
+        assert!(parse_duration_ns("0.5ns").is_err());
+        for ns in [(1u64 << 53) + 1, u64::MAX, 31_536_000_000_000_001] {
+            assert_eq!(parse_duration_ns(&format_duration(ns)), Ok(ns));
+        }
     }
 
     #[test]

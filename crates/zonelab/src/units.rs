@@ -1,7 +1,8 @@
 //! Human units in configuration files: byte sizes ("4KiB", "64MiB") and extents that may also be
 //! given in zones ("16z") or as a share of the device ("50%"). Durations are [`crate::time`]'s.
 //!
-//! Sizes follow fio's default `kb_base=1024`: "k", "KB" and "KiB" all mean 1024 bytes.
+//! Sizes follow fio's default `kb_base=1024`: "k", "KB" and "KiB" all mean 1024 bytes, and so
+//! on through fio's suffixes up to "e" (EiB, 2^60 bytes).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -16,7 +17,8 @@ fn split_number(text: &str) -> Option<(f64, &str)> {
     Some((number, text[end..].trim()))
 }
 
-/// Parses "4096", "4k", "4KiB", "1.5GiB" into bytes (binary multiples, like fio).
+/// Parses "4096", "4k", "4KiB", "1.5GiB", "1EiB" into bytes (binary multiples, like fio: k, m,
+/// g, t, p, e).
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let bad =
         || format!("`{text}` is not a size; write e.g. 4096, \"4KiB\", \"64MiB\" or \"1GiB\"");
@@ -27,6 +29,8 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         "m" | "mb" | "mib" => 20,
         "g" | "gb" | "gib" => 30,
         "t" | "tb" | "tib" => 40,
+        "p" | "pb" | "pib" => 50,
+        "e" | "eb" | "eib" => 60,
         _ => return Err(bad()),
     };
     let too_large = || format!("`{text}` is more than 2^64 - 1 bytes");
@@ -49,7 +53,14 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
 }
 
 fn format_bytes(bytes: u64) -> String {
-    for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
+    for (shift, unit) in [
+        (60, "EiB"),
+        (50, "PiB"),
+        (40, "TiB"),
+        (30, "GiB"),
+        (20, "MiB"),
+        (10, "KiB"),
+    ] {
         if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{}{unit}", bytes >> shift);
         }
@@ -201,6 +212,23 @@ mod tests {
         assert!(parse_bytes("18446744073709551616.0").is_err());
         assert!(parse_bytes("16777216TiB").is_err());
         assert_eq!(parse_bytes("16777215TiB"), Ok(16_777_215 << 40));
+    }
+
+    /// Regression: `1EiB` (2^60, which fits in 64 bits) was not a size; fio takes the "p" and
+    /// "e" suffixes too.
+    #[test]
+    fn one_exbibyte_was_not_a_size() {
+        assert_eq!(parse_bytes("1EiB"), Ok(1 << 60));
+        assert_eq!(parse_bytes("1e"), Ok(1 << 60));
+        assert_eq!(parse_bytes("15EB"), Ok(15 << 60));
+        assert_eq!(parse_bytes("1PiB"), Ok(1 << 50));
+        assert_eq!(parse_bytes("2p"), Ok(2 << 50));
+        assert_eq!(parse_bytes("0.5EiB"), Ok(1 << 59));
+        assert!(parse_bytes("16EiB").is_err(), "2^64 does not fit");
+        assert!(parse_bytes("16.0EiB").is_err());
+        assert_eq!(format_bytes(1 << 60), "1EiB");
+        assert_eq!(format_bytes(3 << 50), "3PiB");
+        assert_eq!(format_bytes((1 << 50) + (1 << 40)), "1025TiB");
     }
 
     #[test]

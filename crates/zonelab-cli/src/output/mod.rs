@@ -60,8 +60,7 @@ pub fn run(
         );
         print!("{}", describe(&exp, &cfg));
     }
-    let dir = output
-        .unwrap_or_else(|| PathBuf::from("results").join(zonelab::report::file_safe(&exp.name)));
+    let dir = output.unwrap_or_else(|| default_dir(&exp.name));
     let inputs = inputs(path, &exp, &dir)?;
     let bar = if quiet {
         ProgressBar::hidden()
@@ -81,7 +80,7 @@ pub fn run(
     bar.finish_and_clear();
     let wall_s = wall.elapsed().as_secs_f64();
 
-    write_results(&dir, &cfg, &out)?;
+    write_results(&dir, &cfg, &out, exp.trace)?;
     if let Some((file, identity)) = &identity {
         let end = out.device.idle_at();
         crate::state_file::save(file, identity, end, &*out.device)?;
@@ -131,6 +130,12 @@ pub fn run(
         );
     }
     Ok(ExitCode::from(1))
+}
+
+/// Where a run's results go without `-o`: `results/<name>`, the name made safe for a file name
+/// (no `/`, no leading dots), so an experiment's name cannot point outside `results/`.
+pub fn default_dir(name: &str) -> PathBuf {
+    PathBuf::from("results").join(zonelab::report::file_safe(name))
 }
 
 /// The traces the experiment's `[[replay]]`s name (relative to the experiment file), and the
@@ -196,49 +201,30 @@ impl TraceSink for CsvFile {
     }
 }
 
-/// Makes `dir` hold only what this run writes: files an earlier run left there go.
+/// Makes `dir` hold only what this run writes: results files an earlier run left there go
+/// (only files with the names ZoneLab gives its results; see [`zonelab_io::is_results_file`]).
 pub fn prepare_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
-        let entry = entry?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let ours = name == "summary.json"
-            || name == "config.resolved.toml"
-            || name == "trace.csv"
-            || name == "zones.csv"
-            || name == "erase_wait_cdf.csv"
-            || name == "firmware_over_time.csv"
-            || name == "latency_percentiles.csv"
-            || (name.starts_with("timeseries") && name.ends_with(".csv"))
-            || (name.starts_with("latency_cdf_") && name.ends_with(".csv"));
-        if ours && entry.file_type()?.is_file() {
-            std::fs::remove_file(entry.path())?;
-        }
-    }
-    Ok(())
+    zonelab_io::clear_results_dir(dir, &[])
 }
 
-/// Writes a run's results directory.
-pub fn write_results(dir: &Path, cfg: &ExperimentConfig, out: &RunOutput) -> Result<()> {
+/// Writes a run's results directory; `trace` says whether this run streamed `trace.csv` into
+/// it (kept; any other trace.csv is an earlier run's and goes).
+pub fn write_results(
+    dir: &Path,
+    cfg: &ExperimentConfig,
+    out: &RunOutput,
+    trace: bool,
+) -> Result<()> {
     write_files(
         dir,
         &render(&out.summary, &out.metrics, &*out.device, &cfg.to_toml()),
+        trace,
     )
 }
 
-/// Writes rendered results files into `dir` (which keeps a trace written there by this run).
-pub fn write_files(dir: &Path, files: &[(String, String)]) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let keep_trace = dir.join("trace.csv");
-    let trace = std::fs::read(&keep_trace).ok();
-    prepare_dir(dir)?;
-    if let Some(t) = trace {
-        std::fs::write(&keep_trace, t)?;
-    }
-    for (name, text) in files {
-        let p = dir.join(name);
-        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
-    }
-    Ok(())
+/// Writes rendered results files into `dir`, which then holds only them (and the trace.csv
+/// this run wrote there, when `trace`): every results file an earlier run left goes.
+pub fn write_files(dir: &Path, files: &[(String, String)], trace: bool) -> Result<()> {
+    let keep: &[&str] = if trace { &["trace.csv"] } else { &[] };
+    zonelab_io::write_results_dir(dir, files, keep)
 }

@@ -43,7 +43,12 @@ pub const PAPERS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Reruns `paper` into `out`, which then holds only this reproduction's files (what an earlier
+/// one left there goes: see [`zonelab_io::clear_reproduction_dir`]).
 pub fn run(paper: &str, out: &Path) -> Result<()> {
+    if PAPERS.iter().any(|p| p.0 == paper) {
+        zonelab_io::clear_reproduction_dir(out)?;
+    }
     match paper {
         "ezns" => ezns::run(out),
         "lsm-zgc" => lsm_zgc::run(out),
@@ -131,7 +136,7 @@ pub fn run_one(out: &Path, run: &Run) -> Result<RunOutput> {
         .with_context(|| format!("run {}", run.name))?;
     eprintln!("running {}", run.name);
     let result = zonelab::run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {})?;
-    write_results(&out.join("runs").join(&run.name), &cfg, &result)?;
+    write_results(&out.join("runs").join(&run.name), &cfg, &result, false)?;
     Ok(result)
 }
 

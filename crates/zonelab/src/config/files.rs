@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
+use super::workload::{MAX_IO_BYTES, MAX_PAUSE, MAX_RUNTIME};
 use crate::device::DeviceInfo;
 use crate::host::fs::BLOCK_BYTES;
 use crate::time::Duration;
@@ -133,11 +134,19 @@ fn check_dir(field: &str, dir: &str) -> Result<(), ConfigError> {
     Ok(())
 }
 
-fn positive(field: &str, v: u64) -> Result<(), ConfigError> {
-    if v == 0 {
-        return Err(ConfigError::field(field, "must be greater than 0"));
-    }
-    Ok(())
+/// Files of one workload (chosen: 16 Mi; the file layer keeps an inode and an extent list per
+/// file, so this bounds its memory, not the device).
+pub const MAX_FILES: u64 = 1 << 24;
+/// Threads of one file workload (Filebench's and fio's own limits are in the thousands).
+pub const MAX_THREADS: u64 = 4_096;
+/// One I/O of a file workload (chosen: 1 GiB).
+pub const MAX_FILE_IO: u64 = 1 << 30;
+/// Consecutive runs of `[[fio_files]]` (as `[[job]]`'s loops).
+pub const MAX_FILE_LOOPS: u64 = 1_000_000;
+
+/// `v` in `1..=max`, or an error naming the field.
+fn count(field: &str, v: u64, max: u64) -> Result<(), ConfigError> {
+    super::device::within(field, v, 1, max)
 }
 
 /// The file layer and file workloads of an experiment, if it has any (or if `store_on_fs`, the
@@ -196,12 +205,17 @@ pub fn validate(
         s.prealloc_pct = c.prealloc.unwrap_or(s.prealloc_pct);
         s.run = c.run.unwrap_or(s.run);
         s.dir = c.dir.clone().unwrap_or_else(|| format!("/{}", s.name));
-        positive(&f("nfiles"), s.nfiles as u64)?;
-        positive(&f("meandirwidth"), s.dir_width as u64)?;
-        positive(&f("nthreads"), s.threads as u64)?;
-        positive(&f("iosize"), s.io_bytes)?;
-        positive(&f("meanappendsize"), s.append_bytes)?;
-        positive(&f("run"), s.run.ns())?;
+        count(&f("nfiles"), s.nfiles as u64, MAX_FILES)?;
+        count(&f("meandirwidth"), s.dir_width as u64, MAX_FILES)?;
+        count(&f("nthreads"), s.threads as u64, MAX_THREADS)?;
+        count(&f("iosize"), s.io_bytes, MAX_FILE_IO)?;
+        count(&f("meanappendsize"), s.append_bytes, MAX_FILE_IO)?;
+        if s.run.is_zero() || s.run > MAX_RUNTIME {
+            return Err(ConfigError::field(
+                f("run"),
+                format!("{} must be above 0 and at most {MAX_RUNTIME}", s.run),
+            ));
+        }
         if s.prealloc_pct > 100 {
             return Err(ConfigError::field(
                 f("prealloc"),
@@ -231,7 +245,10 @@ pub fn validate(
                 format!("{bs} must be a positive multiple of 512"),
             ));
         }
-        positive(&f("threads"), c.threads as u64)?;
+        count(&f("threads"), c.threads as u64, MAX_THREADS)?;
+        if let Some(l) = c.loops {
+            count(&f("loops"), l as u64, MAX_FILE_LOOPS)?;
+        }
         if c.size.0 < bs || !c.size.0.is_multiple_of(bs) {
             return Err(ConfigError::field(
                 f("size"),
@@ -268,7 +285,7 @@ pub fn validate(
             file_bytes: c.size.0,
             bs,
             fsync: c.fsync.unwrap_or(0),
-            loops: c.loops.unwrap_or(1).max(1),
+            loops: c.loops.unwrap_or(1),
             random,
             dir,
         }));
@@ -283,7 +300,7 @@ pub fn validate(
             ));
         }
         let files = c.files.unwrap_or(16);
-        positive(&f("files"), files as u64)?;
+        count(&f("files"), files as u64, MAX_FILES)?;
         let dataset = c.dataset.to_bytes(0, capacity);
         let file_bytes = dataset / files as u64 / bs * bs;
         if file_bytes < 2 * bs {
@@ -301,9 +318,16 @@ pub fn validate(
                 ),
             ));
         }
-        positive(&f("updates"), c.updates)?;
+        // The bytes the updates write, like a job's io_size, at most 1 PiB.
+        count(&f("updates"), c.updates, MAX_IO_BYTES / bs)?;
         let threads = c.threads.unwrap_or(1);
-        positive(&f("threads"), threads as u64)?;
+        count(&f("threads"), threads as u64, MAX_THREADS)?;
+        if c.cpu.is_some_and(|d| d > MAX_PAUSE) {
+            return Err(ConfigError::field(
+                f("cpu"),
+                format!("must be at most {MAX_PAUSE}"),
+            ));
+        }
         let pattern = match c.pattern.unwrap_or(PatternConfig::Uniform) {
             PatternConfig::Uniform => UpdatePattern::Uniform,
             PatternConfig::Hotcold => {
@@ -324,7 +348,7 @@ pub fn validate(
             }
         };
         let fill = c.fill_io.map_or(1 << 20, |b| b.0);
-        positive(&f("fill_io"), fill)?;
+        count(&f("fill_io"), fill, MAX_FILE_IO)?;
         let name = c.name.clone().unwrap_or_else(|| format!("updates{i}"));
         let dir = c.dir.clone().unwrap_or_else(|| format!("/{name}"));
         check_dir(&f("dir"), &dir)?;

@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
+use super::device::{MAX_LATENCY_NS, MAX_RATE_MB_S};
 use super::region::zone_region;
+use super::workload::MAX_PAUSE;
 use crate::device::DeviceInfo;
 use crate::host::fs::spec::f2fs_mkfs_space;
 use crate::host::fs::{
@@ -173,6 +175,24 @@ pub struct FsConfig {
     pub zenfs: ZenfsConfig,
 }
 
+/// The file layer's periods (writeback, checkpoints, GC sleeps; Linux's are seconds; chosen:
+/// one day).
+pub const MAX_FS_TIME: Duration = Duration::from_secs(86_400);
+/// Page cache and dirty limits (chosen: 1 PiB; the cache only holds pages written or read).
+pub const MAX_CACHE_BYTES: u64 = 1 << 50;
+
+/// `d` is at most [`MAX_FS_TIME`] (and above 0 unless `zero_ok`).
+fn fs_time(field: &str, d: Duration, zero_ok: bool) -> Result<(), ConfigError> {
+    if (d.is_zero() && !zero_ok) || d > MAX_FS_TIME {
+        let lo = if zero_ok { "at least 0" } else { "above 0" };
+        return Err(ConfigError::field(
+            field,
+            format!("{d} must be {lo} and at most {MAX_FS_TIME}"),
+        ));
+    }
+    Ok(())
+}
+
 fn blocks_of(field: &str, b: Bytes, max: u64) -> Result<u32, ConfigError> {
     if b.0 == 0 || !b.0.is_multiple_of(BLOCK_BYTES) || b.0 > max {
         return Err(ConfigError::field(
@@ -219,9 +239,23 @@ impl FsConfig {
         if let Some(m) = self.max_io {
             spec.max_io_blocks = blocks_of("fs.max_io", m, 16 << 20)?;
         }
-        self.validate_gc(&mut spec.gc, cap_bytes)?;
+        self.validate_gc(&mut spec.gc, cap_bytes, zone_count)?;
         self.validate_cache(&mut spec.cache)?;
         let c = &self.cpu;
+        for (name, d) in [
+            ("fs.cpu.call", c.call),
+            ("fs.cpu.metadata", c.metadata),
+            ("fs.cpu.copy_per_kib", c.copy_per_kib),
+            ("fs.cpu.submit", c.submit),
+            ("fs.cpu.gc_per_block", c.gc_per_block),
+        ] {
+            if d.is_some_and(|d| d > MAX_PAUSE) {
+                return Err(ConfigError::field(
+                    name,
+                    format!("must be at most {MAX_PAUSE}"),
+                ));
+            }
+        }
         let cpu = &mut spec.cpu;
         cpu.call = c.call.unwrap_or(cpu.call);
         cpu.metadata = c.metadata.unwrap_or(cpu.metadata);
@@ -240,7 +274,12 @@ impl FsConfig {
         Ok(spec)
     }
 
-    fn validate_gc(&self, gc: &mut GcSpec, cap_bytes: u64) -> Result<(), ConfigError> {
+    fn validate_gc(
+        &self,
+        gc: &mut GcSpec,
+        cap_bytes: u64,
+        zone_count: u32,
+    ) -> Result<(), ConfigError> {
         let c = &self.gc;
         gc.policy = match c.policy {
             None | Some(GcPolicyConfig::Native) => GcPolicyKind::Native,
@@ -279,6 +318,15 @@ impl FsConfig {
         }
         gc.bg_free_zones = c.bg_free_zones.unwrap_or(gc.bg_free_zones);
         gc.fg_free_zones = c.fg_free_zones.unwrap_or(gc.fg_free_zones);
+        if gc.bg_free_zones > zone_count {
+            return Err(ConfigError::field(
+                "fs.gc.bg_free_zones",
+                format!(
+                    "{} is above the file layer's {zone_count} zones",
+                    gc.bg_free_zones
+                ),
+            ));
+        }
         if gc.fg_free_zones > gc.bg_free_zones {
             return Err(ConfigError::field(
                 "fs.gc.fg_free_zones",
@@ -310,13 +358,20 @@ impl FsConfig {
         if let Some(e) = c.dirty_expire {
             cache.dirty_expire = e;
         }
-        if let Some(w) = c.writeback_interval {
-            if w.is_zero() {
-                return Err(ConfigError::field(
-                    "fs.cache.writeback_interval",
-                    "must be greater than 0",
-                ));
+        for (name, b) in [
+            ("fs.cache.page_cache", c.page_cache),
+            ("fs.cache.dirty_background", c.dirty_background),
+            ("fs.cache.dirty_limit", c.dirty_limit),
+        ] {
+            if let Some(b) = b {
+                super::device::within(name, b.0, 0, MAX_CACHE_BYTES)?;
             }
+        }
+        if let Some(e) = c.dirty_expire {
+            fs_time("fs.cache.dirty_expire", e, true)?;
+        }
+        if let Some(w) = c.writeback_interval {
+            fs_time("fs.cache.writeback_interval", w, false)?;
             cache.writeback_interval = w;
         }
         if cache.page_cache_bytes > 0 && cache.writeback_interval.is_zero() {
@@ -407,20 +462,21 @@ impl FsConfig {
         f.bg_gc_nogc_sleep = c.bg_gc_nogc_sleep.unwrap_or(f.bg_gc_nogc_sleep);
         f.meta_latency = c.meta_latency.unwrap_or(f.meta_latency);
         f.meta_rate_mb_s = c.meta_rate_mb_s.unwrap_or(f.meta_rate_mb_s);
-        for (name, d) in [
-            ("fs.f2fs.cp_interval", f.cp_interval),
-            ("fs.f2fs.bg_gc_min_sleep", f.bg_gc_min_sleep),
+        for (name, d, zero_ok) in [
+            ("fs.f2fs.cp_interval", f.cp_interval, false),
+            ("fs.f2fs.bg_gc_min_sleep", f.bg_gc_min_sleep, false),
+            ("fs.f2fs.bg_gc_max_sleep", f.bg_gc_max_sleep, true),
+            ("fs.f2fs.bg_gc_nogc_sleep", f.bg_gc_nogc_sleep, true),
         ] {
-            if d.is_zero() {
-                return Err(ConfigError::field(name, "must be greater than 0"));
-            }
+            fs_time(name, d, zero_ok)?;
         }
-        if f.meta_rate_mb_s == 0 {
-            return Err(ConfigError::field(
-                "fs.f2fs.meta_rate_mb_s",
-                "must be greater than 0",
-            ));
-        }
+        super::device::within(
+            "fs.f2fs.meta_latency",
+            f.meta_latency.ns(),
+            0,
+            MAX_LATENCY_NS,
+        )?;
+        super::device::within("fs.f2fs.meta_rate_mb_s", f.meta_rate_mb_s, 1, MAX_RATE_MB_S)?;
         Ok(())
     }
 
@@ -437,6 +493,16 @@ impl FsConfig {
             ));
         }
         zs.reserved_zones = c.reserved_zones.unwrap_or(zs.reserved_zones);
+        if zs.reserved_zones > zone_count - zs.meta_zones {
+            return Err(ConfigError::field(
+                "fs.zenfs.reserved_zones",
+                format!(
+                    "{} is above the {} zones left for files",
+                    zs.reserved_zones,
+                    zone_count - zs.meta_zones
+                ),
+            ));
+        }
         if let Some(t) = c.finish_threshold {
             if t > 100 {
                 return Err(ConfigError::field(
@@ -451,12 +517,7 @@ impl FsConfig {
         }
         zs.gc = c.gc.unwrap_or(zs.gc);
         if let Some(i) = c.gc_interval {
-            if i.is_zero() {
-                return Err(ConfigError::field(
-                    "fs.zenfs.gc_interval",
-                    "must be greater than 0",
-                ));
-            }
+            fs_time("fs.zenfs.gc_interval", i, false)?;
             zs.gc_interval = i;
         }
         Ok(())

@@ -181,6 +181,18 @@ fn one_second() -> Duration {
     Duration::from_secs(1)
 }
 
+/// eZNS's counts (EWMA weight, cycles and intervals counted in allocations or completions;
+/// chosen: far beyond the paper's 2 to 32).
+pub const MAX_COUNT: u32 = 1_000_000;
+/// The congestion window grows to at most this many times the stripe width (paper: 4).
+pub const MAX_CWND_FACTOR: u32 = 1024;
+/// Weighted round-robin weights (their sum stays far below 2^32 for 64 namespaces).
+pub const MAX_WEIGHT: u32 = 1_000_000;
+/// eZNS's periods and thresholds (paper: 500 us to 1 s; chosen: one hour).
+pub const MAX_TIME: Duration = Duration::from_secs(3_600);
+/// The token bucket per unit of stripe width (code: 128 KiB; chosen: 1 GiB).
+pub const MAX_BUCKET_BYTES: u64 = 1 << 30;
+
 fn err(name: &str, message: impl Into<String>) -> ConfigError {
     ConfigError::field(format!("layer.{name}"), message)
 }
@@ -235,6 +247,13 @@ fn validate_static(
             format!(
                 "{stripe} must be a positive multiple of the LBA size {lba}, at most the zone capacity"
             ),
+        ));
+    }
+    let logical = placement.as_ref().map_or(zones / per, |p| p.len() as u32);
+    if max_active > logical {
+        return Err(err(
+            "max_active",
+            format!("{max_active} is above the {logical} logical zones (0: the default)"),
         ));
     }
     if let Some(p) = placement {
@@ -302,6 +321,15 @@ impl EznsConfig {
         }
         if self.max_active_vzones == 0 {
             return Err(err("max_active_vzones", "must be at least 1"));
+        }
+        if self.max_active_vzones > mar {
+            return Err(err(
+                "max_active_vzones",
+                format!(
+                    "{} is above the device's active limit {mar}",
+                    self.max_active_vzones
+                ),
+            ));
         }
         if self.reserve_pool >= mar {
             return Err(err(
@@ -388,24 +416,35 @@ impl EznsConfig {
         } else {
             self.weights.clone()
         };
-        if weights.len() != n as usize || weights.contains(&0) {
+        if weights.len() != n as usize || weights.iter().any(|w| !(1..=MAX_WEIGHT).contains(w)) {
             return Err(err(
                 "weights",
-                format!("needs {n} weights of at least 1 (one per namespace)"),
+                format!("needs {n} weights between 1 and {MAX_WEIGHT} (one per namespace)"),
             ));
         }
-        for (name, v) in [
-            ("ewma_weight", self.ewma_weight),
-            ("redistribute_every", self.redistribute_every),
-            ("cwnd_increase_every", self.cwnd_increase_every),
-            ("cwnd_max_factor", self.cwnd_max_factor),
+        for (name, v, max) in [
+            ("ewma_weight", self.ewma_weight, MAX_COUNT),
+            ("redistribute_every", self.redistribute_every, MAX_COUNT),
+            ("cwnd_increase_every", self.cwnd_increase_every, MAX_COUNT),
+            ("cwnd_max_factor", self.cwnd_max_factor, MAX_CWND_FACTOR),
         ] {
-            if v == 0 {
-                return Err(err(name, "must be at least 1"));
+            if !(1..=max).contains(&v) {
+                return Err(err(name, format!("{v} must be between 1 and {max}")));
             }
         }
-        if self.history == Some(0) {
-            return Err(err("history", "must be at least 1"));
+        if self.reclaim_cycles > MAX_COUNT {
+            return Err(err(
+                "reclaim_cycles",
+                format!("{} must be at most {MAX_COUNT}", self.reclaim_cycles),
+            ));
+        }
+        // The history is a queue of that many allocations.
+        let zones = device.zones.zone_count;
+        if self.history.is_some_and(|h| !(1..=zones).contains(&h)) {
+            return Err(err(
+                "history",
+                format!("must be between 1 and the device's {zones} zones"),
+            ));
         }
         for (name, d) in [
             ("latency_threshold", self.latency_threshold),
@@ -413,16 +452,25 @@ impl EznsConfig {
             ("monitor_period", self.monitor_period),
             ("initial_delay", self.initial_delay),
         ] {
-            if d.is_zero() {
-                return Err(err(name, "must be greater than 0"));
+            if d.is_zero() || d > MAX_TIME {
+                return Err(err(
+                    name,
+                    format!("{d} must be above 0 and at most {MAX_TIME}"),
+                ));
             }
         }
-        if self.bucket_per_width.0 < lba || !self.bucket_per_width.0.is_multiple_of(lba) {
+        if self.reclaim_wait > MAX_TIME {
+            return Err(err(
+                "reclaim_wait",
+                format!("{} must be at most {MAX_TIME}", self.reclaim_wait),
+            ));
+        }
+        let bucket = self.bucket_per_width.0;
+        if bucket < lba || !bucket.is_multiple_of(lba) || bucket > MAX_BUCKET_BYTES {
             return Err(err(
                 "bucket_per_width",
                 format!(
-                    "{} must be a positive multiple of the LBA size {lba}",
-                    self.bucket_per_width.0
+                    "{bucket} must be a positive multiple of the LBA size {lba}, at most {MAX_BUCKET_BYTES}"
                 ),
             ));
         }

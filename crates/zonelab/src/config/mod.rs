@@ -233,6 +233,46 @@ fn deserialize<T: serde::de::DeserializeOwned>(
     })
 }
 
+/// Whether `t` reads as a `T`.
+fn reads_as<T: serde::de::DeserializeOwned>(t: &toml::Table) -> bool {
+    T::deserialize(toml::Value::Table(t.clone())).is_ok()
+}
+
+/// An error inside `[firmware]` or `[layer]`, tables whose `policy` or `kind` picks what the
+/// other fields are, names the table: serde reads such a table whole before its fields, so the
+/// field's path is lost. This finds the field (each one alone beside the tag) and names it.
+fn pinpoint(table: &toml::Table, e: ConfigError) -> ConfigError {
+    let ConfigError::Field { path, message } = &e else {
+        return e;
+    };
+    let (tag, reads): (&str, fn(&toml::Table) -> bool) = match path.as_str() {
+        "firmware" => ("policy", reads_as::<FirmwareConfig>),
+        "layer" => ("kind", reads_as::<LayerConfig>),
+        _ => return e,
+    };
+    let Some(toml::Value::Table(t)) = table.get(path) else {
+        return e;
+    };
+    let Some(tag_value) = t.get(tag) else {
+        return e;
+    };
+    let alone = |field: Option<(&String, &toml::Value)>| {
+        let mut one = toml::Table::new();
+        one.insert(tag.to_string(), tag_value.clone());
+        if let Some((k, v)) = field {
+            one.insert(k.clone(), v.clone());
+        }
+        reads(&one)
+    };
+    if !alone(None) {
+        return e;
+    }
+    match t.iter().find(|(k, v)| *k != tag && !alone(Some((k, v)))) {
+        Some((k, _)) => ConfigError::field(format!("{path}.{k}"), message.clone()),
+        None => e,
+    }
+}
+
 impl ExperimentConfig {
     /// Parses an experiment file, applies `--set` overrides, and merges the named preset under the
     /// file's `[device]` table.
@@ -261,7 +301,8 @@ impl ExperimentConfig {
                 "missing: name a preset (`zonelab presets list`) or give a full [device] table",
             ));
         }
-        deserialize(table, "")
+        let resolved = table.clone();
+        deserialize(table, "").map_err(|e| pinpoint(&resolved, e))
     }
 
     /// The resolved configuration as TOML, as written beside the results.
@@ -507,6 +548,8 @@ pub fn fingerprint(text: &str) -> u64 {
     })
 }
 
+#[cfg(test)]
+mod doc_tests;
 #[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]

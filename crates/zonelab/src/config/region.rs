@@ -101,10 +101,11 @@ pub(super) fn resolve_open_budget(
     namespaces.sort_unstable();
     namespaces.dedup();
     for ns in namespaces {
-        let mut mine: Vec<JobSpec> = jobs.iter().filter(|j| j.nsid == ns).cloned().collect();
+        let index: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].nsid == ns).collect();
+        let mut mine: Vec<JobSpec> = index.iter().map(|&i| jobs[i].clone()).collect();
         let no_host: &[HostWorkload] = &[];
         let host = if ns == 0 { host } else { no_host };
-        resolve_namespace_budget(&mut mine, host, z, prefill_active)?;
+        resolve_namespace_budget(&mut mine, &index, host, z, prefill_active)?;
         let mut resolved = mine.into_iter();
         for j in jobs.iter_mut().filter(|j| j.nsid == ns) {
             *j = resolved.next().expect("one resolved job per job");
@@ -113,8 +114,11 @@ pub(super) fn resolve_open_budget(
     Ok(())
 }
 
+/// As [`resolve_open_budget`] for the jobs of one namespace; `index` gives each one's place in
+/// the experiment's `[[job]]` list (errors name `job[i]`).
 fn resolve_namespace_budget(
     jobs: &mut [JobSpec],
+    index: &[usize],
     host: &[HostWorkload],
     z: &ZonedInfo,
     prefill_active: u32,
@@ -136,6 +140,27 @@ fn resolve_namespace_budget(
         (o, a) => o.or(a),
     };
     let budget = device_limit.map(|l| (l as u64).saturating_sub(thread_zones));
+    // The writer to name if they do not fit: the first that sets max_open_zones, else the
+    // first writer (its numjobs), else what holds the zones (host threads, the file layer,
+    // the prefill).
+    let explicit = jobs
+        .iter()
+        .position(|j| j.rw.writes() && j.max_open_zones != 0)
+        .map(|i| format!("job[{}].max_open_zones", index[i]));
+    let blame = explicit
+        .or_else(|| {
+            jobs.iter()
+                .position(|j| j.rw.writes())
+                .map(|i| format!("job[{}].numjobs", index[i]))
+        })
+        .unwrap_or_else(|| {
+            match host.iter().find(|w| w.zones().is_some()) {
+                Some(HostWorkload::Threads(_)) => "threads",
+                Some(_) => "fs",
+                None => "prefill.fill",
+            }
+            .to_string()
+        });
     for job in jobs.iter_mut().filter(|j| j.max_open_zones == 0) {
         let slice = (job.zone_count / job.numjobs).max(1);
         let share = budget.map_or(u32::MAX, |l| (l / clones.max(1)).max(1) as u32);
@@ -159,7 +184,7 @@ fn resolve_namespace_budget(
             String::new()
         };
         return Err(ConfigError::field(
-            "job.max_open_zones",
+            blame,
             format!(
                 "the writers keep up to {wanted} zones open in all, above the {limit} the device allows{why}; lower max_open_zones or numjobs"
             ),

@@ -195,6 +195,33 @@ size = "10z"
     );
 }
 
+/// Regression: an open/active budget error named `job.max_open_zones`, which is no field; it
+/// names the writer whose setting to lower (zn540 prefilled to 1% keeps one partly written
+/// zone active, so 14 open zones for the writer are one too many).
+#[test]
+fn open_budget_error_named_job_max_open_zones() {
+    let prefilled = "preset = \"zn540\"\n[prefill]\nfraction = 0.01\n";
+    let writer = |extra: &str| {
+        format!("[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nsize = \"100z\"\n{extra}")
+    };
+    let text = format!("{prefilled}{}", writer("max_open_zones = 14\n"));
+    let (path, msg) = field_error(parse(&text));
+    assert_eq!(path, "job[0].max_open_zones", "{msg}");
+    assert!(msg.contains("prefill"), "{msg}");
+    // The job that sets it, by its place in the file.
+    let text = format!(
+        "{prefilled}[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\n{}{}",
+        writer(""),
+        writer("offset = \"100z\"\nmax_open_zones = 13\n")
+    );
+    let (path, msg) = field_error(parse(&text));
+    assert_eq!(path, "job[2].max_open_zones", "{msg}");
+    // Writers that set nothing: their clones.
+    let text = format!("preset = \"zn540\"\n{}", writer("numjobs = 15\n"));
+    let (path, msg) = field_error(parse(&text));
+    assert_eq!(path, "job[0].numjobs", "{msg}");
+}
+
 #[test]
 fn units_and_extents_resolve() {
     let e = parse(&QUICK.replace(
@@ -297,6 +324,264 @@ fn a_conventional_device_has_the_same_geometry_ranges() {
     assert_eq!(path, "device.geometry.page_size_bytes");
     let (path, _) = field_error(parse_with(conv, &["device.geometry.channels=65536"]));
     assert_eq!(path, "device.geometry.channels");
+}
+
+/// Regression (conventional devices had no latency/overhead ranges): the time and rate
+/// ranges lived only in the ZNS validation, so on a conventional device
+/// `program_latency_ns = 2^63 - 1` passed `check`, then a run overflowed the NAND calendar
+/// (a panic in a test build, simulated time u64::MAX in release). Both kinds now share one
+/// check; every time, rate and energy is refused naming the field on either kind.
+#[test]
+fn conventional_device_timing_has_no_ranges() {
+    let conv = "preset = \"zn540-conv-op28\"\n[device.geometry]\nblocks_per_die = 32\npages_per_block = 128\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nio_size = \"64MiB\"\n";
+    parse(conv).expect("the small conventional device validates");
+    let huge = 9_223_372_036_854_775_807u64;
+    for (base, kind) in [(conv, "conventional"), (QUICK, "zns")] {
+        for field in [
+            "program_latency_ns",
+            "write_overhead_ns",
+            "read_latency_ns",
+            "read_overhead_ns",
+            "erase_latency_ns",
+            "channel_rate_mb_s",
+            "host_rate_mb_s",
+        ] {
+            let set = format!("device.timing.{field}={huge}");
+            let (path, msg) = field_error(parse_with(base, &[&set]));
+            assert_eq!(path, format!("device.timing.{field}"), "{kind}: {msg}");
+            assert!(msg.contains("must be between"), "{kind}: {msg}");
+        }
+        for field in ["suspend_ns", "resume_ns"] {
+            let set = format!("device.timing.erase_suspend.{field}={huge}");
+            let other = if field == "suspend_ns" {
+                "device.timing.erase_suspend.resume_ns=1000"
+            } else {
+                "device.timing.erase_suspend.suspend_ns=1000"
+            };
+            let (path, _) = field_error(parse_with(base, &[&set, other]));
+            assert_eq!(
+                path,
+                format!("device.timing.erase_suspend.{field}"),
+                "{kind}"
+            );
+        }
+        for field in ["read_nj_per_page", "program_nj_per_page"] {
+            let set = format!("device.energy.{field}=1e300");
+            let (path, _) = field_error(parse_with(base, &[&set]));
+            assert_eq!(path, format!("device.energy.{field}"), "{kind}");
+        }
+        // The bound itself is accepted.
+        parse_with(
+            base,
+            &[&format!(
+                "device.timing.program_latency_ns={}",
+                device::MAX_LATENCY_NS
+            )],
+        )
+        .unwrap_or_else(|e| panic!("{kind}: {e}"));
+    }
+    // Per-page-type latencies of aging NAND have the same range.
+    let (path, _) = field_error(parse_with(
+        conv,
+        &[
+            "device.aging.cell=\"tlc\"",
+            &format!("device.aging.read_latency_ns=[1000, 2000, {huge}]"),
+        ],
+    ));
+    assert_eq!(path, "device.aging.read_latency_ns");
+}
+
+/// Regression: a bad value inside `[firmware]` or `[layer]` (`firmware.t_free = -1`, an
+/// unknown key) was blamed on the table (`firmware: invalid value: integer -1, expected u32`):
+/// serde reads a table whose `policy`/`kind` picks its fields whole, losing the field's path.
+#[test]
+fn errors_inside_firmware_and_layer_named_the_table() {
+    for (sets, field) in [
+        (
+            vec!["firmware.policy=\"preemptive\"", "firmware.t_free=-1"],
+            "firmware.t_free",
+        ),
+        (
+            vec!["firmware.policy=\"renewable\"", "firmware.zombie_idle=5"],
+            "firmware.zombie_idle",
+        ),
+        (
+            vec!["firmware.policy=\"mapping\"", "firmware.t_fre=1"],
+            "firmware.t_fre",
+        ),
+        (
+            vec!["layer.kind=\"static\"", "layer.max_active=-1"],
+            "layer.max_active",
+        ),
+        (
+            vec!["layer.kind=\"ezns\"", "layer.reclaim_wait=\"-1ns\""],
+            "layer.reclaim_wait",
+        ),
+    ] {
+        let (path, msg) = field_error(parse_with(QUICK, &sets));
+        assert_eq!(path, field, "{sets:?}: {msg}");
+    }
+    let (path, msg) = field_error(parse_with(QUICK, &["firmware.policy=\"lazy\""]));
+    assert_eq!(path, "firmware.policy", "{msg}");
+}
+
+/// Regression (counts with only a lower bound): YCSB `recordcount = 2^63 - 1` passed check and
+/// ran 22 s and 1 GB before the first operation; db_bench `num = 2^63 - 1` ran away (and
+/// overflowed `num x threads`); the other counts of key-value, file, file-layer, thread,
+/// replay and layer workloads were as open. Each now has an upper bound (docs/config.md),
+/// refused naming the field.
+#[test]
+fn workload_counts_had_no_upper_bound() {
+    let huge = "9223372036854775807";
+    let kv = "preset = \"rezns-40g\"\n[[ycsb]]\nworkload = \"a\"\n[[dbbench]]\nbenchmarks = \"fillrandom,readrandom,mixgraph\"\nnum = 1000\nthreads = 2\n";
+    let files = "preset = \"rezns-40g\"\n[fs]\n[[fio_files]]\nthreads = 1\nsize = \"1MiB\"\n[[updates]]\ndataset = \"10%\"\nupdates = 1\n[[filebench]]\npersonality = \"varmail\"\nmeanfilesize = 0\n";
+    for (base, set, field) in [
+        (
+            kv,
+            format!("ycsb.0.recordcount={huge}"),
+            "ycsb[0].recordcount",
+        ),
+        (
+            kv,
+            format!("ycsb.0.operationcount={huge}"),
+            "ycsb[0].operationcount",
+        ),
+        (
+            kv,
+            "ycsb.0.maxscanlength=4294967295".into(),
+            "ycsb[0].maxscanlength",
+        ),
+        (kv, format!("dbbench.0.num={huge}"), "dbbench[0].num"),
+        (kv, format!("dbbench.0.reads={huge}"), "dbbench[0].reads"),
+        (
+            kv,
+            format!("dbbench.0.keyrange_num={huge}"),
+            "dbbench[0].keyrange_num",
+        ),
+        (
+            kv,
+            format!("dbbench.0.mix_max_scan_len={huge}"),
+            "dbbench[0].mix_max_scan_len",
+        ),
+        (
+            kv,
+            "dbbench.0.key_dist_a=1e300".into(),
+            "dbbench[0].key_dist_a",
+        ),
+        (
+            kv,
+            "dbbench.0.options.level0_file_num_compaction_trigger=4294967295".into(),
+            "dbbench[0].options.level0_file_num_compaction_trigger",
+        ),
+        (
+            kv,
+            format!("dbbench.0.options.cpu.get_base_ns={huge}"),
+            "dbbench[0].options.cpu.get_base_ns",
+        ),
+        (
+            kv,
+            format!("dbbench.0.options.write_buffer_size={huge}"),
+            "dbbench[0].options.write_buffer_size",
+        ),
+        (
+            files,
+            "filebench.0.nfiles=4294967295".into(),
+            "filebench[0].nfiles",
+        ),
+        (
+            files,
+            "filebench.0.nthreads=4294967295".into(),
+            "filebench[0].nthreads",
+        ),
+        (
+            files,
+            "fio_files.0.threads=4294967295".into(),
+            "fio_files[0].threads",
+        ),
+        (
+            files,
+            "fio_files.0.loops=4294967295".into(),
+            "fio_files[0].loops",
+        ),
+        (
+            files,
+            "updates.0.files=4294967295".into(),
+            "updates[0].files",
+        ),
+        (
+            files,
+            format!("updates.0.updates={huge}"),
+            "updates[0].updates",
+        ),
+        (
+            files,
+            "updates.0.threads=4294967295".into(),
+            "updates[0].threads",
+        ),
+        (
+            files,
+            "fs.gc.bg_free_zones=4294967295".into(),
+            "fs.gc.bg_free_zones",
+        ),
+        (
+            files,
+            "fs.cache.writeback_interval=\"5124095h\"".into(),
+            "fs.cache.writeback_interval",
+        ),
+        (
+            files,
+            "fs.f2fs.meta_rate_mb_s=18446744073709551615".into(),
+            "fs.f2fs.meta_rate_mb_s",
+        ),
+    ] {
+        let (path, msg) = field_error(parse_with(base, &[&set]));
+        assert_eq!(path, field, "{set}: {msg}");
+    }
+    // The store must hold the records and what the run inserts (workload d inserts 5%).
+    let (path, msg) = field_error(parse_with(
+        kv,
+        &[
+            "ycsb.0.workload=\"d\"",
+            "ycsb.0.recordcount=1073741000",
+            "ycsb.0.operationcount=1000000",
+        ],
+    ));
+    assert_eq!(path, "ycsb[0].operationcount", "{msg}");
+    let ezns = "preset = \"smallzone-4t\"\n[layer]\nkind = \"ezns\"\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\n";
+    for (set, field) in [
+        ("layer.history=4294967295", "layer.history"),
+        ("layer.weights=[4294967295, 1, 1, 1]", "layer.weights"),
+        ("layer.cwnd_max_factor=4294967295", "layer.cwnd_max_factor"),
+        ("layer.token_refresh=\"5124095h\"", "layer.token_refresh"),
+    ] {
+        let (path, msg) = field_error(parse_with(ezns, &[set]));
+        assert_eq!(path, field, "{set}: {msg}");
+    }
+}
+
+/// Regression (conventional jobs had no upper bounds): a job on a conventional device took
+/// `iodepth = 2^32 - 1`, `io_size = 2^63`, a runtime, start delay or think time of centuries
+/// and any rate, which the same job on a ZNS device refused; both kinds now share one check.
+#[test]
+fn conventional_job_ranges_were_unbounded() {
+    let conv = "preset = \"zn540-conv-op28\"\n[device.geometry]\nblocks_per_die = 32\npages_per_block = 128\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nio_size = \"64MiB\"\n";
+    for (set, field) in [
+        ("job.0.iodepth=4294967295", "job[0].iodepth"),
+        ("job.0.numjobs=4294967295", "job[0].numjobs"),
+        ("job.0.loops=4294967295", "job[0].loops"),
+        ("job.0.io_size=9223372036854775807", "job[0].io_size"),
+        ("job.0.runtime=\"5124095h\"", "job[0].runtime"),
+        ("job.0.startdelay=\"5124095h\"", "job[0].startdelay"),
+        ("job.0.thinktime=\"5124095h\"", "job[0].thinktime"),
+        ("job.0.rate=9223372036854775807", "job[0].rate"),
+        ("job.0.rate_iops=9223372036854775807", "job[0].rate_iops"),
+    ] {
+        let (path, msg) = field_error(parse_with(conv, &[set]));
+        assert_eq!(path, field, "{set}: {msg}");
+        // The same value is refused on a ZNS device.
+        let (path, msg) = field_error(parse_with(QUICK, &[set]));
+        assert_eq!(path, field, "zns {set}: {msg}");
+    }
 }
 
 /// Regression: `offset + size` wrapped (`size = "18446744073709551615z"`): `check` said ok and

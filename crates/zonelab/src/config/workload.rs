@@ -83,14 +83,14 @@ pub struct JobConfig {
 }
 
 /// Ranges of the job fields (chosen: fio's own limits where it has them, else far beyond use;
-/// docs/model.md lists them).
+/// docs/config.md lists them).
 pub const MAX_IODEPTH: u32 = 65_536;
 /// fio's default `--max-jobs`.
 pub const MAX_NUMJOBS: u32 = 4_096;
 pub const MAX_LOOPS: u32 = 1_000_000;
 /// io_size: one PiB per loop.
 pub const MAX_IO_BYTES: u64 = 1 << 50;
-/// runtime: a year of simulated time.
+/// runtime and startdelay: a year of simulated time.
 pub const MAX_RUNTIME: Duration = Duration::from_secs(365 * 86_400);
 /// thinktime and a host thread's CPU per operation: one hour.
 pub const MAX_PAUSE: Duration = Duration::from_secs(3_600);
@@ -98,6 +98,67 @@ pub const MAX_RATE_IOPS: u64 = 1_000_000_000;
 
 fn fifty() -> u32 {
     50
+}
+
+impl JobConfig {
+    /// The ranges of the fields jobs on both kinds of device share (counts, times, rates), so
+    /// that neither kind takes a value the other refuses; checked before anything uses them.
+    fn check_ranges(&self, index: usize) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("job[{index}].{name}");
+        for (name, v, max) in [
+            ("iodepth", self.iodepth, MAX_IODEPTH),
+            ("numjobs", self.numjobs, MAX_NUMJOBS),
+            ("loops", self.loops, MAX_LOOPS),
+        ] {
+            super::device::within(&f(name), v as u64, 1, max as u64)?;
+        }
+        if self.runtime.is_some_and(|r| r.ns() == 0) {
+            return Err(ConfigError::field(f("runtime"), "must be greater than 0"));
+        }
+        for (name, d, max) in [
+            ("runtime", self.runtime, MAX_RUNTIME),
+            ("startdelay", self.startdelay, MAX_RUNTIME),
+            ("thinktime", self.thinktime, MAX_PAUSE),
+        ] {
+            if d.is_some_and(|d| d > max) {
+                return Err(ConfigError::field(
+                    f(name),
+                    format!("must be at most {max}"),
+                ));
+            }
+        }
+        if let Some(r) = self.rate {
+            super::device::within(&f("rate"), r.0, 1, MAX_IO_BYTES)?;
+        }
+        if let Some(r) = self.rate_iops {
+            super::device::within(&f("rate_iops"), r, 1, MAX_RATE_IOPS)?;
+        }
+        if self.rwmixread > 100 {
+            return Err(ConfigError::field(
+                f("rwmixread"),
+                "must be between 0 and 100",
+            ));
+        }
+        if self.time_based && self.runtime.is_none() {
+            return Err(ConfigError::field(f("time_based"), "needs a runtime"));
+        }
+        Ok(())
+    }
+
+    /// `io_bytes`, the resolved `io_size` (default the region), is in range.
+    fn check_io_size(&self, index: usize, io_bytes: u64) -> Result<(), ConfigError> {
+        let field = format!("job[{index}].io_size");
+        if io_bytes == 0 {
+            return Err(ConfigError::field(field, "must be greater than 0"));
+        }
+        if io_bytes > MAX_IO_BYTES {
+            return Err(ConfigError::field(
+                field,
+                format!("{io_bytes} must be at most {MAX_IO_BYTES} (1 PiB per loop)"),
+            ));
+        }
+        Ok(())
+    }
 }
 fn zero_extent() -> Extent {
     Extent::Bytes(0)
@@ -120,6 +181,7 @@ impl JobConfig {
                 ),
             ));
         }
+        self.check_ranges(index)?;
         let bs = self.bs.0;
         if bs == 0 || !bs.is_multiple_of(lba) {
             return Err(ConfigError::field(
@@ -136,13 +198,6 @@ impl JobConfig {
                 ),
             ));
         }
-        for (name, v, max) in [
-            ("iodepth", self.iodepth, MAX_IODEPTH),
-            ("numjobs", self.numjobs, MAX_NUMJOBS),
-            ("loops", self.loops, MAX_LOOPS),
-        ] {
-            super::device::within(&f(name), v as u64, 1, max as u64)?;
-        }
         let (first_zone, zone_count, size) =
             zone_region(&f(""), Some(self.offset), self.size, lba, z)?;
         if self.numjobs > zone_count && self.rw.writes() {
@@ -155,46 +210,7 @@ impl JobConfig {
             ));
         }
         let io_bytes = self.io_size.map(|b| b.0).unwrap_or(size);
-        if io_bytes == 0 {
-            return Err(ConfigError::field(f("io_size"), "must be greater than 0"));
-        }
-        if io_bytes > MAX_IO_BYTES {
-            return Err(ConfigError::field(
-                f("io_size"),
-                format!("{io_bytes} must be at most {MAX_IO_BYTES} (1 PiB per loop)"),
-            ));
-        }
-        if self.runtime.is_some_and(|r| r > MAX_RUNTIME) {
-            return Err(ConfigError::field(
-                f("runtime"),
-                format!("must be at most {MAX_RUNTIME}"),
-            ));
-        }
-        if self.thinktime.is_some_and(|t| t > MAX_PAUSE) {
-            return Err(ConfigError::field(
-                f("thinktime"),
-                format!("must be at most {MAX_PAUSE}"),
-            ));
-        }
-        if let Some(r) = self.rate {
-            super::device::within(&f("rate"), r.0, 1, MAX_IO_BYTES)?;
-        }
-        if let Some(r) = self.rate_iops {
-            super::device::within(&f("rate_iops"), r, 1, MAX_RATE_IOPS)?;
-        }
-        if self.rwmixread > 100 {
-            return Err(ConfigError::field(
-                f("rwmixread"),
-                "must be between 0 and 100",
-            ));
-        }
-        if self.time_based && self.runtime.is_none() {
-            return Err(ConfigError::field(f("time_based"), "needs a runtime"));
-        }
-        if self.runtime.is_some_and(|r| r.ns() == 0) {
-            return Err(ConfigError::field(f("runtime"), "must be greater than 0"));
-        }
-
+        self.check_io_size(index, io_bytes)?;
         for (name, v) in [
             ("zone_reset_threshold", self.zone_reset_threshold),
             ("zone_reset_frequency", self.zone_reset_frequency),
@@ -330,6 +346,7 @@ impl JobConfig {
                 "applies to zoned devices; this device is conventional (fio without zonemode)",
             ));
         }
+        self.check_ranges(index)?;
         let bs = self.bs.0;
         if bs == 0 || !bs.is_multiple_of(lba) || bs > ns {
             return Err(ConfigError::field(
@@ -338,15 +355,6 @@ impl JobConfig {
                     "{bs} must be a positive multiple of the LBA size {lba}, at most the device's {ns} bytes"
                 ),
             ));
-        }
-        for (name, v) in [
-            ("iodepth", self.iodepth),
-            ("numjobs", self.numjobs),
-            ("loops", self.loops),
-        ] {
-            if v == 0 {
-                return Err(ConfigError::field(f(name), "must be at least 1"));
-            }
         }
         let bytes = |name: &str, e: Extent| -> Result<u64, ConfigError> {
             match e {
@@ -392,27 +400,7 @@ impl JobConfig {
             ));
         }
         let io_bytes = self.io_size.map(|b| b.0).unwrap_or(size);
-        if io_bytes == 0 {
-            return Err(ConfigError::field(f("io_size"), "must be greater than 0"));
-        }
-        if self.rwmixread > 100 {
-            return Err(ConfigError::field(
-                f("rwmixread"),
-                "must be between 0 and 100",
-            ));
-        }
-        if self.time_based && self.runtime.is_none() {
-            return Err(ConfigError::field(f("time_based"), "needs a runtime"));
-        }
-        if self.runtime.is_some_and(|r| r.ns() == 0) {
-            return Err(ConfigError::field(f("runtime"), "must be greater than 0"));
-        }
-        if self.rate.is_some_and(|r| r.0 == 0) {
-            return Err(ConfigError::field(f("rate"), "must be greater than 0"));
-        }
-        if self.rate_iops == Some(0) {
-            return Err(ConfigError::field(f("rate_iops"), "must be greater than 0"));
-        }
+        self.check_io_size(index, io_bytes)?;
         let name = self.name.clone().unwrap_or_else(|| format!("job{index}"));
         Ok(JobSpec {
             tenant: self.tenant.clone().unwrap_or_else(|| name.clone()),

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::DeviceConfig;
+use super::{DeviceConfig, MAX_LATENCY_NS};
 use crate::config::ConfigError;
 use crate::nand::{AgingSpec, CellType, InitialWear, NandGeometry, RetryModel};
 use crate::time::Duration;
@@ -61,6 +61,15 @@ pub enum CellConfig {
     Tlc,
 }
 
+/// The retry chance's weights: a chance saturates at `retry_max_probability`, so a weight
+/// above 1 already makes every read retry; 1000 is far beyond use.
+pub const MAX_RETRY_WEIGHT: f64 = 1000.0;
+/// A data age the model can add the run's time to without overflow (chosen: 100 years).
+pub const MAX_RETENTION: Duration = Duration::from_secs(100 * 365 * 86_400);
+/// The largest initial erase count (chosen: ten times SLC's 100,000-cycle endurance; the
+/// counters then never overflow however many erases a run adds).
+pub const MAX_INITIAL_ERASES: u32 = 1_000_000;
+
 fn one_by_one() -> [u32; 2] {
     [1, 1]
 }
@@ -112,7 +121,12 @@ impl DeviceConfig {
                         c.name()
                     ),
                 )),
-                Some(_) => Ok(v.iter().map(|&ns| Duration::from_ns(ns)).collect()),
+                Some(_) => {
+                    for &ns in v {
+                        super::within(&f(name), ns, 0, MAX_LATENCY_NS)?;
+                    }
+                    Ok(v.iter().map(|&ns| Duration::from_ns(ns)).collect())
+                }
             }
         };
         let read_latency = per_type("read_latency_ns", &a.read_latency_ns)?;
@@ -135,20 +149,36 @@ impl DeviceConfig {
             ("retry_wear_weight", a.retry_wear_weight),
             ("retry_retention_weight", a.retry_retention_weight),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
+            if !(v.is_finite() && (0.0..=MAX_RETRY_WEIGHT).contains(&v)) {
                 return Err(ConfigError::field(
                     f(name),
-                    format!("{v} must be a finite number >= 0"),
+                    format!("{v} must be a number between 0 and {MAX_RETRY_WEIGHT}"),
                 ));
             }
         }
-        if !(0.0..1.0).contains(&a.retry_max_probability)
-            && a.max_retries > 0
-            && a.retry_max_probability != 1.0
-        {
+        if !(0.0..=1.0).contains(&a.retry_max_probability) {
             return Err(ConfigError::field(
                 f("retry_max_probability"),
                 format!("{} must be between 0 and 1", a.retry_max_probability),
+            ));
+        }
+        for (name, d) in [
+            ("retention_limit", a.retention_limit),
+            ("initial_retention", a.initial_retention),
+        ] {
+            if d > MAX_RETENTION {
+                return Err(ConfigError::field(
+                    f(name),
+                    format!("{d} must be at most {MAX_RETENTION} (100 years)"),
+                ));
+            }
+        }
+        if let Some([_, max]) = a.initial_erase_counts
+            && max > MAX_INITIAL_ERASES
+        {
+            return Err(ConfigError::field(
+                f("initial_erase_counts"),
+                format!("{max} must be at most {MAX_INITIAL_ERASES}"),
             ));
         }
         if a.endurance_erases == 0 {

@@ -44,6 +44,10 @@ pub enum VictimConfig {
     CostBenefit,
 }
 
+/// The largest DRAM write buffer (chosen: 64 GiB, far beyond drives' buffers of megabytes to a
+/// few GiB; the model keeps one timestamp per program unit of it).
+pub const MAX_WRITE_BUFFER_BYTES: u64 = 64 << 30;
+
 fn four_kib() -> Bytes {
     Bytes(4096)
 }
@@ -91,7 +95,8 @@ impl DeviceConfig {
                 "a conventional device has no zone management (trims and flushes cost write_overhead_ns)",
             ));
         }
-        let nand = self.validate_nand(prefix, None)?;
+        self.check_nand(prefix)?;
+        let nand = self.nand_spec(prefix, None)?;
         let geo = &nand.geometry;
         let lba = self.geometry.lba_size_bytes.0;
         let unit = c.mapping_unit_bytes.0;
@@ -111,6 +116,23 @@ impl DeviceConfig {
                 format!("{op} must be above 0 and at most 1000"),
             ));
         }
+        // Superblocks: one block of every die each.
+        let superblocks = geo.blocks_per_die as u64;
+        super::within(
+            &f("ftl.background_gc_free_superblocks"),
+            c.background_gc_free_superblocks as u64,
+            0,
+            superblocks,
+        )?;
+        if c.gc_free_superblocks as u64 > superblocks {
+            return Err(ConfigError::field(
+                f("ftl.gc_free_superblocks"),
+                format!(
+                    "{} is above the device's {superblocks} superblocks",
+                    c.gc_free_superblocks
+                ),
+            ));
+        }
         if c.gc_free_superblocks < 2 {
             return Err(ConfigError::field(
                 f("ftl.gc_free_superblocks"),
@@ -124,6 +146,7 @@ impl DeviceConfig {
             .map_err(|m| ConfigError::field(f("ftl.over_provisioning_percent"), m))?;
         let pu = geo.program_unit_bytes();
         let wb = c.write_buffer_bytes.0;
+        super::within(&f("ftl.write_buffer_bytes"), wb, 0, MAX_WRITE_BUFFER_BYTES)?;
         if !wb.is_multiple_of(pu) {
             return Err(ConfigError::field(
                 f("ftl.write_buffer_bytes"),

@@ -163,7 +163,7 @@ pub struct EnergyConfig {
 
 /// The largest device ZoneLab builds, so that no value can overflow the model's arithmetic or
 /// ask for more memory than a real device's state needs (chosen: each bound is far beyond
-/// shipping SSDs; docs/model.md lists them).
+/// shipping SSDs; docs/config.md lists them).
 pub const MAX_CHANNELS: u32 = 4_096;
 pub const MAX_DIES_PER_CHANNEL: u32 = 4_096;
 /// Dies in all (a 4 TB small-zone SSD has 128).
@@ -299,16 +299,14 @@ impl DeviceConfig {
         Ok(())
     }
 
-    /// The NAND both kinds share; `blocks_per_zone` converts a per-zone erase energy.
-    fn validate_nand(
-        &self,
-        prefix: &str,
-        blocks_per_zone: Option<u64>,
-    ) -> Result<NandSpec, ConfigError> {
+    /// The checks both kinds share, before anything multiplies or adds their fields: the
+    /// NAND geometry, the LBA size, and every time and rate in `[device.timing]` within its
+    /// range (a time past [`MAX_LATENCY_NS`] would overflow the device's u64 clock). Errors
+    /// name the field.
+    pub(super) fn check_nand(&self, prefix: &str) -> Result<(), ConfigError> {
         let f = |name: &str| format!("{prefix}{name}");
         let g = &self.geometry;
         let t = &self.timing;
-        let e = &self.energy;
         for (name, value) in [
             ("geometry.channels", g.channels as u64),
             ("geometry.dies_per_channel", g.dies_per_channel as u64),
@@ -348,12 +346,56 @@ impl DeviceConfig {
                 ),
             ));
         }
+        let suspend = t.erase_suspend.as_ref();
+        for (name, v) in [
+            ("timing.read_latency_ns", Some(t.read_latency_ns)),
+            ("timing.program_latency_ns", Some(t.program_latency_ns)),
+            ("timing.erase_latency_ns", Some(t.erase_latency_ns)),
+            ("timing.read_overhead_ns", Some(t.read_overhead_ns)),
+            ("timing.write_overhead_ns", Some(t.write_overhead_ns)),
+            (
+                "timing.zone_mgmt_overhead_ns",
+                Some(t.zone_mgmt_overhead_ns),
+            ),
+            (
+                "timing.erase_suspend.suspend_ns",
+                suspend.map(|s| s.suspend_ns),
+            ),
+            (
+                "timing.erase_suspend.resume_ns",
+                suspend.map(|s| s.resume_ns),
+            ),
+        ] {
+            if let Some(v) = v {
+                within(&f(name), v, 0, MAX_LATENCY_NS)?;
+            }
+        }
+        for (name, v) in [
+            ("timing.channel_rate_mb_s", t.channel_rate_mb_s),
+            ("timing.host_rate_mb_s", t.host_rate_mb_s),
+        ] {
+            within(&f(name), v, 1, MAX_RATE_MB_S)?;
+        }
         if t.read_latency_ns == 0 && t.program_latency_ns == 0 {
             return Err(ConfigError::field(
                 f("timing"),
                 "read_latency_ns and program_latency_ns are both 0; give the NAND a cost",
             ));
         }
+        Ok(())
+    }
+
+    /// The NAND both kinds share, once [`Self::check_nand`] passed; `blocks_per_zone` converts a
+    /// per-zone erase energy. Energies are checked here (for both kinds).
+    fn nand_spec(
+        &self,
+        prefix: &str,
+        blocks_per_zone: Option<u64>,
+    ) -> Result<NandSpec, ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        let g = &self.geometry;
+        let t = &self.timing;
+        let e = &self.energy;
         let erase_nj_per_block = match (e.erase_nj_per_block, e.erase_nj_per_zone, blocks_per_zone)
         {
             (Some(b), None, _) => b,

@@ -1,9 +1,7 @@
 //! `[device.zones]`: the ZNS device's zones, limits and firmware overheads, validated into a
 //! [`ZnsSpec`].
 
-use super::{
-    DeviceConfig, MAX_LATENCY_NS, MAX_RATE_MB_S, MAX_ZONES, ZonesConfig, limit, positive, within,
-};
+use super::{DeviceConfig, MAX_ZONES, ZonesConfig, limit, positive, within};
 use crate::config::ConfigError;
 use crate::time::Duration;
 use crate::zns::{Overheads, ZnsSpec, ZoneGeometry};
@@ -17,49 +15,16 @@ impl DeviceConfig {
         let f = |name: &str| format!("{prefix}{name}");
         let g = &self.geometry;
         let t = &self.timing;
+        self.check_nand(prefix)?;
         for (name, value) in [
-            ("geometry.channels", g.channels as u64),
-            ("geometry.dies_per_channel", g.dies_per_channel as u64),
-            ("geometry.blocks_per_die", g.blocks_per_die as u64),
-            ("geometry.pages_per_block", g.pages_per_block as u64),
-            ("geometry.page_size_bytes", g.page_size_bytes.0),
-            ("geometry.pages_per_program", g.pages_per_program as u64),
-            ("geometry.lba_size_bytes", g.lba_size_bytes.0),
             ("zones.dies_per_zone", z.dies_per_zone as u64),
             ("zones.zone_size_bytes", z.zone_size_bytes.0),
             ("zones.zone_capacity_bytes", z.zone_capacity_bytes.0),
-            ("timing.channel_rate_mb_s", t.channel_rate_mb_s),
-            ("timing.host_rate_mb_s", t.host_rate_mb_s),
         ] {
             positive(&f(name), value)?;
         }
-        self.check_geometry(prefix)?;
         let dies = g.channels as u64 * g.dies_per_channel as u64;
         let lba = g.lba_size_bytes.0;
-        if lba != 512 && lba != 4096 {
-            return Err(ConfigError::field(
-                f("geometry.lba_size_bytes"),
-                format!("is {lba}; ZoneLab supports 512 and 4096"),
-            ));
-        }
-        if !g.page_size_bytes.0.is_multiple_of(lba) {
-            return Err(ConfigError::field(
-                f("geometry.page_size_bytes"),
-                format!(
-                    "{} is not a multiple of the LBA size {lba}",
-                    g.page_size_bytes.0
-                ),
-            ));
-        }
-        if !g.pages_per_block.is_multiple_of(g.pages_per_program) {
-            return Err(ConfigError::field(
-                f("geometry.pages_per_program"),
-                format!(
-                    "{} does not divide pages_per_block {}",
-                    g.pages_per_program, g.pages_per_block
-                ),
-            ));
-        }
         if z.dies_per_zone as u64 > dies || !dies.is_multiple_of(z.dies_per_zone as u64) {
             return Err(ConfigError::field(
                 f("zones.dies_per_zone"),
@@ -152,42 +117,6 @@ impl DeviceConfig {
                 format!("{zasl} is above the zone capacity {cap}"),
             ));
         }
-        for (name, v) in [
-            ("timing.read_latency_ns", t.read_latency_ns),
-            ("timing.program_latency_ns", t.program_latency_ns),
-            ("timing.erase_latency_ns", t.erase_latency_ns),
-            ("timing.read_overhead_ns", t.read_overhead_ns),
-            ("timing.write_overhead_ns", t.write_overhead_ns),
-            ("timing.zone_mgmt_overhead_ns", t.zone_mgmt_overhead_ns),
-        ] {
-            within(&f(name), v, 0, MAX_LATENCY_NS)?;
-        }
-        if let Some(s) = &t.erase_suspend {
-            within(
-                &f("timing.erase_suspend.suspend_ns"),
-                s.suspend_ns,
-                0,
-                MAX_LATENCY_NS,
-            )?;
-            within(
-                &f("timing.erase_suspend.resume_ns"),
-                s.resume_ns,
-                0,
-                MAX_LATENCY_NS,
-            )?;
-        }
-        within(
-            &f("timing.channel_rate_mb_s"),
-            t.channel_rate_mb_s,
-            1,
-            MAX_RATE_MB_S,
-        )?;
-        within(
-            &f("timing.host_rate_mb_s"),
-            t.host_rate_mb_s,
-            1,
-            MAX_RATE_MB_S,
-        )?;
         let unit = g.page_size_bytes.0 * g.pages_per_program as u64;
         within(
             &f("timing.write_buffer_units_per_zone"),
@@ -204,6 +133,17 @@ impl DeviceConfig {
                 format!("{open} is above max_active_zones {active}"),
             ));
         }
+        // A cache larger than the NAND's program units is never needed (one slot each).
+        let program_units = self.geometry.channels as u64
+            * self.geometry.dies_per_channel as u64
+            * self.geometry.blocks_per_die as u64
+            * (self.geometry.pages_per_block / self.geometry.pages_per_program) as u64;
+        within(
+            &f("timing.write_cache_units"),
+            t.write_cache_units as u64,
+            0,
+            program_units,
+        )?;
         if t.write_cache_units > 0 {
             if t.write_buffer_units_per_zone > 0 {
                 return Err(ConfigError::field(
@@ -230,7 +170,7 @@ impl DeviceConfig {
                 }
             }
         }
-        let nand = self.validate_nand(prefix, Some(blocks_per_zone))?;
+        let nand = self.nand_spec(prefix, Some(blocks_per_zone))?;
         Ok(ZnsSpec {
             name: self.name.clone(),
             nand,

@@ -2,8 +2,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{KvOptionsConfig, files_choice, namespace};
+use super::{
+    KvOptionsConfig, MAX_KV_KEYS, MAX_KV_OPERATIONS, MAX_SCAN_LENGTH, files_choice, namespace,
+};
 use crate::config::ConfigError;
+use crate::config::device::within;
+use crate::config::workload::MAX_IO_BYTES;
 use crate::host::kv::KvOptions;
 use crate::units::Bytes;
 use crate::workload::kv::dbbench::{Benchmark, DbBenchSpec, MixGraph};
@@ -78,6 +82,15 @@ pub(super) fn hundred() -> u32 {
     100
 }
 
+/// The largest value (`value_size`, `mix_max_value_size`): 64 MiB.
+pub const MAX_VALUE_SIZE: u64 = 64 << 20;
+/// mixgraph's distribution parameters and ratios, in absolute value (chosen: 10^6; the
+/// published fits are below 100, and larger ones only overflow the key-range model's sums).
+pub const MAX_MIX_PARAMETER: f64 = 1e6;
+/// mixgraph's key ranges (`keyrange_num`): the model keeps two 8-byte numbers per range
+/// (chosen: 2^20, 16 MiB).
+pub const MAX_KEY_RANGES: u64 = 1 << 20;
+
 /// Block size factor of db_bench's values under snappy (see `compression_type`).
 pub const DB_BENCH_COMPRESSED_BLOCK_RATIO: f64 = 0.56;
 
@@ -102,8 +115,12 @@ impl DbBenchConfig {
         if benchmarks.is_empty() {
             return Err(ConfigError::field(f("benchmarks"), "names no benchmark"));
         }
-        if self.num == 0 {
-            return Err(ConfigError::field(f("num"), "must be at least 1"));
+        within(&f("num"), self.num, 1, MAX_KV_KEYS)?;
+        if let Some(r) = self.reads {
+            within(&f("reads"), r, 0, MAX_KV_OPERATIONS)?;
+        }
+        if let Some(r) = self.benchmark_write_rate_limit {
+            within(&f("benchmark_write_rate_limit"), r.0, 0, MAX_IO_BYTES)?;
         }
         if !(8..=1024).contains(&self.key_size) {
             return Err(ConfigError::field(
@@ -111,7 +128,7 @@ impl DbBenchConfig {
                 format!("{} must be between 8 and 1024 bytes", self.key_size),
             ));
         }
-        if !(1..=(64 << 20)).contains(&self.value_size) {
+        if !(1..=MAX_VALUE_SIZE).contains(&(self.value_size as u64)) {
             return Err(ConfigError::field(
                 f("value_size"),
                 format!("{} must be between 1 B and 64 MiB", self.value_size),
@@ -166,20 +183,46 @@ impl DbBenchConfig {
             ("mix_put_ratio", mix.put_ratio),
             ("mix_seek_ratio", mix.seek_ratio),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(ConfigError::field(f(name), "must be 0 or more"));
+            if !(v.is_finite() && (0.0..=MAX_MIX_PARAMETER).contains(&v)) {
+                return Err(ConfigError::field(
+                    f(name),
+                    format!("{v} must be between 0 and {MAX_MIX_PARAMETER:e}"),
+                ));
             }
         }
+        for (name, v) in [
+            ("key_dist_a", mix.key_dist_a),
+            ("key_dist_b", mix.key_dist_b),
+            ("keyrange_dist_a", mix.keyrange_dist_a),
+            ("keyrange_dist_b", mix.keyrange_dist_b),
+            ("keyrange_dist_c", mix.keyrange_dist_c),
+            ("keyrange_dist_d", mix.keyrange_dist_d),
+            ("value_theta", mix.value_theta),
+            ("value_k", mix.value_k),
+            ("value_sigma", mix.value_sigma),
+            ("iter_theta", mix.iter_theta),
+            ("iter_k", mix.iter_k),
+            ("iter_sigma", mix.iter_sigma),
+        ] {
+            if !(v.is_finite() && (-MAX_MIX_PARAMETER..=MAX_MIX_PARAMETER).contains(&v)) {
+                return Err(ConfigError::field(
+                    f(name),
+                    format!("{v} must be between -{MAX_MIX_PARAMETER:e} and {MAX_MIX_PARAMETER:e}"),
+                ));
+            }
+        }
+        within(&f("keyrange_num"), mix.keyrange_num, 1, MAX_KEY_RANGES)?;
+        within(
+            &f("mix_max_value_size"),
+            mix.max_value_size,
+            1,
+            MAX_VALUE_SIZE,
+        )?;
+        within(&f("mix_max_scan_len"), mix.max_scan_len, 1, MAX_SCAN_LENGTH)?;
         if mix.get_ratio + mix.put_ratio + mix.seek_ratio <= 0.0 {
             return Err(ConfigError::field(
                 f("mix_get_ratio"),
                 "the mix ratios add up to 0",
-            ));
-        }
-        if mix.max_value_size == 0 {
-            return Err(ConfigError::field(
-                f("mix_max_value_size"),
-                "must be at least 1",
             ));
         }
         Ok(DbBenchSpec {

@@ -18,6 +18,21 @@ mod ycsb;
 pub use dbbench::DbBenchConfig;
 pub use ycsb::YcsbConfig;
 
+/// Keys one store holds at most (`recordcount` plus YCSB's inserts, db_bench's `num`). The model
+/// keeps every live key (a 16-byte `sst::Entry` in each table holding it, plus the memtables'
+/// nodes): 28 bytes per key measured with db_bench fillrandom, so 2^30 keys are about 30 GiB of
+/// model state, as much as a large workstation holds; more could never finish.
+pub const MAX_KV_KEYS: u64 = 1 << 30;
+/// Operations of one YCSB run phase (`operationcount`) or db_bench read benchmark (`reads` per
+/// thread): 2^36 take hours at the model's few million operations per second (chosen: far
+/// beyond a useful run, and their byte totals stay far below 2^64).
+pub const MAX_KV_OPERATIONS: u64 = 1 << 36;
+/// The longest scan (YCSB `maxscanlength`, db_bench `mix_max_scan_len`): each scan visits that
+/// many keys (chosen: 2^20).
+pub const MAX_SCAN_LENGTH: u64 = 1 << 20;
+/// Per-operation CPU costs given in whole nanoseconds (chosen: one second, as device times).
+pub const MAX_CPU_NS: u64 = 1_000_000_000;
+
 /// RocksDB options; every field is optional and named as RocksDB names it.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -198,6 +213,15 @@ impl KvOptionsConfig {
         set!(cpu.compaction_per_entry_ns, c.compaction_per_entry_ns);
         set!(cpu.compaction_per_byte_ns, c.compaction_per_byte_ns);
         set!(cpu.scale, c.scale);
+        for (name, v) in [
+            ("get_base_ns", cpu.get_base_ns),
+            ("get_per_probe_ns", cpu.get_per_probe_ns),
+            ("block_miss_ns", cpu.block_miss_ns),
+            ("filter_probe_ns", cpu.filter_probe_ns),
+            ("next_ns", cpu.next_ns),
+        ] {
+            crate::config::device::within(&format!("{prefix}cpu.{name}"), v, 0, MAX_CPU_NS)?;
+        }
         for (name, v) in [
             ("put_per_byte_ns", cpu.put_per_byte_ns),
             ("put_per_doubling_ns", cpu.put_per_doubling_ns),

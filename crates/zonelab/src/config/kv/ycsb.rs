@@ -2,8 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{KvOptionsConfig, files_choice, namespace};
+use super::{
+    KvOptionsConfig, MAX_KV_KEYS, MAX_KV_OPERATIONS, MAX_SCAN_LENGTH, files_choice, namespace,
+};
 use crate::config::ConfigError;
+use crate::config::device::within;
 
 use crate::workload::kv::ycsb::{Distribution, YcsbSpec, binding_options};
 
@@ -123,8 +126,25 @@ impl YcsbConfig {
                 "the operation proportions add up to 0",
             ));
         }
-        if self.recordcount == 0 {
-            return Err(ConfigError::field(f("recordcount"), "must be at least 1"));
+        within(&f("recordcount"), self.recordcount, 1, MAX_KV_KEYS)?;
+        within(
+            &f("operationcount"),
+            self.operationcount,
+            0,
+            MAX_KV_OPERATIONS,
+        )?;
+        // Inserts add keys: the store must hold the records and what the run inserts.
+        let inserts = (self.operationcount as f64 * spec.insert
+            / (spec.read + spec.update + spec.insert + spec.scan + spec.read_modify_write))
+            .ceil() as u64;
+        if self.recordcount + inserts > MAX_KV_KEYS {
+            return Err(ConfigError::field(
+                f("operationcount"),
+                format!(
+                    "inserts about {inserts} keys beside recordcount {}: a store holds at most {MAX_KV_KEYS} keys",
+                    self.recordcount
+                ),
+            ));
         }
         if !(1..=1000).contains(&self.fieldcount) {
             return Err(ConfigError::field(
@@ -144,9 +164,12 @@ impl YcsbConfig {
                 "must be between 1 and 4096",
             ));
         }
-        if self.maxscanlength == 0 {
-            return Err(ConfigError::field(f("maxscanlength"), "must be at least 1"));
-        }
+        within(
+            &f("maxscanlength"),
+            self.maxscanlength as u64,
+            1,
+            MAX_SCAN_LENGTH,
+        )?;
         spec.record_count = self.recordcount;
         spec.operation_count = self.operationcount;
         spec.field_count = self.fieldcount;

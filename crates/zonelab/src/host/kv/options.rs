@@ -7,6 +7,18 @@
 use crate::time::Duration;
 
 /// RocksDB's options that shape what the store writes, reads and waits for.
+/// A memtable, an arena block or a target SST file: 64 GiB at most (RocksDB's own limit for
+/// `write_buffer_size` on 64-bit hosts).
+pub const MAX_MEMTABLE: u64 = 64 << 30;
+/// Level sizes, compaction limits, cache and rates (bytes, or bytes per second): 1 PiB.
+pub const MAX_KV_BYTES: u64 = 1 << 50;
+/// One write or read of the store's files (WAL chunks, file buffers, readahead): 1 GiB.
+pub const MAX_KV_IO: u64 = 1 << 30;
+/// Memtables (`max_write_buffer_number`).
+pub const MAX_MEMTABLES: u32 = 1024;
+/// L0 files (the compaction, slowdown and stop triggers).
+pub const MAX_L0_FILES: u32 = 1 << 20;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct KvOptions {
     /// Bytes of a memtable before it is switched (RocksDB `write_buffer_size`, 64 MiB).
@@ -221,11 +233,112 @@ impl KvOptions {
     /// Checks the combination; the error names the option.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
         let bad = |name: &'static str, msg: String| Err((name, msg));
-        if self.write_buffer_size < 64 << 10 {
-            return bad("write_buffer_size", "must be at least 64 KiB".into());
+        // Upper bounds (chosen, far beyond RocksDB deployments): no product or sum of them
+        // overflows, and nothing the model allocates grows past what a run can hold.
+        for (name, v, lo, hi) in [
+            (
+                "write_buffer_size",
+                self.write_buffer_size,
+                64 << 10,
+                MAX_MEMTABLE,
+            ),
+            ("arena_block_size", self.arena_block_size, 0, MAX_MEMTABLE),
+            (
+                "target_file_size_base",
+                self.target_file_size_base,
+                64 << 10,
+                MAX_MEMTABLE,
+            ),
+            (
+                "max_bytes_for_level_base",
+                self.max_bytes_for_level_base,
+                64 << 10,
+                MAX_KV_BYTES,
+            ),
+            (
+                "max_compaction_bytes",
+                self.max_compaction_bytes,
+                0,
+                MAX_KV_BYTES,
+            ),
+            (
+                "soft_pending_compaction_bytes_limit",
+                self.soft_pending_compaction_bytes_limit,
+                0,
+                MAX_KV_BYTES,
+            ),
+            (
+                "hard_pending_compaction_bytes_limit",
+                self.hard_pending_compaction_bytes_limit,
+                0,
+                MAX_KV_BYTES,
+            ),
+            (
+                "delayed_write_rate",
+                self.delayed_write_rate,
+                0,
+                MAX_KV_BYTES,
+            ),
+            ("cache_size", self.cache_size, 0, MAX_KV_BYTES),
+            ("wal_write_chunk", self.wal_write_chunk, 1, MAX_KV_IO),
+            (
+                "writable_file_max_buffer_size",
+                self.writable_file_max_buffer_size,
+                4096,
+                MAX_KV_IO,
+            ),
+            (
+                "compaction_readahead_size",
+                self.compaction_readahead_size,
+                0,
+                MAX_KV_IO,
+            ),
+        ] {
+            if !(lo..=hi).contains(&v) {
+                return bad(name, format!("{v} must be between {lo} and {hi} bytes"));
+            }
         }
-        if self.max_write_buffer_number < 2 {
-            return bad("max_write_buffer_number", "must be at least 2".into());
+        for (name, v, lo, hi) in [
+            (
+                "max_write_buffer_number",
+                self.max_write_buffer_number,
+                2,
+                MAX_MEMTABLES,
+            ),
+            (
+                "target_file_size_multiplier",
+                self.target_file_size_multiplier,
+                1,
+                1000,
+            ),
+            (
+                "block_restart_interval",
+                self.block_restart_interval,
+                1,
+                1 << 16,
+            ),
+            (
+                "level0_file_num_compaction_trigger",
+                self.level0_file_num_compaction_trigger,
+                1,
+                MAX_L0_FILES,
+            ),
+            (
+                "level0_slowdown_writes_trigger",
+                self.level0_slowdown_writes_trigger,
+                1,
+                MAX_L0_FILES,
+            ),
+            (
+                "level0_stop_writes_trigger",
+                self.level0_stop_writes_trigger,
+                1,
+                MAX_L0_FILES,
+            ),
+        ] {
+            if !(lo..=hi).contains(&v) {
+                return bad(name, format!("{v} must be between {lo} and {hi}"));
+            }
         }
         if self.min_write_buffer_number_to_merge == 0
             || self.min_write_buffer_number_to_merge >= self.max_write_buffer_number
@@ -238,12 +351,6 @@ impl KvOptions {
         if !(2..=64).contains(&self.num_levels) {
             return bad("num_levels", "must be between 2 and 64".into());
         }
-        if self.level0_file_num_compaction_trigger == 0 {
-            return bad(
-                "level0_file_num_compaction_trigger",
-                "must be at least 1".into(),
-            );
-        }
         if self.level0_slowdown_writes_trigger < self.level0_file_num_compaction_trigger {
             return bad(
                 "level0_slowdown_writes_trigger",
@@ -255,15 +362,6 @@ impl KvOptions {
                 "level0_stop_writes_trigger",
                 "must be at least level0_slowdown_writes_trigger".into(),
             );
-        }
-        if self.target_file_size_base < 64 << 10 {
-            return bad("target_file_size_base", "must be at least 64 KiB".into());
-        }
-        if self.target_file_size_multiplier == 0 {
-            return bad("target_file_size_multiplier", "must be at least 1".into());
-        }
-        if self.max_bytes_for_level_base < 64 << 10 {
-            return bad("max_bytes_for_level_base", "must be at least 64 KiB".into());
         }
         if !(self.max_bytes_for_level_multiplier >= 1.0
             && self.max_bytes_for_level_multiplier <= 1000.0)
@@ -290,9 +388,6 @@ impl KvOptions {
         if !(256..=(1 << 20)).contains(&self.block_size) {
             return bad("block_size", "must be between 256 B and 1 MiB".into());
         }
-        if self.block_restart_interval == 0 {
-            return bad("block_restart_interval", "must be at least 1".into());
-        }
         if self.bloom_bits > 64 {
             return bad("bloom_bits", "must be between 0 (no filter) and 64".into());
         }
@@ -300,15 +395,6 @@ impl KvOptions {
             return bad(
                 "compression_ratio",
                 "must be above 0 and at most 1 (1 = no compression)".into(),
-            );
-        }
-        if self.wal_write_chunk == 0 {
-            return bad("wal_write_chunk", "must be at least 1 byte".into());
-        }
-        if self.writable_file_max_buffer_size < 4096 {
-            return bad(
-                "writable_file_max_buffer_size",
-                "must be at least 4 KiB".into(),
             );
         }
         Ok(())

@@ -184,7 +184,8 @@ impl TwoTermExpKeys {
                 (amplify as f64 * p).floor() as u64
             });
         }
-        let rand_max: u64 = access.iter().sum();
+        // Saturating: with steep parameters a range's share is astronomically large.
+        let rand_max: u64 = access.iter().fold(0u64, |a, &b| a.saturating_add(b));
         // Shuffle as db_bench does, seeded by rand_max so the same parameters give the same
         // layout.
         let mut state = rand_max;
@@ -194,10 +195,10 @@ impl TwoTermExpKeys {
             access.swap(i, pos);
         }
         let mut starts = Vec::with_capacity(access.len());
-        let mut offset = 0;
+        let mut offset = 0u64;
         for a in &access {
             starts.push(offset);
-            offset += a;
+            offset = offset.saturating_add(*a);
         }
         TwoTermExpKeys {
             starts,
