@@ -50,7 +50,14 @@ pub struct JobGen {
     /// occupancy changes.
     readable: Vec<u32>,
     readable_epoch: Option<u64>,
+    /// Random reads ask the device to prefetch the next zone's state (over enough zones that it
+    /// is not all in the CPU cache anyway).
+    prefetch: bool,
 }
+
+/// Zones a random reader spans before it asks for prefetches (chosen: 4096 zones of state are
+/// about half a MiB, about what a core's L2 cache holds beside the rest of the simulation).
+const PREFETCH_MIN_ZONES: u32 = 4096;
 
 impl JobGen {
     /// Clone `clone` of `spec`: writers get an equal slice of the job's zones, readers all of them.
@@ -98,6 +105,7 @@ impl JobGen {
             reset_countdown: 0,
             readable: Vec::new(),
             readable_epoch: None,
+            prefetch: end - first >= PREFETCH_MIN_ZONES,
             spec: spec.clone(),
         };
         g.region_data_lbas = (first..end)
@@ -237,11 +245,16 @@ impl JobGen {
             block %= blocks_written;
         }
         let slba = zone as u64 * self.zone_lbas + block * self.bs;
-        if self.spec.read_percent == 100 {
-            // The next request's zone is the generator's next draw: ask the device to fetch its
-            // state now, so it is in the CPU cache by then (the generator itself is untouched).
-            let next = self.readable[self.rng.clone().random_range(0..self.readable.len())];
-            device.prefetch_zone(self.spec.nsid, next);
+        if self.prefetch && self.spec.read_percent == 100 {
+            // Two requests ahead: the generator's next draws are the next request's zone and
+            // block, then the zone of the one after, whose state the device can start bringing
+            // into the CPU cache now (the next one's was asked for a request ago). A copy of the
+            // generator looks ahead; the generator itself is untouched.
+            let mut ahead = self.rng.clone();
+            let _ = ahead.random_range(0..self.readable.len());
+            let _ = ahead.random_range(0..self.blocks_per_zone);
+            let zone = self.readable[ahead.random_range(0..self.readable.len())];
+            device.prefetch_zone(self.spec.nsid, zone);
         }
         Next::Issue(Request::new(Op::Read, slba, self.bs))
     }
