@@ -246,15 +246,10 @@ impl JobGen {
         }
         let slba = zone as u64 * self.zone_lbas + block * self.bs;
         if self.prefetch && self.spec.read_percent == 100 {
-            // Two requests ahead: the generator's next draws are the next request's zone and
-            // block, then the zone of the one after, whose state the device can start bringing
-            // into the CPU cache now (the next one's was asked for a request ago). A copy of the
-            // generator looks ahead; the generator itself is untouched.
-            let mut ahead = self.rng.clone();
-            let _ = ahead.random_range(0..self.readable.len());
-            let _ = ahead.random_range(0..self.blocks_per_zone);
-            let zone = self.readable[ahead.random_range(0..self.readable.len())];
-            device.prefetch_zone(self.spec.nsid, zone);
+            // The next request's zone is the generator's next draw: ask the device to fetch its
+            // state now, so it is in the CPU cache by then (the generator itself is untouched).
+            let next = self.readable[self.rng.clone().random_range(0..self.readable.len())];
+            device.prefetch_zone(self.spec.nsid, next);
         }
         Next::Issue(Request::new(Op::Read, slba, self.bs))
     }
