@@ -15,7 +15,7 @@ BAD_OVERRIDES = [
     ({"firmware.policy": "mapping", "firmware.t_free": 9999}, "firmware.t_free"),
     ({"firmware.policy": "preemptive", "firmware.t_free": 3, "firmware.t_invalid": 0}, "firmware.t_invalid"),
     ({"firmware.policy": "bogus"}, "firmware.policy"),
-    ({"firmware.policy": "synchronous", "firmware.t_free": 3}, "firmware"),
+    ({"firmware.policy": "synchronous", "firmware.t_free": 3}, "firmware.t_free"),
     ({"device.zones.zone_count": "many"}, "device.zones.zone_count"),
     ({"prefill.fraction": 2.0}, "prefill.fraction"),
     ({"metrics.interval": "0s"}, "metrics.interval"),

@@ -81,7 +81,7 @@ def test_a_failed_point_reports_in_its_row_and_the_rest_run(serial):
     failed = serial[serial["error"].notna()]
     # t_free is a mapping-policy field: the synchronous and renewable points reject it.
     assert set(failed["firmware.policy"]) == {"synchronous", "renewable"}
-    assert all("firmware: unknown field `t_free`" in e for e in failed["error"])
+    assert all("firmware.t_free: unknown field `t_free`" in e for e in failed["error"])
     ok = serial[serial["error"].isna()]
     assert set(ok["firmware.policy"]) == {"mapping"} and len(ok) == 6
     assert ok["ops.read.count"].gt(0).all()
