@@ -426,7 +426,7 @@ impl Engine {
             }
             Err(status) => {
                 self.errors
-                    .push(ErrorReport::new("fio", command, slba, status));
+                    .push(|| ErrorReport::new("fio", command, slba, status));
                 Err(SubmitError::Nvme(status))
             }
         }

@@ -403,9 +403,10 @@ impl BlockAdapter {
             Op::Flush => DeviceOp::Flush,
             _ => DeviceOp::ZoneMgmt(ZoneAction::Reset),
         };
-        if let Some(e) = self.errors.push(ErrorReport::new("ublk", op, slba, status)) {
-            e.source = format!("ublk {}", cmd.op.name());
-        }
+        self.errors.push(|| ErrorReport {
+            source: format!("ublk {}", cmd.op.name()),
+            ..ErrorReport::new("ublk", op, slba, status)
+        });
         Reply {
             result: proto::errno_for(status),
             done_ns: now_ns,

@@ -275,13 +275,14 @@ impl ErrorLog {
     /// Reports kept in full (chosen: enough to see every distinct failure of a run).
     pub const KEPT: usize = 1000;
 
-    /// Counts `e`; returns it, kept, unless the log is full.
-    pub fn push(&mut self, e: ErrorReport) -> Option<&mut ErrorReport> {
+    /// Counts a rejected command; unless the log is full, makes its report with `report` and
+    /// returns it, kept (a full log builds no report: no strings per failed command).
+    pub fn push(&mut self, report: impl FnOnce() -> ErrorReport) -> Option<&mut ErrorReport> {
         self.total += 1;
         if self.kept.len() >= Self::KEPT {
             return None;
         }
-        self.kept.push(e);
+        self.kept.push(report());
         self.kept.last_mut()
     }
 
@@ -483,12 +484,7 @@ mod tests {
     fn the_error_log_keeps_the_first_reports_and_counts_all() {
         let mut log = ErrorLog::default();
         for lba in 0..ErrorLog::KEPT as u64 + 10 {
-            log.push(ErrorReport::new(
-                "job",
-                Op::Read,
-                lba,
-                Status::LbaOutOfRange,
-            ));
+            log.push(|| ErrorReport::new("job", Op::Read, lba, Status::LbaOutOfRange));
         }
         assert_eq!(log.kept().len(), ErrorLog::KEPT);
         assert_eq!(log.total(), ErrorLog::KEPT as u64 + 10);
@@ -497,8 +493,14 @@ mod tests {
             Some(ErrorLog::KEPT as u64 - 1)
         );
         assert!(log.latest_mut().is_none(), "the latest one was not kept");
+        let mut built = false;
+        log.push(|| {
+            built = true;
+            ErrorReport::new("job", Op::Read, 0, Status::LbaOutOfRange)
+        });
+        assert!(!built, "a full log builds no report");
         let mut log = ErrorLog::default();
-        log.push(ErrorReport::new("job", Op::Read, 7, Status::LbaOutOfRange));
+        log.push(|| ErrorReport::new("job", Op::Read, 7, Status::LbaOutOfRange));
         assert_eq!(log.latest_mut().map(|e| e.lba), Some(7));
     }
 }

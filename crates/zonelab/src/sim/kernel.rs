@@ -236,10 +236,10 @@ impl Kernel {
                 })
             }
             Err(status) => {
-                let source = self.sources.borrow()[origin.source as usize].clone();
-                self.errors
-                    .borrow_mut()
-                    .push(ErrorReport::new(&source, op, slba, status));
+                self.errors.borrow_mut().push(|| {
+                    let sources = self.sources.borrow();
+                    ErrorReport::new(&sources[origin.source as usize], op, slba, status)
+                });
                 Err(status)
             }
         }
