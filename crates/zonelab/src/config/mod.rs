@@ -238,19 +238,25 @@ fn reads_as<T: serde::de::DeserializeOwned>(t: &toml::Table) -> bool {
     T::deserialize(toml::Value::Table(t.clone())).is_ok()
 }
 
-/// An error inside `[firmware]` or `[layer]`, tables whose `policy` or `kind` picks what the
-/// other fields are, names the table: serde reads such a table whole before its fields, so the
-/// field's path is lost. This finds the field (each one alone beside the tag) and names it.
-fn pinpoint(table: &toml::Table, e: ConfigError) -> ConfigError {
+/// Tables whose tag field picks what the other fields are: (table, tag, whether a table reads).
+type Tagged = (&'static str, &'static str, fn(&toml::Table) -> bool);
+const TAGGED: [Tagged; 2] = [
+    ("firmware", "policy", reads_as::<FirmwareConfig>),
+    ("layer", "kind", reads_as::<LayerConfig>),
+];
+
+/// An error inside `[firmware]` or `[layer]` (`tables`: those two as written, in [`TAGGED`]'s
+/// order) names the table: serde reads such a table whole before its fields, so the field's
+/// path is lost. This finds the field (each one alone beside the tag) and names it.
+fn pinpoint(tables: &[Option<toml::Value>; 2], e: ConfigError) -> ConfigError {
     let ConfigError::Field { path, message } = &e else {
         return e;
     };
-    let (tag, reads): (&str, fn(&toml::Table) -> bool) = match path.as_str() {
-        "firmware" => ("policy", reads_as::<FirmwareConfig>),
-        "layer" => ("kind", reads_as::<LayerConfig>),
-        _ => return e,
+    let Some(i) = TAGGED.iter().position(|t| t.0 == path) else {
+        return e;
     };
-    let Some(toml::Value::Table(t)) = table.get(path) else {
+    let (_, tag, reads) = TAGGED[i];
+    let Some(toml::Value::Table(t)) = &tables[i] else {
         return e;
     };
     let Some(tag_value) = t.get(tag) else {
@@ -301,8 +307,8 @@ impl ExperimentConfig {
                 "missing: name a preset (`zonelab presets list`) or give a full [device] table",
             ));
         }
-        let resolved = table.clone();
-        deserialize(table, "").map_err(|e| pinpoint(&resolved, e))
+        let tagged = TAGGED.map(|(name, _, _)| table.get(name).cloned());
+        deserialize(table, "").map_err(|e| pinpoint(&tagged, e))
     }
 
     /// The resolved configuration as TOML, as written beside the results.
