@@ -286,29 +286,28 @@ io_size = "16MiB"
     );
 }
 
-/// 4096 dies (64 channels of 64), 64 KiB blocks, each zone one block on one die.
-const MANY_DIES: &str = r#"
-[device]
-name = "many-dies"
-source = "test"
-[device.geometry]
-channels = 64
-dies_per_channel = 64
-blocks_per_die = 8
-pages_per_block = 4
-page_size_bytes = "16KiB"
-lba_size_bytes = 4096
-[device.timing]
-read_latency_ns = 50000
-program_latency_ns = 500000
-erase_latency_ns = 3000000
-channel_rate_mb_s = 800
-host_rate_mb_s = 3200
-[device.energy]
-read_nj_per_page = 1.0
-program_nj_per_page = 10.0
-erase_nj_per_block = 100.0
-"#;
+/// `DEVICE` spread over 4096 dies (64 channels of 64) of 8 blocks.
+const MANY_DIES: [&str; 3] = [
+    "device.geometry.channels=64",
+    "device.geometry.dies_per_channel=64",
+    "device.geometry.blocks_per_die=8",
+];
+
+/// `DEVICE` without its `[device.zones]` table, as a conventional SSD.
+fn conventional(device: &str) -> String {
+    let mut out = String::new();
+    let mut in_zones = false;
+    for line in device.lines() {
+        if line.starts_with('[') {
+            in_zones = line == "[device.zones]";
+        }
+        if !in_zones {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.replace("[device]\n", "[device]\nkind = \"conventional\"\n")
+}
 
 /// Regression (per-command cost grew with the number of dies): the device's idle time, asked
 /// for on every step of a run (the runner, idle-time firmware, the FTL's background GC), was a
@@ -318,9 +317,23 @@ erase_nj_per_block = 100.0
 /// stream fuzzer in `zns::policy_tests` also runs after every command).
 #[test]
 fn idle_time_scanned_every_die_per_command() {
-    let zns = "[device.zones]\ndies_per_zone = 1\nzone_size_bytes = \"64KiB\"\nzone_capacity_bytes = \"64KiB\"\nmax_open_zones = 14\nmax_active_zones = 14\n";
+    // Each zone one block on one die.
+    let zns = [
+        "device.zones.dies_per_zone=1",
+        "device.zones.zone_size_bytes=\"64KiB\"",
+        "device.zones.zone_capacity_bytes=\"64KiB\"",
+        "device.zones.max_open_zones=14",
+        "device.zones.max_active_zones=14",
+    ];
     let jobs = "seed = 4\n[[job]]\nrw = \"write\"\nbs = \"16KiB\"\nsize = \"64z\"\nio_size = \"16MiB\"\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\noffset = \"64z\"\nio_size = \"4MiB\"\n[prefill]\nfraction = 0.5\n";
-    let mut runs: Vec<String> = [
+    let overrides = |extra: &[&str]| -> Vec<String> {
+        MANY_DIES
+            .iter()
+            .chain(extra)
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let mut runs: Vec<(String, Vec<String>)> = [
         "policy = \"synchronous\"",
         "policy = \"mapping\"\nt_free = 8",
         "policy = \"preemptive\"\nt_free = 8\nidle = \"device\"",
@@ -329,17 +342,20 @@ fn idle_time_scanned_every_die_per_command() {
         "policy = \"round_robin\"",
     ]
     .iter()
-    .map(|p| format!("{jobs}{MANY_DIES}{zns}[firmware]\n{p}\n"))
+    .map(|p| (format!("{jobs}{DEVICE}[firmware]\n{p}\n"), overrides(&zns)))
     .collect();
-    runs.push(format!(
-        "seed = 4\n[precondition]\nrandom_overwrite = false\n[[job]]\nrw = \"randwrite\"\nbs = \"16KiB\"\nio_size = \"2GiB\"\niodepth = 8\n{}[device.ftl]\nover_provisioning_percent = 28.0\n",
-        MANY_DIES
-            .replace("[device]\n", "[device]\nkind = \"conventional\"\n")
-            .replace("blocks_per_die = 8", "blocks_per_die = 32")
+    runs.push((
+        format!(
+            "seed = 4\n[precondition]\nrandom_overwrite = false\n[[job]]\nrw = \"randwrite\"\nbs = \"16KiB\"\nio_size = \"2GiB\"\niodepth = 8\n{}[device.ftl]\nover_provisioning_percent = 28.0\n",
+            conventional(DEVICE)
+        ),
+        overrides(&["device.geometry.blocks_per_die=32"]),
     ));
-    for text in &runs {
-        let cfg = ExperimentConfig::parse(text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    for (text, overrides) in &runs {
+        let cfg =
+            ExperimentConfig::parse(text, overrides).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let exp = cfg.validate("t").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(exp.device.nand().geometry.dies(), 4096);
         crate::nand::SCANS.with(|s| s.set(0));
         let out = run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {}).unwrap();
         assert_eq!(
