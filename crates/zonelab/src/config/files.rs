@@ -322,12 +322,7 @@ pub fn validate(
         count(&f("updates"), c.updates, MAX_IO_BYTES / bs)?;
         let threads = c.threads.unwrap_or(1);
         count(&f("threads"), threads as u64, MAX_THREADS)?;
-        if c.cpu.is_some_and(|d| d > MAX_PAUSE) {
-            return Err(ConfigError::field(
-                f("cpu"),
-                format!("must be at most {MAX_PAUSE}"),
-            ));
-        }
+        super::device::at_most(&f("cpu"), c.cpu, MAX_PAUSE)?;
         let pattern = match c.pattern.unwrap_or(PatternConfig::Uniform) {
             PatternConfig::Uniform => UpdatePattern::Uniform,
             PatternConfig::Hotcold => {

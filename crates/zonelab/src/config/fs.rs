@@ -249,12 +249,7 @@ impl FsConfig {
             ("fs.cpu.submit", c.submit),
             ("fs.cpu.gc_per_block", c.gc_per_block),
         ] {
-            if d.is_some_and(|d| d > MAX_PAUSE) {
-                return Err(ConfigError::field(
-                    name,
-                    format!("must be at most {MAX_PAUSE}"),
-                ));
-            }
+            super::device::at_most(name, d, MAX_PAUSE)?;
         }
         let cpu = &mut spec.cpu;
         cpu.call = c.call.unwrap_or(cpu.call);

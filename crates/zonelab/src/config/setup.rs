@@ -193,12 +193,7 @@ impl PreconditionConfig {
             ("tolerance", self.tolerance),
             ("slope_tolerance", self.slope_tolerance),
         ] {
-            if !(v.is_finite() && (0.0..=MAX_TOLERANCE).contains(&v)) {
-                return Err(ConfigError::field(
-                    f(name),
-                    format!("{v} must be between 0 and {MAX_TOLERANCE}"),
-                ));
-            }
+            super::device::within_f64(&f(name), v, 0.0, MAX_TOLERANCE)?;
         }
         Ok(PreconditionPlan {
             fill_units,

@@ -120,12 +120,7 @@ impl JobConfig {
             ("startdelay", self.startdelay, MAX_RUNTIME),
             ("thinktime", self.thinktime, MAX_PAUSE),
         ] {
-            if d.is_some_and(|d| d > max) {
-                return Err(ConfigError::field(
-                    f(name),
-                    format!("must be at most {max}"),
-                ));
-            }
+            super::device::at_most(&f(name), d, max)?;
         }
         if let Some(r) = self.rate {
             super::device::within(&f("rate"), r.0, 1, MAX_IO_BYTES)?;

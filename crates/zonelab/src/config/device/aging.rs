@@ -149,12 +149,7 @@ impl DeviceConfig {
             ("retry_wear_weight", a.retry_wear_weight),
             ("retry_retention_weight", a.retry_retention_weight),
         ] {
-            if !(v.is_finite() && (0.0..=MAX_RETRY_WEIGHT).contains(&v)) {
-                return Err(ConfigError::field(
-                    f(name),
-                    format!("{v} must be a number between 0 and {MAX_RETRY_WEIGHT}"),
-                ));
-            }
+            super::within_f64(&f(name), v, 0.0, MAX_RETRY_WEIGHT)?;
         }
         if !(0.0..=1.0).contains(&a.retry_max_probability) {
             return Err(ConfigError::field(

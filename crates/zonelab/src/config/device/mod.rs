@@ -193,6 +193,30 @@ pub(super) fn within(field: &str, value: u64, lo: u64, hi: u64) -> Result<(), Co
     }
 }
 
+/// `value` a finite number in `lo..=hi`, or an error naming the field.
+pub(super) fn within_f64(field: &str, value: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
+    if value.is_finite() && (lo..=hi).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError::field(
+            field,
+            format!("{value} must be a number between {lo} and {hi}"),
+        ))
+    }
+}
+
+/// `value`, when given, at most `max`, or an error naming the field.
+pub(super) fn at_most(
+    field: &str,
+    value: Option<Duration>,
+    max: Duration,
+) -> Result<(), ConfigError> {
+    match value {
+        Some(d) if d > max => Err(ConfigError::field(field, format!("must be at most {max}"))),
+        _ => Ok(()),
+    }
+}
+
 fn positive(field: &str, value: u64) -> Result<(), ConfigError> {
     if value == 0 {
         Err(ConfigError::field(field, "must be greater than 0"))
@@ -423,12 +447,7 @@ impl DeviceConfig {
             ("energy.program_nj_per_page", e.program_nj_per_page),
             (erase_field, erase_nj_per_block),
         ] {
-            if !(v.is_finite() && (0.0..=MAX_ENERGY_NJ).contains(&v)) {
-                return Err(ConfigError::field(
-                    f(name),
-                    format!("{v} must be a number between 0 and {MAX_ENERGY_NJ:e}"),
-                ));
-            }
+            within_f64(&f(name), v, 0.0, MAX_ENERGY_NJ)?;
         }
         let suspend = t.erase_suspend.as_ref().map(|s| EraseSuspend {
             suspend: Duration::from_ns(s.suspend_ns),

@@ -6,7 +6,7 @@ use super::{
     KvOptionsConfig, MAX_KV_KEYS, MAX_KV_OPERATIONS, MAX_SCAN_LENGTH, files_choice, namespace,
 };
 use crate::config::ConfigError;
-use crate::config::device::within;
+use crate::config::device::{within, within_f64};
 use crate::config::workload::MAX_IO_BYTES;
 use crate::host::kv::KvOptions;
 use crate::units::Bytes;
@@ -183,12 +183,7 @@ impl DbBenchConfig {
             ("mix_put_ratio", mix.put_ratio),
             ("mix_seek_ratio", mix.seek_ratio),
         ] {
-            if !(v.is_finite() && (0.0..=MAX_MIX_PARAMETER).contains(&v)) {
-                return Err(ConfigError::field(
-                    f(name),
-                    format!("{v} must be between 0 and {MAX_MIX_PARAMETER:e}"),
-                ));
-            }
+            within_f64(&f(name), v, 0.0, MAX_MIX_PARAMETER)?;
         }
         for (name, v) in [
             ("key_dist_a", mix.key_dist_a),
@@ -204,12 +199,7 @@ impl DbBenchConfig {
             ("iter_k", mix.iter_k),
             ("iter_sigma", mix.iter_sigma),
         ] {
-            if !(v.is_finite() && (-MAX_MIX_PARAMETER..=MAX_MIX_PARAMETER).contains(&v)) {
-                return Err(ConfigError::field(
-                    f(name),
-                    format!("{v} must be between -{MAX_MIX_PARAMETER:e} and {MAX_MIX_PARAMETER:e}"),
-                ));
-            }
+            within_f64(&f(name), v, -MAX_MIX_PARAMETER, MAX_MIX_PARAMETER)?;
         }
         within(&f("keyrange_num"), mix.keyrange_num, 1, MAX_KEY_RANGES)?;
         within(

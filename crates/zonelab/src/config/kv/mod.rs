@@ -231,12 +231,7 @@ impl KvOptionsConfig {
             ("compaction_per_byte_ns", cpu.compaction_per_byte_ns),
             ("scale", cpu.scale),
         ] {
-            if !(v.is_finite() && (0.0..=1e9).contains(&v)) {
-                return Err(ConfigError::field(
-                    format!("{prefix}cpu.{name}"),
-                    format!("{v} must be between 0 and 1e9"),
-                ));
-            }
+            crate::config::device::within_f64(&format!("{prefix}cpu.{name}"), v, 0.0, 1e9)?;
         }
         o.check()
             .map_err(|(name, msg)| ConfigError::field(format!("{prefix}{name}"), msg))?;
