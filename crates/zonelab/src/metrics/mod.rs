@@ -199,6 +199,9 @@ pub struct Slot {
     pub latency: Recorder,
     pub count: u64,
     pub bytes: u64,
+    /// The bandwidth series column a device-layer read (0) or write (1) counts its bytes in
+    /// (its op count goes two columns on); None for everything else.
+    column: Option<usize>,
 }
 
 impl Slot {
@@ -282,6 +285,10 @@ impl Metrics {
             latency: Recorder::default(),
             count: 0,
             bytes: 0,
+            column: op
+                .direction()
+                .filter(|_| layer == Layer::Device)
+                .map(|read| if read { 0 } else { 1 }),
         });
         self.index.insert((layer, op, tenant), k);
         k
@@ -295,10 +302,7 @@ impl Metrics {
         slot.count += 1;
         slot.bytes += bytes;
         self.last_done = self.last_done.max(done);
-        if slot.layer == Layer::Device
-            && let Some(read) = slot.op.direction()
-        {
-            let k = if read { 0 } else { 1 };
+        if let Some(k) = slot.column {
             let mut v = [0; 4];
             v[k] = bytes;
             v[k + 2] = 1;

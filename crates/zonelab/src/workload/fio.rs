@@ -34,7 +34,8 @@ pub struct JobGen {
     /// Zones held open for writing, and which zones of the range they are.
     open: Vec<u32>,
     is_open: Vec<bool>,
-    zone_lbas: u64,
+    /// The zone size in LBAs, as a divisor.
+    zone_lbas: Divisor,
     cap_lbas: u64,
     /// The device occupancy epoch at which a search for a zone to open found none; no zone can
     /// become writable again before the next reset, which changes the epoch.
@@ -96,7 +97,7 @@ impl JobGen {
             seq_offset: 0,
             open: Vec::new(),
             is_open: vec![false; (end - first) as usize],
-            zone_lbas,
+            zone_lbas: Divisor::new(zone_lbas),
             cap_lbas,
             no_spare_zone_at: None,
             pending_reset: None,
@@ -163,7 +164,7 @@ impl JobGen {
         self.region_data_lbas -= device.written_lbas(self.spec.nsid, zone);
         Next::Issue(Request::zone(
             ZoneAction::Reset,
-            zone as u64 * self.zone_lbas,
+            zone as u64 * self.zone_lbas.get(),
         ))
     }
 
@@ -198,7 +199,7 @@ impl JobGen {
             Op::ZoneMgmt(ZoneAction::Finish) => {}
             _ => return,
         }
-        let zone = (request.slba / self.zone_lbas) as u32;
+        let zone = self.zone_lbas.quot(request.slba) as u32;
         if let Some(fill) = self.spec.zone_fill_lbas
             && zone == self.seq_zone
             && device.written_lbas(self.spec.nsid, zone) >= fill
@@ -244,7 +245,7 @@ impl JobGen {
         if block >= blocks_written {
             block %= blocks_written;
         }
-        let slba = zone as u64 * self.zone_lbas + block * self.bs;
+        let slba = zone as u64 * self.zone_lbas.get() + block * self.bs;
         if self.prefetch && self.spec.read_percent == 100 {
             // The next request's zone is the generator's next draw: ask the device to fetch its
             // state now, so it is in the CPU cache by then (the generator itself is untouched).
@@ -258,7 +259,7 @@ impl JobGen {
         for _ in 0..=(self.end - self.first) {
             let data = readable_lbas(device, self.spec.nsid, self.seq_zone);
             if self.seq_offset + self.bs <= data {
-                let slba = self.seq_zone as u64 * self.zone_lbas + self.seq_offset;
+                let slba = self.seq_zone as u64 * self.zone_lbas.get() + self.seq_offset;
                 self.seq_offset += self.bs;
                 return Next::Issue(Request::new(Op::Read, slba, self.bs));
             }

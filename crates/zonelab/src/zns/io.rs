@@ -155,8 +155,9 @@ impl Device {
         data: Option<&[u8]>,
         lba: u64,
     ) -> Result<Accepted, Status> {
-        self.acquire_open(zi)?;
-        if self.zones[zi as usize].state != ZoneState::ExplicitlyOpened {
+        // An open zone (implicitly or explicitly) stays as it is.
+        if !self.zones[zi as usize].state.is_open() {
+            self.acquire_open(zi)?;
             self.set_state(zi, ZoneState::ImplicitlyOpened);
         }
         self.sequence += 1;

@@ -103,7 +103,12 @@ pub(super) fn program_piece(
     let b = s.ring.len() as u64;
     let first = piece.programmed_units;
     let total = piece.staged_bytes + bytes;
-    let full = total / unit;
+    // Most writes only add to the unit being staged: no division for them.
+    let (full, rest) = if total < unit {
+        (0, total)
+    } else {
+        (total / unit, total % unit)
+    };
     let mut done = arrived;
     if let Some((cache, zone)) = s.cache {
         let now = s.nand.now();
@@ -116,19 +121,23 @@ pub(super) fn program_piece(
             *s.programs_done = (*s.programs_done).max(programmed);
             cache.programmed(zone, piece.stream_base + j, programmed, now);
         }
-        if !total.is_multiple_of(unit) {
+        if rest != 0 {
             done = done.max(cache.filling(zone, arrived));
         }
         piece.programmed_units += full;
         *s.streamed = piece.stream_base + piece.programmed_units;
-        piece.staged_bytes = total % unit;
+        piece.staged_bytes = rest;
         if full > 0 {
             *s.phys_high = (*s.phys_high).max(piece.frontier_unit());
         }
         return done;
     }
     for j in first..first + full {
-        let slot = ((piece.stream_base + j) % b.max(1)) as usize;
+        let slot = if b > 0 {
+            ((piece.stream_base + j) % b) as usize
+        } else {
+            0
+        };
         let accepted = if b > 0 {
             arrived.max(s.ring[slot])
         } else {
@@ -145,13 +154,13 @@ pub(super) fn program_piece(
             done = done.max(programmed);
         }
     }
-    if b > 0 && !total.is_multiple_of(unit) {
+    if b > 0 && rest != 0 {
         // The partial unit also needs a buffer slot.
         done = done.max(s.ring[((piece.stream_base + first + full) % b) as usize]);
     }
     piece.programmed_units += full;
     *s.streamed = piece.stream_base + piece.programmed_units;
-    piece.staged_bytes = total % unit;
+    piece.staged_bytes = rest;
     // Only programmed units raise the frontier: a piece that has programmed nothing
     // yet starts past units the firmware may still hand out (a reset gave them back).
     if full > 0 {
