@@ -146,7 +146,7 @@ pub const MAX_FILE_LOOPS: u64 = 1_000_000;
 
 /// `v` in `1..=max`, or an error naming the field.
 fn count(field: &str, v: u64, max: u64) -> Result<(), ConfigError> {
-    super::device::within(field, v, 1, max)
+    super::ranges::within(field, v, 1, max)
 }
 
 /// The file layer and file workloads of an experiment, if it has any (or if `store_on_fs`, the
@@ -322,7 +322,7 @@ pub fn validate(
         count(&f("updates"), c.updates, MAX_IO_BYTES / bs)?;
         let threads = c.threads.unwrap_or(1);
         count(&f("threads"), threads as u64, MAX_THREADS)?;
-        super::device::at_most(&f("cpu"), c.cpu, MAX_PAUSE)?;
+        super::ranges::at_most(&f("cpu"), c.cpu, MAX_PAUSE)?;
         let pattern = match c.pattern.unwrap_or(PatternConfig::Uniform) {
             PatternConfig::Uniform => UpdatePattern::Uniform,
             PatternConfig::Hotcold => {

@@ -249,7 +249,7 @@ impl FsConfig {
             ("fs.cpu.submit", c.submit),
             ("fs.cpu.gc_per_block", c.gc_per_block),
         ] {
-            super::device::at_most(name, d, MAX_PAUSE)?;
+            super::ranges::at_most(name, d, MAX_PAUSE)?;
         }
         let cpu = &mut spec.cpu;
         cpu.call = c.call.unwrap_or(cpu.call);
@@ -359,7 +359,7 @@ impl FsConfig {
             ("fs.cache.dirty_limit", c.dirty_limit),
         ] {
             if let Some(b) = b {
-                super::device::within(name, b.0, 0, MAX_CACHE_BYTES)?;
+                super::ranges::within(name, b.0, 0, MAX_CACHE_BYTES)?;
             }
         }
         if let Some(e) = c.dirty_expire {
@@ -465,13 +465,13 @@ impl FsConfig {
         ] {
             fs_time(name, d, zero_ok)?;
         }
-        super::device::within(
+        super::ranges::within(
             "fs.f2fs.meta_latency",
             f.meta_latency.ns(),
             0,
             MAX_LATENCY_NS,
         )?;
-        super::device::within("fs.f2fs.meta_rate_mb_s", f.meta_rate_mb_s, 1, MAX_RATE_MB_S)?;
+        super::ranges::within("fs.f2fs.meta_rate_mb_s", f.meta_rate_mb_s, 1, MAX_RATE_MB_S)?;
         Ok(())
     }
 

@@ -10,6 +10,7 @@ pub mod kv;
 pub mod layer;
 mod overrides;
 pub mod presets;
+mod ranges;
 mod region;
 pub mod replay;
 mod setup;
@@ -412,7 +413,7 @@ impl ExperimentConfig {
                 ),
             ));
         }
-        device::within(
+        ranges::within(
             "metrics.max_intervals",
             self.metrics.max_intervals as u64,
             16,

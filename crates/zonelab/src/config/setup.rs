@@ -193,7 +193,7 @@ impl PreconditionConfig {
             ("tolerance", self.tolerance),
             ("slope_tolerance", self.slope_tolerance),
         ] {
-            super::device::within_f64(&f(name), v, 0.0, MAX_TOLERANCE)?;
+            super::ranges::within_f64(&f(name), v, 0.0, MAX_TOLERANCE)?;
         }
         Ok(PreconditionPlan {
             fill_units,

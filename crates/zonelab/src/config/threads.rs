@@ -74,7 +74,7 @@ impl ThreadsConfig {
                 ),
             ));
         }
-        super::device::within(&f("ops"), self.ops, 1, MAX_THREAD_OPS)?;
+        super::ranges::within(&f("ops"), self.ops, 1, MAX_THREAD_OPS)?;
         if self.cpu.is_some_and(|c| c > MAX_PAUSE) {
             return Err(ConfigError::field(
                 f("cpu"),

@@ -110,7 +110,7 @@ impl JobConfig {
             ("numjobs", self.numjobs, MAX_NUMJOBS),
             ("loops", self.loops, MAX_LOOPS),
         ] {
-            super::device::within(&f(name), v as u64, 1, max as u64)?;
+            super::ranges::within(&f(name), v as u64, 1, max as u64)?;
         }
         if self.runtime.is_some_and(|r| r.ns() == 0) {
             return Err(ConfigError::field(f("runtime"), "must be greater than 0"));
@@ -120,13 +120,13 @@ impl JobConfig {
             ("startdelay", self.startdelay, MAX_RUNTIME),
             ("thinktime", self.thinktime, MAX_PAUSE),
         ] {
-            super::device::at_most(&f(name), d, max)?;
+            super::ranges::at_most(&f(name), d, max)?;
         }
         if let Some(r) = self.rate {
-            super::device::within(&f("rate"), r.0, 1, MAX_IO_BYTES)?;
+            super::ranges::within(&f("rate"), r.0, 1, MAX_IO_BYTES)?;
         }
         if let Some(r) = self.rate_iops {
-            super::device::within(&f("rate_iops"), r, 1, MAX_RATE_IOPS)?;
+            super::ranges::within(&f("rate_iops"), r, 1, MAX_RATE_IOPS)?;
         }
         if self.rwmixread > 100 {
             return Err(ConfigError::field(
@@ -249,7 +249,7 @@ impl JobConfig {
                 format!("{bs} is above the device's zone append size limit {zasl}"),
             ));
         }
-        super::device::within(
+        super::ranges::within(
             &f("max_open_zones"),
             self.max_open_zones as u64,
             0,

@@ -123,7 +123,7 @@ impl DeviceConfig {
                 )),
                 Some(_) => {
                     for &ns in v {
-                        super::within(&f(name), ns, 0, MAX_LATENCY_NS)?;
+                        crate::config::ranges::within(&f(name), ns, 0, MAX_LATENCY_NS)?;
                     }
                     Ok(v.iter().map(|&ns| Duration::from_ns(ns)).collect())
                 }
@@ -149,7 +149,7 @@ impl DeviceConfig {
             ("retry_wear_weight", a.retry_wear_weight),
             ("retry_retention_weight", a.retry_retention_weight),
         ] {
-            super::within_f64(&f(name), v, 0.0, MAX_RETRY_WEIGHT)?;
+            crate::config::ranges::within_f64(&f(name), v, 0.0, MAX_RETRY_WEIGHT)?;
         }
         if !(0.0..=1.0).contains(&a.retry_max_probability) {
             return Err(ConfigError::field(

@@ -118,7 +118,7 @@ impl DeviceConfig {
         }
         // Superblocks: one block of every die each.
         let superblocks = geo.blocks_per_die as u64;
-        super::within(
+        crate::config::ranges::within(
             &f("ftl.background_gc_free_superblocks"),
             c.background_gc_free_superblocks as u64,
             0,
@@ -146,7 +146,7 @@ impl DeviceConfig {
             .map_err(|m| ConfigError::field(f("ftl.over_provisioning_percent"), m))?;
         let pu = geo.program_unit_bytes();
         let wb = c.write_buffer_bytes.0;
-        super::within(&f("ftl.write_buffer_bytes"), wb, 0, MAX_WRITE_BUFFER_BYTES)?;
+        crate::config::ranges::within(&f("ftl.write_buffer_bytes"), wb, 0, MAX_WRITE_BUFFER_BYTES)?;
         if !wb.is_multiple_of(pu) {
             return Err(ConfigError::field(
                 f("ftl.write_buffer_bytes"),

@@ -13,6 +13,7 @@ pub use aging::{AgingConfig, CellConfig};
 pub use ftl::{FtlConfig, VictimConfig};
 
 use super::ConfigError;
+use super::ranges::{within, within_f64};
 use crate::nand::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
 use crate::sim::DeviceSpec;
 use crate::time::Duration;
@@ -180,42 +181,6 @@ pub const MAX_LATENCY_NS: u64 = 1_000_000_000;
 pub const MAX_RATE_MB_S: u64 = 1_000_000;
 /// Energy of one operation: one joule (totals then stay finite for any count of operations).
 pub const MAX_ENERGY_NJ: f64 = 1e9;
-
-/// `value` lies in `lo..=hi`, or an error naming the field and the range.
-pub(super) fn within(field: &str, value: u64, lo: u64, hi: u64) -> Result<(), ConfigError> {
-    if (lo..=hi).contains(&value) {
-        Ok(())
-    } else {
-        Err(ConfigError::field(
-            field,
-            format!("{value} must be between {lo} and {hi}"),
-        ))
-    }
-}
-
-/// `value` a finite number in `lo..=hi`, or an error naming the field.
-pub(super) fn within_f64(field: &str, value: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
-    if value.is_finite() && (lo..=hi).contains(&value) {
-        Ok(())
-    } else {
-        Err(ConfigError::field(
-            field,
-            format!("{value} must be a number between {lo} and {hi}"),
-        ))
-    }
-}
-
-/// `value`, when given, at most `max`, or an error naming the field.
-pub(super) fn at_most(
-    field: &str,
-    value: Option<Duration>,
-    max: Duration,
-) -> Result<(), ConfigError> {
-    match value {
-        Some(d) if d > max => Err(ConfigError::field(field, format!("must be at most {max}"))),
-        _ => Ok(()),
-    }
-}
 
 fn positive(field: &str, value: u64) -> Result<(), ConfigError> {
     if value == 0 {

@@ -1,8 +1,9 @@
 //! `[device.zones]`: the ZNS device's zones, limits and firmware overheads, validated into a
 //! [`ZnsSpec`].
 
-use super::{DeviceConfig, MAX_ZONES, ZonesConfig, limit, positive, within};
+use super::{DeviceConfig, MAX_ZONES, ZonesConfig, limit, positive};
 use crate::config::ConfigError;
+use crate::config::ranges::within;
 use crate::time::Duration;
 use crate::zns::{Overheads, ZnsSpec, ZoneGeometry};
 

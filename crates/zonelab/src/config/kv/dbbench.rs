@@ -6,7 +6,7 @@ use super::{
     KvOptionsConfig, MAX_KV_KEYS, MAX_KV_OPERATIONS, MAX_SCAN_LENGTH, files_choice, namespace,
 };
 use crate::config::ConfigError;
-use crate::config::device::{within, within_f64};
+use crate::config::ranges::{within, within_f64};
 use crate::config::workload::MAX_IO_BYTES;
 use crate::host::kv::KvOptions;
 use crate::units::Bytes;

@@ -6,7 +6,7 @@ use super::{
     KvOptionsConfig, MAX_KV_KEYS, MAX_KV_OPERATIONS, MAX_SCAN_LENGTH, files_choice, namespace,
 };
 use crate::config::ConfigError;
-use crate::config::device::within;
+use crate::config::ranges::within;
 
 use crate::workload::kv::ycsb::{Distribution, YcsbSpec, binding_options};
 
