@@ -133,26 +133,20 @@ pub(super) fn program_piece(
         return done;
     }
     for j in first..first + full {
-        let slot = if b > 0 {
-            ((piece.stream_base + j) % b) as usize
-        } else {
-            0
-        };
-        let accepted = if b > 0 {
-            arrived.max(s.ring[slot])
-        } else {
-            arrived
-        };
+        // The unit's buffer slot (with a write buffer): it waits for the unit before it there.
+        let slot = (b > 0).then(|| ((piece.stream_base + j) % b) as usize);
+        let accepted = slot.map_or(arrived, |i| arrived.max(s.ring[i]));
         let addr = s.layout.unit(piece.pz, piece.punit + j);
         let in_block = s.layout.unit_in_block(piece.punit + j);
         let programmed = s.nand.program_unit_at(accepted, addr, in_block);
         *s.programs_done = (*s.programs_done).max(programmed);
-        if b > 0 {
-            s.ring[slot] = programmed;
-            done = done.max(accepted);
-        } else {
-            done = done.max(programmed);
-        }
+        done = done.max(match slot {
+            Some(i) => {
+                s.ring[i] = programmed;
+                accepted
+            }
+            None => programmed,
+        });
     }
     if b > 0 && rest != 0 {
         // The partial unit also needs a buffer slot.
