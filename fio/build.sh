@@ -38,9 +38,9 @@ if [ ! -f "$src/config-host.h" ]; then
   (cd "$src" && ./configure --disable-native --prefix=/usr >/dev/null)
 fi
 
-cargo build --release --locked -p zonelab-ffi
+cargo build --profile release-unwind --locked -p zonelab-ffi
 gcc -O2 -g -Wall -D_GNU_SOURCE -fPIC -shared -rdynamic \
   -I"$src" -include "$src/config-host.h" \
   -o "$out/zonelab-fio.so" "$root/fio/zonelab_engine.c" \
-  "$target/release/libzonelab_ffi.a" -lpthread -ldl -lm
+  "$target/release-unwind/libzonelab_ffi.a" -lpthread -ldl -lm
 echo "$out/zonelab-fio.so"

@@ -20,7 +20,7 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-dev.txt
 cargo build --release --locked -p zonelab-cli
 rm -f target/wheels/zonelab-*.whl
-(cd python && ../"$venv"/bin/maturin build --release --locked --quiet \
+(cd python && ../"$venv"/bin/maturin build --locked --quiet \
     --interpreter ../"$venv"/bin/python --compatibility linux --out ../target/wheels)
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/zonelab-*.whl
 if [ "${1:-}" != "--no-test" ]; then
