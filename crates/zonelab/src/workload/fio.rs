@@ -200,9 +200,19 @@ impl JobGen {
             _ => return,
         }
         let zone = self.zone_lbas.quot(request.slba) as u32;
+        // A write the device accepted went to the write pointer, which is now past it: the
+        // zone's data needs no query (an append's LBA, and a finish, are the device's to say).
+        let written = if request.op == Op::Write {
+            let zslba = zone as u64 * self.zone_lbas.get();
+            let written = request.slba + request.nlb - zslba;
+            debug_assert_eq!(written, device.written_lbas(self.spec.nsid, zone));
+            written
+        } else {
+            device.written_lbas(self.spec.nsid, zone)
+        };
         if let Some(fill) = self.spec.zone_fill_lbas
             && zone == self.seq_zone
-            && device.written_lbas(self.spec.nsid, zone) >= fill
+            && written >= fill
         {
             // Used as far as the job uses zones: leave it (reset or abandoned) and move on.
             self.advance_seq_zone();
@@ -211,7 +221,14 @@ impl JobGen {
             }
             return;
         }
-        if !self.can_write(device, zone) {
+        // After a write, the zone is open or Full (at capacity): it takes another block if
+        // the room left holds one.
+        let writable = if request.op == Op::Write {
+            self.cap_lbas - written >= self.bs
+        } else {
+            self.can_write(device, zone)
+        };
+        if !writable {
             // Filled: a sequential writer moves on, a random writer lets the zone go.
             self.let_go(zone);
             if zone == self.seq_zone {
