@@ -303,15 +303,15 @@ impl Metrics {
         slot.bytes += bytes;
         self.last_done = self.last_done.max(done);
         if let Some(k) = slot.column {
-            let mut v = [0; 4];
-            v[k] = bytes;
-            v[k + 2] = 1;
             let t = slot.tenant.0 as usize;
             self.per_tenant[t]
                 .get_or_insert_with(|| {
                     BucketSeries::new(self.origin, self.interval, self.max_buckets)
                 })
-                .add(done, v);
+                .update(done, |b| {
+                    b[k] += bytes;
+                    b[k + 2] += 1;
+                });
         }
     }
 

@@ -62,16 +62,26 @@ impl<const N: usize> BucketSeries<N> {
 
     #[inline]
     pub fn add(&mut self, t: Instant, values: [u64; N]) {
+        self.update(t, |b| {
+            for k in 0..N {
+                b[k] += values[k];
+            }
+        });
+    }
+
+    /// Changes the counters of the bucket `t` falls in. (Adding to two of them this way, rather
+    /// than an array with the others zero, keeps the hot path clear of a store-forwarding
+    /// stall: the array's two fresh 8-byte stores read back as 16-byte loads, 5% of a 4 KiB
+    /// random-read run's wall time.)
+    #[inline]
+    pub fn update(&mut self, t: Instant, f: impl FnOnce(&mut [u64; N])) {
         let i = if t.ns() >= self.last.1 && t.ns() < self.last.2 && self.last.0 < self.buckets.len()
         {
             self.last.0
         } else {
             self.locate(t)
         };
-        let b = &mut self.buckets[i];
-        for k in 0..N {
-            b[k] += values[k];
-        }
+        f(&mut self.buckets[i]);
     }
 
     /// The bucket of `t`, made if new (coarsening past the bound).
