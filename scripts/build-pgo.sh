@@ -4,8 +4,9 @@
 # experiments: fio jobs, eZNS, the conventional SSD, the file layer and the key-value store), then
 # the release build uses the profile it wrote. The simulator is the same code: results are
 # byte-identical to `cargo build --release` (scripts/test.sh checks), only faster (BENCHMARKS.md:
-# 30% on sequential writes, 16% on random reads). The training set does not include the peers'
-# streams (experiments/peers/), so the figures measured on them are not trained for.
+# 31% on the peers' sequential writes, 12% on their random reads). The training set does not
+# include the peers' streams (experiments/peers/), so the figures measured on them are not
+# trained for.
 #
 # `--check` then runs shipped experiments with it and with the release build (built if missing)
 # and compares every output file byte for byte: "pgo: N passed, M failed".
