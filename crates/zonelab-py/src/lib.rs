@@ -280,7 +280,14 @@ impl Run {
         let state = self.state();
         let os = |e: anyhow::Error| pyo3::exceptions::PyOSError::new_err(format!("{e:#}"));
         // The trace goes in after (it is kept in memory): any trace.csv there now is stale.
-        zonelab_cli::output::write_results(&dir, &state.cfg, &state.out, false).map_err(os)?;
+        let out = &state.out;
+        let files = zonelab::report::render(
+            &out.summary,
+            &out.metrics,
+            &*out.device,
+            &state.cfg.to_toml(),
+        );
+        zonelab_io::write_results_dir(&dir, &files, &[]).map_err(os)?;
         if state.cfg.trace.enabled {
             let channels = state.cfg.device.geometry.channels;
             let mut text = String::from(zonelab::trace::CSV_HEADER);
