@@ -280,13 +280,7 @@ impl Run {
         let state = self.state();
         let os = |e: anyhow::Error| pyo3::exceptions::PyOSError::new_err(format!("{e:#}"));
         // The trace goes in after (it is kept in memory): any trace.csv there now is stale.
-        let out = &state.out;
-        let files = zonelab::report::render(
-            &out.summary,
-            &out.metrics,
-            &*out.device,
-            &state.cfg.to_toml(),
-        );
+        let files = state.out.files(&state.cfg.to_toml());
         zonelab_io::write_results_dir(&dir, &files, &[]).map_err(os)?;
         if state.cfg.trace.enabled {
             let channels = state.cfg.device.geometry.channels;

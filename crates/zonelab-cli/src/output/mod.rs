@@ -11,7 +11,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use zonelab::Experiment;
 use zonelab::config::ExperimentConfig;
 use zonelab::metrics::Layer;
-use zonelab::report::render;
 use zonelab::sim::{Inputs, RunOutput};
 use zonelab::trace::{TraceRecord, TraceSink};
 
@@ -215,11 +214,7 @@ pub fn write_results(
     out: &RunOutput,
     trace: bool,
 ) -> Result<()> {
-    write_files(
-        dir,
-        &render(&out.summary, &out.metrics, &*out.device, &cfg.to_toml()),
-        trace,
-    )
+    write_files(dir, &out.files(&cfg.to_toml()), trace)
 }
 
 /// Writes rendered results files into `dir`, which then holds only them (and the trace.csv

@@ -136,6 +136,14 @@ pub struct RunOutput {
     pub device: Box<dyn DeviceModel>,
 }
 
+impl RunOutput {
+    /// The results files (name, contents) `zonelab run` writes, with `config_toml` as the
+    /// resolved configuration.
+    pub fn files(&self, config_toml: &str) -> Vec<(String, String)> {
+        crate::report::render(&self.summary, &self.metrics, &*self.device, config_toml)
+    }
+}
+
 /// The ZNS device an experiment describes, faults injected and prefilled.
 pub fn build_zns(experiment: &Experiment) -> Device {
     let DeviceSpec::Zns(spec) = &experiment.device else {

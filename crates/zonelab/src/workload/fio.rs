@@ -200,15 +200,18 @@ impl JobGen {
             _ => return,
         }
         let zone = self.zone_lbas.quot(request.slba) as u32;
-        // A write the device accepted went to the write pointer, which is now past it: the
-        // zone's data needs no query (an append's LBA, and a finish, are the device's to say).
-        let written = if request.op == Op::Write {
-            let zslba = zone as u64 * self.zone_lbas.get();
-            let written = request.slba + request.nlb - zslba;
+        // A write the device accepted went to the write pointer, which is now past it, and
+        // left the zone open or Full (at capacity): neither needs a query (an append's LBA,
+        // and a finish, are the device's to say).
+        let (written, writable) = if request.op == Op::Write {
+            let written = request.slba + request.nlb - zone as u64 * self.zone_lbas.get();
             debug_assert_eq!(written, device.written_lbas(self.spec.nsid, zone));
-            written
+            (written, self.cap_lbas - written >= self.bs)
         } else {
-            device.written_lbas(self.spec.nsid, zone)
+            (
+                device.written_lbas(self.spec.nsid, zone),
+                self.can_write(device, zone),
+            )
         };
         if let Some(fill) = self.spec.zone_fill_lbas
             && zone == self.seq_zone
@@ -221,13 +224,6 @@ impl JobGen {
             }
             return;
         }
-        // After a write, the zone is open or Full (at capacity): it takes another block if
-        // the room left holds one.
-        let writable = if request.op == Op::Write {
-            self.cap_lbas - written >= self.bs
-        } else {
-            self.can_write(device, zone)
-        };
         if !writable {
             // Filled: a sequential writer moves on, a random writer lets the zone go.
             self.let_go(zone);

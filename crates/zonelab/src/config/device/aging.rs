@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{DeviceConfig, MAX_LATENCY_NS};
 use crate::config::ConfigError;
+use crate::config::ranges::{within, within_f64};
 use crate::nand::{AgingSpec, CellType, InitialWear, NandGeometry, RetryModel};
 use crate::time::Duration;
 
@@ -123,7 +124,7 @@ impl DeviceConfig {
                 )),
                 Some(_) => {
                     for &ns in v {
-                        crate::config::ranges::within(&f(name), ns, 0, MAX_LATENCY_NS)?;
+                        within(&f(name), ns, 0, MAX_LATENCY_NS)?;
                     }
                     Ok(v.iter().map(|&ns| Duration::from_ns(ns)).collect())
                 }
@@ -149,7 +150,7 @@ impl DeviceConfig {
             ("retry_wear_weight", a.retry_wear_weight),
             ("retry_retention_weight", a.retry_retention_weight),
         ] {
-            crate::config::ranges::within_f64(&f(name), v, 0.0, MAX_RETRY_WEIGHT)?;
+            within_f64(&f(name), v, 0.0, MAX_RETRY_WEIGHT)?;
         }
         if !(0.0..=1.0).contains(&a.retry_max_probability) {
             return Err(ConfigError::field(

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{DeviceConfig, zero_bytes};
 use crate::config::ConfigError;
+use crate::config::ranges::within;
 use crate::ftl::{FtlOverheads, FtlSpec, VictimChoice};
 use crate::time::Duration;
 use crate::units::Bytes;
@@ -118,7 +119,7 @@ impl DeviceConfig {
         }
         // Superblocks: one block of every die each.
         let superblocks = geo.blocks_per_die as u64;
-        crate::config::ranges::within(
+        within(
             &f("ftl.background_gc_free_superblocks"),
             c.background_gc_free_superblocks as u64,
             0,
@@ -146,7 +147,7 @@ impl DeviceConfig {
             .map_err(|m| ConfigError::field(f("ftl.over_provisioning_percent"), m))?;
         let pu = geo.program_unit_bytes();
         let wb = c.write_buffer_bytes.0;
-        crate::config::ranges::within(&f("ftl.write_buffer_bytes"), wb, 0, MAX_WRITE_BUFFER_BYTES)?;
+        within(&f("ftl.write_buffer_bytes"), wb, 0, MAX_WRITE_BUFFER_BYTES)?;
         if !wb.is_multiple_of(pu) {
             return Err(ConfigError::field(
                 f("ftl.write_buffer_bytes"),

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
+use super::ranges::{within, within_f64};
 use crate::host::kv::{CpuCosts, KvOptions};
 use crate::units::Bytes;
 use crate::workload::HostWorkload;
@@ -220,7 +221,7 @@ impl KvOptionsConfig {
             ("filter_probe_ns", cpu.filter_probe_ns),
             ("next_ns", cpu.next_ns),
         ] {
-            crate::config::ranges::within(&format!("{prefix}cpu.{name}"), v, 0, MAX_CPU_NS)?;
+            within(&format!("{prefix}cpu.{name}"), v, 0, MAX_CPU_NS)?;
         }
         for (name, v) in [
             ("put_per_byte_ns", cpu.put_per_byte_ns),
@@ -231,7 +232,7 @@ impl KvOptionsConfig {
             ("compaction_per_byte_ns", cpu.compaction_per_byte_ns),
             ("scale", cpu.scale),
         ] {
-            crate::config::ranges::within_f64(&format!("{prefix}cpu.{name}"), v, 0.0, 1e9)?;
+            within_f64(&format!("{prefix}cpu.{name}"), v, 0.0, 1e9)?;
         }
         o.check()
             .map_err(|(name, msg)| ConfigError::field(format!("{prefix}{name}"), msg))?;
