@@ -1,10 +1,21 @@
 //! Which dies a command used, as a bitset the per-command trace prints as ranges.
 
-/// The dies one command used (for the per-command trace).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+use smallvec::SmallVec;
+
+/// The dies one command used (for the per-command trace). Up to 256 dies are held inline, so a
+/// traced command allocates nothing for it.
+#[derive(Clone, Debug, Default)]
 pub struct DieSet {
-    words: Vec<u64>,
+    words: SmallVec<[u64; 4]>,
 }
+
+impl PartialEq for DieSet {
+    /// The same members (however many empty words either keeps at the end).
+    fn eq(&self, other: &Self) -> bool {
+        self.trimmed() == other.trimmed()
+    }
+}
+impl Eq for DieSet {}
 
 impl DieSet {
     pub fn insert(&mut self, die: u32) {
@@ -17,11 +28,25 @@ impl DieSet {
     pub fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);
     }
+    fn trimmed(&self) -> &[u64] {
+        let n = self
+            .words
+            .iter()
+            .rposition(|&w| w != 0)
+            .map_or(0, |i| i + 1);
+        &self.words[..n]
+    }
+    /// Members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.words.iter().enumerate().flat_map(|(i, &w)| {
-            (0..64)
-                .filter(move |b| w & (1 << b) != 0)
-                .map(move |b| i as u32 * 64 + b)
+            let mut rest = w;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let b = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    i as u32 * 64 + b
+                })
+            })
         })
     }
     pub fn is_empty(&self) -> bool {
@@ -30,31 +55,37 @@ impl DieSet {
     /// Compact text: runs of consecutive members, e.g. "0-3;8;12-13".
     pub fn ranges(&self) -> String {
         let mut out = String::new();
-        let mut run: Option<(u32, u32)> = None;
-        let flush = |out: &mut String, (a, b): (u32, u32)| {
-            if !out.is_empty() {
+        self.write_ranges(&mut out);
+        out
+    }
+    /// Appends [`DieSet::ranges`] to `out`.
+    pub fn write_ranges(&self, out: &mut String) {
+        let mut digits = itoa::Buffer::new();
+        let mut first = true;
+        let mut flush = |out: &mut String, (a, b): (u32, u32)| {
+            if !std::mem::take(&mut first) {
                 out.push(';');
             }
-            if a == b {
-                out.push_str(&a.to_string());
-            } else {
-                out.push_str(&format!("{a}-{b}"));
+            out.push_str(digits.format(a));
+            if a != b {
+                out.push('-');
+                out.push_str(digits.format(b));
             }
         };
+        let mut run: Option<(u32, u32)> = None;
         for d in self.iter() {
             run = match run {
                 Some((a, b)) if b + 1 == d => Some((a, d)),
                 Some(r) => {
-                    flush(&mut out, r);
+                    flush(out, r);
                     Some((d, d))
                 }
                 None => Some((d, d)),
             };
         }
         if let Some(r) = run {
-            flush(&mut out, r);
+            flush(out, r);
         }
-        out
     }
     /// Parses [`DieSet::ranges`] text.
     pub fn parse(text: &str) -> Option<DieSet> {

@@ -25,14 +25,14 @@ mod dies;
 mod layout;
 mod priority;
 mod spec;
-
-use std::collections::BTreeMap;
+mod wear;
 
 pub use aging::{AgingSpec, CellType, InitialWear, RetryModel};
 pub use calendar::Calendar;
 pub use dies::DieSet;
 pub use layout::{Divisor, Layout, UnitAddress};
 pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
+pub use wear::WearSummary;
 
 use crate::time::{Duration, Instant, Rate};
 
@@ -70,16 +70,6 @@ impl EnergyNj {
     pub fn total(&self) -> f64 {
         self.read + self.program + self.erase
     }
-}
-
-/// Per-block erase counts summarised.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WearSummary {
-    pub min: u32,
-    pub mean: f64,
-    pub max: u32,
-    /// erase count -> number of blocks with that count.
-    pub histogram: BTreeMap<u32, u64>,
 }
 
 /// What [`Nand::save`] keeps.
@@ -210,10 +200,7 @@ impl Nand {
 
     /// The dies used since the last call (tracing on), and a fresh start.
     pub fn take_touched(&mut self) -> Option<DieSet> {
-        let t = self.touched.as_mut()?;
-        let out = t.clone();
-        t.clear();
-        Some(out)
+        self.touched.as_mut().map(std::mem::take)
     }
 
     #[inline]
@@ -457,20 +444,7 @@ impl Nand {
     }
 
     pub fn wear(&self) -> WearSummary {
-        let mut histogram = BTreeMap::new();
-        let (mut min, mut max, mut sum) = (u32::MAX, 0, 0u64);
-        for &c in &self.erase_counts {
-            *histogram.entry(c).or_insert(0u64) += 1;
-            min = min.min(c);
-            max = max.max(c);
-            sum += c as u64;
-        }
-        WearSummary {
-            min: if self.erase_counts.is_empty() { 0 } else { min },
-            mean: sum as f64 / self.erase_counts.len().max(1) as f64,
-            max,
-            histogram,
-        }
+        WearSummary::of(&self.erase_counts)
     }
 
     /// The timelines, calendars, wear and counters, as a device state file keeps them (the

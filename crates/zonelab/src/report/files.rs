@@ -134,16 +134,21 @@ pub fn zones_csv(device: &dyn DeviceModel) -> String {
     let Some(z) = device.info().zoned.clone() else {
         return out;
     };
+    // Numbers through `itoa`: with `writeln!`, this file was most of a short run's time on a
+    // device of 40,704 zones.
+    let mut digits = itoa::Buffer::new();
     for zone in 0..z.zone_count {
         let d = device.zone(0, zone);
-        let _ = writeln!(
-            out,
-            "{zone},{},{},{},{}",
-            d.zslba,
-            d.state.nvme_cli_name(),
-            d.wp,
-            d.capacity_lbas
-        );
+        out.push_str(digits.format(zone));
+        out.push(',');
+        out.push_str(digits.format(d.zslba));
+        out.push(',');
+        out.push_str(d.state.nvme_cli_name());
+        out.push(',');
+        out.push_str(digits.format(d.wp));
+        out.push(',');
+        out.push_str(digits.format(d.capacity_lbas));
+        out.push('\n');
     }
     out
 }

@@ -4,6 +4,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::device::{Command, Completed, DeviceModel, Op, Status};
 use crate::metrics::{Layer, MetricKey, Metrics, OpKind, TenantId};
@@ -78,7 +79,7 @@ pub struct Kernel {
     pub(crate) metrics: RefCell<Metrics>,
     pub(crate) cores: RefCell<Cores>,
     pub(crate) tracer: RefCell<Option<Tracer>>,
-    pub(crate) sources: RefCell<Vec<String>>,
+    pub(crate) sources: RefCell<Vec<Arc<str>>>,
     pub(crate) errors: RefCell<ErrorLog>,
     next_tag: Cell<u64>,
     pub(crate) waiters: RefCell<HashMap<u64, Waiter>>,
@@ -143,10 +144,10 @@ impl Kernel {
     /// A trace source name's index.
     pub(crate) fn source(&self, name: &str) -> u32 {
         let mut s = self.sources.borrow_mut();
-        if let Some(i) = s.iter().position(|n| n == name) {
+        if let Some(i) = s.iter().position(|n| **n == *name) {
             return i as u32;
         }
-        s.push(name.to_string());
+        s.push(name.into());
         s.len() as u32 - 1
     }
 

@@ -7,6 +7,7 @@
 pub mod read;
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use crate::device::{Op, Status, ZoneAction};
 use crate::nand::DieSet;
@@ -134,8 +135,8 @@ pub struct TraceRecord {
     pub nlb: u64,
     pub dies: DieSet,
     pub erase_wait: Duration,
-    /// Who sent it: a job, clone or host task name.
-    pub source: String,
+    /// Who sent it: a job, clone or host task name (shared: a record per command clones it).
+    pub source: Arc<str>,
     /// None: success.
     pub status: Option<Status>,
 }
@@ -154,50 +155,59 @@ pub const CSV_HEADER: &str =
     "submit_ns,start_ns,done_ns,op,nsid,zone,lba,nlb,dies,channels,erase_wait_ns,source,status";
 
 /// One record as a CSV line (no newline). Dies and channels are ranges such as "0-3;8";
-/// `channels` is derived from `dies` with `channels_of`.
+/// `channels` is derived from `dies` with `channels_of`. Written straight into `out`, numbers
+/// with `itoa`: through `write!` and a string per field, a traced run spent five times as long
+/// writing its trace as simulating (BENCHMARKS.md).
 pub fn csv_line(r: &TraceRecord, channels: u32, out: &mut String) {
     let mut ch = DieSet::default();
     for d in r.dies.iter() {
         ch.insert(d % channels.max(1));
     }
-    let zone = r.zone.map(|z| z.to_string()).unwrap_or_default();
-    let status = r
-        .status
-        .map(|s| {
-            let (sct, sc) = s.code();
-            format!("{sct:X}h/{sc:02X}h")
-        })
-        .unwrap_or_default();
-    let _ = write!(
-        out,
-        "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-        r.submit.ns(),
-        r.start.ns(),
-        r.done.ns(),
-        r.op.name(),
-        r.nsid,
-        zone,
-        r.lba,
-        r.nlb,
-        r.dies.ranges(),
-        ch.ranges(),
-        r.erase_wait.ns(),
-        sanitize(&r.source),
-        status
-    );
+    let mut digits = itoa::Buffer::new();
+    for ns in [r.submit.ns(), r.start.ns(), r.done.ns()] {
+        out.push_str(digits.format(ns));
+        out.push(',');
+    }
+    out.push_str(r.op.name());
+    out.push(',');
+    out.push_str(digits.format(r.nsid));
+    out.push(',');
+    if let Some(zone) = r.zone {
+        out.push_str(digits.format(zone));
+    }
+    out.push(',');
+    out.push_str(digits.format(r.lba));
+    out.push(',');
+    out.push_str(digits.format(r.nlb));
+    out.push(',');
+    r.dies.write_ranges(out);
+    out.push(',');
+    ch.write_ranges(out);
+    out.push(',');
+    out.push_str(digits.format(r.erase_wait.ns()));
+    out.push(',');
+    push_sanitized(&r.source, out);
+    out.push(',');
+    if let Some(status) = r.status {
+        let (sct, sc) = status.code();
+        let _ = write!(out, "{sct:X}h/{sc:02X}h");
+    }
 }
 
 /// Source names go into CSV unquoted: commas, quotes and line breaks become '_'.
 pub fn sanitize(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c == ',' || c == '"' || c.is_control() {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect()
+    let mut out = String::with_capacity(name.len());
+    push_sanitized(name, &mut out);
+    out
+}
+
+fn push_sanitized(name: &str, out: &mut String) {
+    let bad = |c: char| c == ',' || c == '"' || c.is_control();
+    if !name.contains(bad) {
+        out.push_str(name);
+        return;
+    }
+    out.extend(name.chars().map(|c| if bad(c) { '_' } else { c }));
 }
 
 /// A sink that keeps CSV text in memory (tests, small runs).
