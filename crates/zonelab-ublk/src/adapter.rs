@@ -17,6 +17,7 @@
 //! and the fio engine use, background work included.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use zonelab::Experiment;
@@ -89,6 +90,8 @@ pub struct BlockAdapter {
     observer: Option<Box<dyn CommandObserver>>,
     /// The per-command trace (`[trace] enabled`), in the format `zonelab run` writes.
     trace: Option<Box<dyn TraceSink + Send>>,
+    /// The source name of every trace record ("ublk"), made once.
+    trace_source: Arc<str>,
 }
 
 impl BlockAdapter {
@@ -152,6 +155,7 @@ impl BlockAdapter {
             completions: Vec::new(),
             observer: None,
             trace: None,
+            trace_source: "ublk".into(),
         })
     }
 
@@ -221,7 +225,7 @@ impl BlockAdapter {
                 nlb,
                 dies: self.device.take_touched().unwrap_or_default(),
                 erase_wait: result.as_ref().map_or(Default::default(), |a| a.erase_wait),
-                source: "ublk".into(),
+                source: self.trace_source.clone(),
                 status: result.as_ref().err().copied(),
             };
             sink.record(&record);

@@ -4,18 +4,10 @@ use smallvec::SmallVec;
 
 /// The dies one command used (for the per-command trace). Up to 256 dies are held inline, so a
 /// traced command allocates nothing for it.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DieSet {
     words: SmallVec<[u64; 4]>,
 }
-
-impl PartialEq for DieSet {
-    /// The same members (however many empty words either keeps at the end).
-    fn eq(&self, other: &Self) -> bool {
-        self.trimmed() == other.trimmed()
-    }
-}
-impl Eq for DieSet {}
 
 impl DieSet {
     pub fn insert(&mut self, die: u32) {
@@ -24,17 +16,6 @@ impl DieSet {
             self.words.resize(w + 1, 0);
         }
         self.words[w] |= 1 << (die % 64);
-    }
-    pub fn clear(&mut self) {
-        self.words.iter_mut().for_each(|w| *w = 0);
-    }
-    fn trimmed(&self) -> &[u64] {
-        let n = self
-            .words
-            .iter()
-            .rposition(|&w| w != 0)
-            .map_or(0, |i| i + 1);
-        &self.words[..n]
     }
     /// Members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {

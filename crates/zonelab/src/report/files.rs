@@ -134,8 +134,8 @@ pub fn zones_csv(device: &dyn DeviceModel) -> String {
     let Some(z) = device.info().zoned.clone() else {
         return out;
     };
-    // Numbers through `itoa`: with `writeln!`, this file was most of a short run's time on a
-    // device of 40,704 zones.
+    // Numbers through `itoa`: with `writeln!`, this file took most of a short run's instructions
+    // on a device of 40,704 zones.
     let mut digits = itoa::Buffer::new();
     for zone in 0..z.zone_count {
         let d = device.zone(0, zone);

@@ -154,8 +154,8 @@ pub trait TraceSink {
 pub const CSV_HEADER: &str =
     "submit_ns,start_ns,done_ns,op,nsid,zone,lba,nlb,dies,channels,erase_wait_ns,source,status";
 
-/// One record as a CSV line (no newline). Dies and channels are ranges such as "0-3;8";
-/// `channels` is derived from `dies` with `channels_of`. Written straight into `out`, numbers
+/// One record as a CSV line (no newline). Dies and channels are ranges such as "0-3;8"; a
+/// die's channel is the die number modulo `channels`. Written straight into `out`, numbers
 /// with `itoa`: through `write!` and a string per field, a traced run spent five times as long
 /// writing its trace as simulating (BENCHMARKS.md).
 pub fn csv_line(r: &TraceRecord, channels: u32, out: &mut String) {
