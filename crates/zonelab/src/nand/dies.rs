@@ -33,13 +33,8 @@ impl DieSet {
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|&w| w == 0)
     }
-    /// Compact text: runs of consecutive members, e.g. "0-3;8;12-13".
-    pub fn ranges(&self) -> String {
-        let mut out = String::new();
-        self.write_ranges(&mut out);
-        out
-    }
-    /// Appends [`DieSet::ranges`] to `out`.
+    /// Appends the members as compact text to `out`: runs of consecutive members, e.g.
+    /// "0-3;8;12-13".
     pub fn write_ranges(&self, out: &mut String) {
         let mut digits = itoa::Buffer::new();
         let mut first = true;
@@ -68,7 +63,7 @@ impl DieSet {
             flush(out, r);
         }
     }
-    /// Parses [`DieSet::ranges`] text.
+    /// Parses [`DieSet::write_ranges`] text.
     pub fn parse(text: &str) -> Option<DieSet> {
         let mut set = DieSet::default();
         for part in text.split(';').filter(|p| !p.is_empty()) {
