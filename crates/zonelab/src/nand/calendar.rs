@@ -61,14 +61,14 @@ impl Calendar {
         // booked about in the order their data is ready, so it is usually a few intervals back
         // from the end: look there first (on rezns-40g random reads, 10% faster than a binary
         // search, whose steps depend on each other), and search the rest only past that.
-        let mut k = n - 1;
-        let near = k.saturating_sub(BACKWARD_SCAN).max(self.head);
-        while k > near && self.busy[k - 1].1 > ready {
-            k -= 1;
-        }
-        if k == near && k > self.head && self.busy[k - 1].1 > ready {
-            k = self.head + self.busy[self.head..k].partition_point(|iv| iv.1 <= ready);
-        }
+        // (The last interval ends after `ready`: the fast paths above took the other cases.)
+        let before_last = &self.busy[self.head..n - 1];
+        let near = before_last.len().saturating_sub(BACKWARD_SCAN);
+        let mut k = self.head
+            + match before_last[near..].iter().rposition(|iv| iv.1 <= ready) {
+                Some(i) => near + i + 1,
+                None => before_last[..near].partition_point(|iv| iv.1 <= ready),
+            };
         // Then the first gap from there that is long enough.
         let mut t = ready;
         while k < n && self.busy[k].0 < t + len {

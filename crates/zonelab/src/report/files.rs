@@ -196,9 +196,8 @@ pub fn render(
             }
         }
     }
-    let r = device.report(metrics.last_done());
-    if r.erase_wait.max() > 0 {
-        files.push(("erase_wait_cdf.csv".into(), cdf_csv(&r.erase_wait)));
+    if summary.erase_wait.max() > 0 {
+        files.push(("erase_wait_cdf.csv".into(), cdf_csv(&summary.erase_wait)));
     }
     if let Some(f) = &summary.firmware {
         files.push(("firmware_over_time.csv".into(), firmware_csv(f)));

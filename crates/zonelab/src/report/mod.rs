@@ -344,6 +344,10 @@ pub struct Summary {
     pub errors_total: u64,
     /// Per foreground read, write or append: how long erases held it up.
     pub erase_wait_ns: LatencySummary,
+    /// The whole distribution `erase_wait_ns` summarises, for its CDF file (so writing the
+    /// files does not ask the device for its report again).
+    #[serde(skip)]
+    pub erase_wait: Histogram<u64>,
     pub host: HostReport,
     /// The time series' interval: as asked, and as used (doubled past the memory bound).
     pub series_interval: IntervalNote,
@@ -468,6 +472,7 @@ pub fn summarize(
             used_ns: bw.interval().ns(),
         },
         firmware: r.firmware,
+        erase_wait: r.erase_wait,
         realtime: None,
         layers: BTreeMap::new(),
     }

@@ -163,16 +163,23 @@ impl Device {
         self.sequence += 1;
         let bytes = nlb * self.lba_bytes;
         let position = self.zones[zi as usize].data_lbas * self.lba_bytes;
-        if self.zones[zi as usize]
-            .pieces
-            .last()
-            .is_none_or(|p| p.lstart + p.cap <= position)
+        // (Staging first: it needs no new piece, and the host transfer below does not see it.)
+        let staged = self.stage_only(zi, position, bytes);
+        if !staged
+            && self.zones[zi as usize]
+                .pieces
+                .last()
+                .is_none_or(|p| p.lstart + p.cap <= position)
         {
             self.allocate(now, zi, position);
         }
         let start = self.foreground_start(now);
         let arrived = self.nand.host_in(start + self.spec.overheads.write, bytes);
-        let done = self.write_pieces(now, zi, position, bytes, arrived);
+        let done = if staged {
+            arrived
+        } else {
+            self.write_pieces(now, zi, position, bytes, arrived)
+        };
         if self.cache.is_some() && (self.zones[zi as usize].wp + nlb) == self.cap_lbas {
             // A zone filled with a partial unit left programs it padded (as Finish does), so
             // a Full zone holds no slot of the shared cache.
