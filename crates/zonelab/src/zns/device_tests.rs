@@ -7,7 +7,7 @@ use crate::firmware::Synchronous;
 use crate::nand::{Energy, NandGeometry, NandSpec, NandTiming};
 use crate::time::{Duration, Instant};
 
-const LBA: u64 = 4096;
+pub(crate) const LBA: u64 = 4096;
 const T_R: u64 = 50_000;
 const T_PROG: u64 = 500_000;
 const T_ERASE: u64 = 3_000_000;

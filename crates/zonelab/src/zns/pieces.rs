@@ -317,11 +317,9 @@ impl Device {
 mod tests {
     use proptest::prelude::*;
 
-    use super::super::device_tests::{at, small_spec};
+    use super::super::device_tests::{LBA, at, small_spec};
     use super::*;
     use crate::firmware::Synchronous;
-
-    const LBA: u64 = 4096;
 
     /// A device without a write buffer (where writes may take the staging shortcut) whose zone
     /// 0 has taken `writes` (in LBAs) at its write pointer.
