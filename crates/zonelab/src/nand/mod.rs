@@ -33,6 +33,7 @@ pub use dies::DieSet;
 pub use layout::{Divisor, Layout, UnitAddress};
 pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
 pub use wear::WearSummary;
+use wear::WearTable;
 
 use crate::time::{Duration, Instant, Rate};
 
@@ -124,6 +125,8 @@ pub struct Nand {
     /// (kept as work is booked, so asking costs nothing however many dies there are).
     idle: u64,
     erase_counts: Vec<u32>,
+    /// The erase counts tallied (kept with them, for reports).
+    wear: WearTable,
     /// With read priority on: per die, the programs booked that have not ended.
     programs: Vec<priority::ProgramQueue>,
     /// The longest wait on an erase of any operation since [`Nand::take_erase_wait`].
@@ -145,6 +148,7 @@ impl Nand {
             horizon: Instant::ZERO,
             idle: 0,
             erase_counts: vec![0; geometry.total_blocks() as usize],
+            wear: WearTable::fresh(geometry.total_blocks()),
             programs: if timing.read_priority {
                 vec![priority::ProgramQueue::default(); geometry.dies() as usize]
             } else {
@@ -168,6 +172,7 @@ impl Nand {
         let mut nand = Nand::new(&spec.geometry, &spec.timing);
         if let Some(a) = &spec.aging {
             let aging = aging::Aging::new(a, &spec.geometry, &mut nand.erase_counts);
+            nand.wear = WearTable::of(&nand.erase_counts);
             nand.aging = Some(Box::new(aging));
         }
         nand
@@ -393,6 +398,7 @@ impl Nand {
     /// Counts an erase of `addr` that takes no simulated time (a preconditioning phase).
     pub fn count_erase(&mut self, addr: UnitAddress) {
         let block = self.geometry.block_index(addr);
+        self.wear.erased(self.erase_counts[block]);
         self.erase_counts[block] += 1;
         self.counters.block_erases += 1;
         if let Some(a) = &mut self.aging {
@@ -444,7 +450,7 @@ impl Nand {
     }
 
     pub fn wear(&self) -> WearSummary {
-        WearSummary::of(&self.erase_counts)
+        self.wear.summary()
     }
 
     /// The timelines, calendars, wear and counters, as a device state file keeps them (the
@@ -518,18 +524,24 @@ impl Nand {
         self.horizon = s.horizon;
         self.idle = s.idle;
         self.erase_counts = s.erase_counts;
+        self.wear = WearTable::of(&self.erase_counts);
         self.counters = s.counters;
         self.programs = s.programs;
         self.erase_wait = Duration::ZERO;
         Ok(())
     }
 
-    /// Checks the calendars' invariants (tests).
+    /// Checks the calendars' invariants and the wear tally (tests).
     pub fn check_invariants(&self) {
         assert_eq!(
             self.idle_at_scanned(),
             self.idle_at(),
             "the idle time kept differs from every timeline's end"
+        );
+        assert_eq!(
+            self.wear,
+            WearTable::of(&self.erase_counts),
+            "the wear tally differs from the erase counts"
         );
         for c in self.channels.iter().chain([&self.host_in, &self.host_out]) {
             c.check();
