@@ -315,7 +315,7 @@ impl Metrics {
         }
     }
 
-    /// Records a latency with no operation count of its own (e.g. a wait inside an operation).
+    /// Every slot, in the order their keys were made.
     pub fn slots(&self) -> &[Slot] {
         &self.slots
     }
