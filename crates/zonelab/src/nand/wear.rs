@@ -13,8 +13,8 @@ pub struct WearSummary {
 }
 
 /// Blocks by erase count, kept up to date as blocks are erased, so a report reads the wear
-/// without walking every block (on a device of 131,072 blocks, that walk was a quarter of a short
-/// run's instructions and a quarter of its page faults).
+/// without walking every block (on a device of 131,072 blocks, that walk was 2.1 of a short
+/// run's 7.0 million instructions, and a sixth of its page faults).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WearTable {
     /// erase count -> number of blocks with that count.
