@@ -80,7 +80,8 @@ impl Recorder {
     ///
     /// It tracks values up to the largest recorded (and grows when another is added to it), not
     /// to 1 h: the buckets, and so every figure read from it, are the same, but a run whose
-    /// latencies stay under a second zeroes and touches a third of the memory.
+    /// latencies stay under a millisecond zeroes and touches a third of the memory (11,264
+    /// counts instead of 33,792).
     pub fn histogram(&self) -> Histogram<u64> {
         let Some(last) = self.counts.iter().rposition(|&n| n > 0) else {
             return latency_histogram();

@@ -102,8 +102,8 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The wear summary equals counting every block into a map, whether the counts are all
-        /// alike, close together (the dense table) or spread wider than there are blocks (the
+        /// The wear summary equals counting every block into a map, whether the counts are close
+        /// together or all alike (the dense table) or spread wider than there are blocks (the
         /// map); min, max and mean are read off that reference.
         #[test]
         fn wear_summary_counts_every_block(
