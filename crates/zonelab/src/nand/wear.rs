@@ -19,8 +19,6 @@ pub struct WearSummary {
 pub struct WearTable {
     /// erase count -> number of blocks with that count.
     blocks: BTreeMap<u32, u64>,
-    sum: u64,
-    len: u64,
 }
 
 impl WearTable {
@@ -32,8 +30,6 @@ impl WearTable {
             } else {
                 BTreeMap::new()
             },
-            sum: 0,
-            len,
         }
     }
 
@@ -57,11 +53,7 @@ impl WearTable {
             }
             blocks
         };
-        WearTable {
-            blocks,
-            sum: counts.iter().map(|&c| c as u64).sum(),
-            len: counts.len() as u64,
-        }
+        WearTable { blocks }
     }
 
     /// A block erased `count` times before is erased once more.
@@ -74,15 +66,18 @@ impl WearTable {
             None => panic!("no block has been erased {count} times"),
         }
         *self.blocks.entry(count + 1).or_insert(0) += 1;
-        self.sum += 1;
     }
 
     pub fn summary(&self) -> WearSummary {
         let first = self.blocks.first_key_value().map_or(0, |(&c, _)| c);
         let last = self.blocks.last_key_value().map_or(0, |(&c, _)| c);
+        let (sum, len) = self
+            .blocks
+            .iter()
+            .fold((0u64, 0u64), |(s, l), (&c, &n)| (s + c as u64 * n, l + n));
         WearSummary {
             min: first,
-            mean: self.sum as f64 / self.len.max(1) as f64,
+            mean: sum as f64 / len.max(1) as f64,
             max: last,
             histogram: self.blocks.clone(),
         }
