@@ -239,8 +239,7 @@ impl Device {
         if self.buffer_units != 0 || self.cache.is_some() {
             return false;
         }
-        let zone = &mut self.zones[zi as usize];
-        let Some(last) = zone.pieces.last_mut() else {
+        let Some(last) = self.zones[zi as usize].pieces.last_mut() else {
             return false;
         };
         if position + bytes > last.lstart + last.cap
@@ -253,9 +252,10 @@ impl Device {
             position,
             "writes continue the piece"
         );
+        // Nothing programmed, so the stream position (`units_streamed`, kept equal to the last
+        // piece's `stream_base + programmed_units`: `check_invariants`) stays where it is.
         last.staged_bytes += bytes;
         last.data += bytes;
-        zone.units_streamed = last.stream_base + last.programmed_units;
         true
     }
 
