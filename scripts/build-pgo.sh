@@ -30,8 +30,9 @@ fi
 
 rm -rf "$out/profiles" "$out/train"
 mkdir -p "$out/profiles" "$out/train"
-# Build scripts and proc macros are instrumented too (RUSTFLAGS reaches them); their profiles
-# are merged with the rest and change nothing in the binary.
+# Build scripts and proc macros are instrumented too (RUSTFLAGS reaches them) and write profiles
+# there only when cargo reruns them; just the CLI's own (zonelab-*) are merged below, so a reused
+# target directory gives the same profile as a fresh one.
 RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$root/$out/profiles" \
   CARGO_TARGET_DIR="$out/instrumented" cargo build --release --locked -p zonelab-cli
 bin=$out/instrumented/release/zonelab
@@ -43,7 +44,7 @@ for e in quickstart/rezns-randrw preemptive-reset/mixed preemptive-reset/rocksdb
   "$bin" run "experiments/$e.toml" -o "$out/train/${e//\//-}" >/dev/null
 done
 unset LLVM_PROFILE_FILE
-"$profdata" merge -o "$out/zonelab.profdata" "$out/profiles"
+"$profdata" merge -o "$out/zonelab.profdata" "$out"/profiles/zonelab-*.profraw
 RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$root/$out/zonelab.profdata" \
   CARGO_TARGET_DIR="$out/build" cargo build --release --locked -p zonelab-cli
 cp "$out/build/release/zonelab" "$out/zonelab"

@@ -8,7 +8,7 @@ pub mod series;
 
 pub use recorder::Recorder;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use hdrhistogram::Histogram;
 
@@ -221,7 +221,7 @@ pub struct Metrics {
     max_buckets: usize,
     tenants: Vec<String>,
     slots: Vec<Slot>,
-    index: HashMap<(Layer, OpKind, TenantId), MetricKey>,
+    index: FxHashMap<(Layer, OpKind, TenantId), MetricKey>,
     /// Device-layer bandwidth over time per tenant (all tenants: [`Metrics::bandwidth`]).
     per_tenant: Vec<Option<Bandwidth>>,
 }
@@ -236,7 +236,7 @@ impl Metrics {
             max_buckets: sampling.max_points,
             tenants: Vec::new(),
             slots: Vec::new(),
-            index: HashMap::new(),
+            index: FxHashMap::default(),
             per_tenant: Vec::new(),
         }
     }

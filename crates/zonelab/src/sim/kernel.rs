@@ -2,8 +2,8 @@
 //! the device behind the seam, the metrics and the trace. The fio fast path and host tasks both
 //! go through [`Kernel::submit`], so every command is measured and traced the same way.
 
+use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::device::{Command, Completed, DeviceModel, Op, Status};
@@ -69,7 +69,7 @@ pub(crate) struct Submitted {
 pub(crate) struct Tracer {
     pub sink: Box<dyn TraceSink>,
     /// Records waiting for a completion the device reports later, by tag.
-    pub pending: HashMap<u64, TraceRecord>,
+    pub pending: FxHashMap<u64, TraceRecord>,
 }
 
 pub struct Kernel {
@@ -82,9 +82,9 @@ pub struct Kernel {
     pub(crate) sources: RefCell<Vec<Arc<str>>>,
     pub(crate) errors: RefCell<ErrorLog>,
     next_tag: Cell<u64>,
-    pub(crate) waiters: RefCell<HashMap<u64, Waiter>>,
+    pub(crate) waiters: RefCell<FxHashMap<u64, Waiter>>,
     /// Completions of tagged commands that arrived (for tasks to pick up).
-    pub(crate) arrived: RefCell<HashMap<u64, Instant>>,
+    pub(crate) arrived: RefCell<FxHashMap<u64, Instant>>,
     /// The pending DeviceWake, so there is at most one.
     device_wake: Cell<Option<Instant>>,
     /// The device can do background work (else `advance` is never called).
@@ -122,8 +122,8 @@ impl Kernel {
             sources: RefCell::new(Vec::new()),
             errors: RefCell::new(ErrorLog::default()),
             next_tag: Cell::new(1),
-            waiters: RefCell::new(HashMap::new()),
-            arrived: RefCell::new(HashMap::new()),
+            waiters: RefCell::default(),
+            arrived: RefCell::default(),
             device_wake: Cell::new(None),
             current: Cell::new(None),
             progress: Cell::new(0.0),

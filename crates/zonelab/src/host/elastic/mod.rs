@@ -16,7 +16,7 @@
 //! - [`sched`]: weighted round-robin, read congestion control, write admission control;
 //! - `datapath`: reads and writes through the scheduler;
 //! - [`report`]: what the layer reports;
-//! - `setup`: the prefill and the layer's invariants; `tags`: held commands by tag.
+//! - `setup`: the prefill and the layer's invariants.
 //!
 //! Commands the scheduler queues complete later: `submit` returns `done: None` and `advance`
 //! reports the completion under the command's tag; the token refresh (1 ms) and the read
@@ -34,7 +34,6 @@ mod resources;
 pub mod sched;
 mod seam;
 mod setup;
-mod tags;
 mod vzone;
 
 #[cfg(test)]
@@ -60,7 +59,7 @@ use allocator::Allocator;
 use overdrive::{Ewma, Global};
 use reclaim::Migration;
 use resources::Resources;
-use tags::TagMap;
+use rustc_hash::FxHashMap;
 use vzone::{Group, GroupId, VZone};
 
 /// When the local-overdrive estimate takes a sample.
@@ -189,7 +188,7 @@ pub struct Elastic {
     adm: Admission,
     wrr: Wrr,
     /// Host commands with parts still queued: (parts left, latest completion so far).
-    pending: TagMap<(u32, Instant)>,
+    pending: FxHashMap<u64, (u32, Instant)>,
     /// Completions known, not yet reported.
     known: Vec<Completed>,
     /// Groups with queued reads, by when their next read in flight completes.
@@ -242,7 +241,7 @@ impl Elastic {
             global: Global::new(spec.history, spec.redistribute_every),
             adm: Admission::new(spec.sched.admission),
             wrr: Wrr::new(spec.sched.weights.clone()),
-            pending: TagMap::default(),
+            pending: FxHashMap::default(),
             known: Vec::new(),
             read_wakes: BinaryHeap::new(),
             write_waiting: Vec::new(),

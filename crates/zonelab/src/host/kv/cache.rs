@@ -2,7 +2,7 @@
 //! `LRUCache`, one shard: the 64 shards of RocksDB's default only change which block is
 //! evicted when the cache is nearly full). Keys are (table number, block index).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 const NIL: u32 = u32::MAX;
 
@@ -16,7 +16,7 @@ struct Node {
 pub struct BlockCache {
     capacity: u64,
     used: u64,
-    map: HashMap<u64, u32>,
+    map: FxHashMap<u64, u32>,
     nodes: Vec<Node>,
     free: Vec<u32>,
     /// Most recently used.
@@ -36,7 +36,7 @@ impl BlockCache {
         BlockCache {
             capacity,
             used: 0,
-            map: HashMap::new(),
+            map: FxHashMap::default(),
             nodes: Vec::new(),
             free: Vec::new(),
             head: NIL,

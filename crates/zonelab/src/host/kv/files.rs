@@ -85,7 +85,7 @@ struct MemInner {
     files: Vec<Option<MemFile>>,
     paths: BTreeMap<String, usize>,
     /// Open handles: (slot, writable).
-    open: std::collections::HashMap<u64, (usize, bool)>,
+    open: rustc_hash::FxHashMap<u64, (usize, bool)>,
     next: u64,
     /// Bytes appended, and bytes read, over the run.
     appended: u64,
