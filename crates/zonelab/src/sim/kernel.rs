@@ -79,6 +79,8 @@ pub struct Kernel {
     pub(crate) metrics: RefCell<Metrics>,
     pub(crate) cores: RefCell<Cores>,
     pub(crate) tracer: RefCell<Option<Tracer>>,
+    /// A tracer was given (fixed for the run: the hot path asks this, not the cell).
+    tracing: bool,
     pub(crate) sources: RefCell<Vec<Arc<str>>>,
     pub(crate) errors: RefCell<ErrorLog>,
     next_tag: Cell<u64>,
@@ -109,16 +111,18 @@ impl Kernel {
         metrics: Metrics,
         cores: Cores,
         start: Instant,
+        tracer: Option<Tracer>,
     ) -> Self {
         let background = device.has_background_work();
         Kernel {
             background,
+            tracing: tracer.is_some(),
             now: Cell::new(start),
             queue: RefCell::new(EventQueue::default()),
             device: RefCell::new(device),
             metrics: RefCell::new(metrics),
             cores: RefCell::new(cores),
-            tracer: RefCell::new(None),
+            tracer: RefCell::new(tracer),
             sources: RefCell::new(Vec::new()),
             errors: RefCell::new(ErrorLog::default()),
             next_tag: Cell::new(1),
@@ -175,13 +179,14 @@ impl Kernel {
         self.next_tag.set(tag + 1);
         let (op, slba, nlb, nsid) = (cmd.op, cmd.slba, cmd.nlb, cmd.nsid);
         let mut device = self.device.borrow_mut();
-        let tracing = self.tracer.borrow().is_some();
-        if tracing {
+        if self.tracing {
             // Dies touched by background work since the last command are not this command's.
             device.take_touched();
         }
         let result = device.submit(now, cmd.tagged(tag));
-        if let Some(tracer) = self.tracer.borrow_mut().as_mut() {
+        if self.tracing
+            && let Some(tracer) = self.tracer.borrow_mut().as_mut()
+        {
             let zone = device
                 .info()
                 .zoned()
@@ -260,7 +265,8 @@ impl Kernel {
         done.clear();
         let wake = self.device.borrow_mut().advance(now, &mut done);
         for c in done.drain(..) {
-            if let Some(tracer) = self.tracer.borrow_mut().as_mut()
+            if self.tracing
+                && let Some(tracer) = self.tracer.borrow_mut().as_mut()
                 && let Some(mut r) = tracer.pending.remove(&c.tag)
             {
                 r.done = c.done;

@@ -226,8 +226,10 @@ impl Simulation<'_> {
             if run.stopped.is_some() {
                 return 1.0;
             }
-            let by_io = run.target_lbas.map(|t| run.issued_lbas as f64 / t as f64);
-            let by_time = run.deadline.map(|d| {
+            let by_io = (run.target_lbas != u64::MAX)
+                .then(|| run.issued_lbas as f64 / run.target_lbas as f64);
+            let by_time = (run.deadline != Instant::NEVER).then(|| {
+                let d = run.deadline;
                 now.since(run.started).ns() as f64 / d.since(run.started).ns().max(1) as f64
             });
             match (by_io, by_time) {
@@ -379,20 +381,21 @@ pub fn run_with(
     let lba_bytes = info.lba_size_bytes;
     device.set_tracing(experiment.trace && inputs.trace_sink.is_some());
     let metrics = Metrics::new(start, experiment.sampling());
+    let tracer = inputs
+        .trace_sink
+        .take()
+        .filter(|_| experiment.trace)
+        .map(|sink| Tracer {
+            sink,
+            pending: Default::default(),
+        });
     let kernel = Rc::new(Kernel::new(
         device,
         metrics,
         Cores::new(experiment.cores),
         start,
+        tracer,
     ));
-    if experiment.trace
-        && let Some(sink) = inputs.trace_sink.take()
-    {
-        *kernel.tracer.borrow_mut() = Some(Tracer {
-            sink,
-            pending: Default::default(),
-        });
-    }
     let tasks = Rc::new(Tasks::default());
 
     let mut runners = Vec::new();
@@ -436,13 +439,20 @@ pub fn run_with(
                 iodepth: job.iodepth,
                 issued_lbas: 0,
                 issued_ios: 0,
-                target_lbas: (!job.time_based).then(|| job.io_lbas * job.loops as u64),
-                deadline: job.runtime.map(|r| start + job.startdelay + r),
+                target_lbas: if job.time_based {
+                    u64::MAX
+                } else {
+                    job.io_lbas * job.loops as u64
+                },
+                deadline: job
+                    .runtime
+                    .map_or(Instant::NEVER, |r| start + job.startdelay + r),
                 started: start + job.startdelay,
                 next_issue: start + job.startdelay,
                 thinktime: job.thinktime,
                 rate_bytes_per_s: job.rate_bytes_per_s,
                 rate_iops: job.rate_iops,
+                paced: job.rate_bytes_per_s.is_some() || job.rate_iops.is_some(),
                 wake_pending: false,
                 resetting: false,
                 stopped: None,
@@ -479,13 +489,14 @@ pub fn run_with(
             iodepth: spec.iodepth,
             issued_lbas: 0,
             issued_ios: 0,
-            target_lbas: None,
-            deadline: None,
+            target_lbas: u64::MAX,
+            deadline: Instant::NEVER,
             started: start,
             next_issue: start,
             thinktime: Duration::ZERO,
             rate_bytes_per_s: None,
             rate_iops: None,
+            paced: true,
             wake_pending: false,
             resetting: false,
             stopped: None,

@@ -2,6 +2,8 @@
 //! keeps up to `iodepth` commands in flight, without a task or a future per command. A runner
 //! issues at an event (a completion or a wake-up), so issuing is in simulated-time order.
 
+use std::cell::Ref;
+
 use super::kernel::{EventKind, Kernel, Origin, Waiter};
 use crate::device::{Command, Op, ZoneAction};
 use crate::metrics::{MetricKey, OpKind};
@@ -31,13 +33,17 @@ pub(crate) struct Runner {
     pub iodepth: u32,
     pub issued_lbas: u64,
     pub issued_ios: u64,
-    pub target_lbas: Option<u64>,
-    pub deadline: Option<Instant>,
+    /// LBAs to issue (`u64::MAX`: no size limit).
+    pub target_lbas: u64,
+    /// When it stops issuing (`Instant::NEVER`: no time limit).
+    pub deadline: Instant,
     pub started: Instant,
     pub next_issue: Instant,
     pub thinktime: Duration,
     pub rate_bytes_per_s: Option<u64>,
     pub rate_iops: Option<u64>,
+    /// A rate limit or trace timestamps pace it (else only `next_issue` does).
+    pub paced: bool,
     pub wake_pending: bool,
     /// A reset is in flight: like fio, issue nothing until it completes.
     pub resetting: bool,
@@ -64,6 +70,9 @@ impl Runner {
     /// The first time it may issue, given think time, rate limits and trace timestamps.
     fn earliest_issue(&mut self, lba_bytes: u64) -> Instant {
         let mut t = self.next_issue;
+        if !self.paced {
+            return t;
+        }
         if let Some(rate) = self.rate_bytes_per_s {
             let bytes = self.issued_lbas as u128 * lba_bytes as u128;
             t = t.max(
@@ -99,14 +108,15 @@ impl Runner {
 pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
     let now = k.now();
     loop {
-        if run.stopped.is_some() || run.resetting || run.inflight >= run.iodepth {
+        // (A full queue first: it ends most calls, after the command that filled it.)
+        if run.inflight >= run.iodepth || run.stopped.is_some() || run.resetting {
             return;
         }
-        if run.deadline.is_some_and(|d| now >= d) {
+        if now >= run.deadline {
             run.stopped = Some(StopReason::Runtime);
             return;
         }
-        if run.target_lbas.is_some_and(|t| run.issued_lbas >= t) {
+        if run.issued_lbas >= run.target_lbas {
             run.stopped = Some(StopReason::IoSize);
             return;
         }
@@ -147,7 +157,7 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
         match k.submit(Command::new(op, slba, nlb).on(run.nsid), run.origin, waiter) {
             Ok(s) => {
                 if let Source::Fio(g) = &mut run.source {
-                    g.issued(&**k.device.borrow(), request);
+                    g.issued(|| Ref::map(k.device.borrow(), |d| &**d), request);
                 }
                 run.inflight += 1;
                 if bytes > 0 {
@@ -156,7 +166,7 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
                 if bytes > 0 {
                     run.issued_ios += 1;
                 }
-                if op == Op::ZoneMgmt(ZoneAction::Reset) {
+                if matches!(op, Op::ZoneMgmt(ZoneAction::Reset)) {
                     run.resetting = true;
                 }
                 if !run.thinktime.is_zero() {

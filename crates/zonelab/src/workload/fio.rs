@@ -5,6 +5,8 @@
 //! `zone_reset_frequency` add resets once enough of the region holds data; random reads land only
 //! below write pointers. A zone with less room left than one block is finished (as fio 3.36 does).
 
+use std::ops::Deref;
+
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -192,8 +194,13 @@ impl JobGen {
         }
     }
 
-    /// Tells the generator the device accepted one of its commands.
-    pub fn issued(&mut self, device: &dyn DeviceModel, request: Request) {
+    /// Tells the generator the device accepted one of its commands. `device` is only asked
+    /// for what the command alone does not tell (where an append went, what a finish left).
+    pub fn issued<D: Deref<Target = dyn DeviceModel>>(
+        &mut self,
+        device: impl Fn() -> D,
+        request: Request,
+    ) {
         match request.op {
             Op::Write | Op::Append => self.region_data_lbas += request.nlb,
             Op::ZoneMgmt(ZoneAction::Finish) => {}
@@ -203,14 +210,15 @@ impl JobGen {
         // A write the device accepted went to the write pointer, which is now past it, and
         // left the zone open or Full (at capacity): neither needs a query (an append's LBA,
         // and a finish, are the device's to say).
-        let (written, writable) = if request.op == Op::Write {
+        let (written, writable) = if matches!(request.op, Op::Write) {
             let written = request.slba + request.nlb - zone as u64 * self.zone_lbas.get();
-            debug_assert_eq!(written, device.written_lbas(self.spec.nsid, zone));
+            debug_assert_eq!(written, device().written_lbas(self.spec.nsid, zone));
             (written, self.cap_lbas - written >= self.bs)
         } else {
+            let device = device();
             (
                 device.written_lbas(self.spec.nsid, zone),
-                self.can_write(device, zone),
+                self.can_write(&*device, zone),
             )
         };
         if let Some(fill) = self.spec.zone_fill_lbas
