@@ -379,8 +379,6 @@ pub fn run_with(
     device.reset_counters();
     let info = device.info().clone();
     let lba_bytes = info.lba_size_bytes;
-    device.set_tracing(experiment.trace && inputs.trace_sink.is_some());
-    let metrics = Metrics::new(start, experiment.sampling());
     let tracer = inputs
         .trace_sink
         .take()
@@ -389,6 +387,8 @@ pub fn run_with(
             sink,
             pending: Default::default(),
         });
+    device.set_tracing(tracer.is_some());
+    let metrics = Metrics::new(start, experiment.sampling());
     let kernel = Rc::new(Kernel::new(
         device,
         metrics,

@@ -194,8 +194,9 @@ impl JobGen {
         }
     }
 
-    /// Tells the generator the device accepted one of its commands. `device` is only asked
-    /// for what the command alone does not tell (where an append went, what a finish left).
+    /// Tells the generator the device accepted one of its commands. `device` is asked only
+    /// after an append or a finish (how much of the zone is written, whether it takes another
+    /// block); after a write the command tells (a debug build checks it against the device).
     pub fn issued<D: Deref<Target = dyn DeviceModel>>(
         &mut self,
         device: impl Fn() -> D,
