@@ -79,7 +79,9 @@ pub struct Kernel {
     pub(crate) metrics: RefCell<Metrics>,
     pub(crate) cores: RefCell<Cores>,
     pub(crate) tracer: RefCell<Option<Tracer>>,
-    /// A tracer was given (fixed for the run: the hot path asks this, not the cell).
+    /// A tracer was given: `tracer.is_some()`, fixed for the run, so the hot path asks this and
+    /// not the cell. (The tracer as `Option<RefCell<Tracer>>`, with no flag, ran the peers' S2
+    /// 2-4% slower in three PGO builds: BENCHMARKS.md.)
     tracing: bool,
     pub(crate) sources: RefCell<Vec<Arc<str>>>,
     pub(crate) errors: RefCell<ErrorLog>,

@@ -38,7 +38,7 @@ use crate::zns::{Device, PrefillPlan, ZnsSpec};
 use cores::Cores;
 use host::{Host, Tasks, poll_task};
 use kernel::{EventKind, Kernel, Tracer};
-use runner::{Runner, Source, pump};
+use runner::{RateLimit, Runner, Source, pump};
 
 /// Which device model an experiment runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -450,9 +450,7 @@ pub fn run_with(
                 started: start + job.startdelay,
                 next_issue: start + job.startdelay,
                 thinktime: job.thinktime,
-                rate_bytes_per_s: job.rate_bytes_per_s,
-                rate_iops: job.rate_iops,
-                paced: job.rate_bytes_per_s.is_some() || job.rate_iops.is_some(),
+                rate: RateLimit::of(job.rate_bytes_per_s, job.rate_iops),
                 wake_pending: false,
                 resetting: false,
                 stopped: None,
@@ -494,9 +492,7 @@ pub fn run_with(
             started: start,
             next_issue: start,
             thinktime: Duration::ZERO,
-            rate_bytes_per_s: None,
-            rate_iops: None,
-            paced: true,
+            rate: None,
             wake_pending: false,
             resetting: false,
             stopped: None,

@@ -21,6 +21,20 @@ pub(crate) enum Source {
     Replay(ReplayGen),
 }
 
+/// fio's `rate` and `rate_iops` for one job; made only when at least one is set, so a job
+/// without a limit skips the arithmetic with one check.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RateLimit {
+    bytes_per_s: Option<u64>,
+    iops: Option<u64>,
+}
+
+impl RateLimit {
+    pub fn of(bytes_per_s: Option<u64>, iops: Option<u64>) -> Option<Self> {
+        (bytes_per_s.is_some() || iops.is_some()).then_some(RateLimit { bytes_per_s, iops })
+    }
+}
+
 /// One clone of one job, with its queue-depth and stop bookkeeping.
 pub(crate) struct Runner {
     /// Index of the job (or replay) it belongs to, in the run's job reports.
@@ -40,10 +54,7 @@ pub(crate) struct Runner {
     pub started: Instant,
     pub next_issue: Instant,
     pub thinktime: Duration,
-    pub rate_bytes_per_s: Option<u64>,
-    pub rate_iops: Option<u64>,
-    /// A rate limit or trace timestamps pace it (else only `next_issue` does).
-    pub paced: bool,
+    pub rate: Option<RateLimit>,
     pub wake_pending: bool,
     /// A reset is in flight: like fio, issue nothing until it completes.
     pub resetting: bool,
@@ -70,18 +81,18 @@ impl Runner {
     /// The first time it may issue, given think time, rate limits and trace timestamps.
     fn earliest_issue(&mut self, lba_bytes: u64) -> Instant {
         let mut t = self.next_issue;
-        if !self.paced {
-            return t;
-        }
-        if let Some(rate) = self.rate_bytes_per_s {
-            let bytes = self.issued_lbas as u128 * lba_bytes as u128;
-            t = t.max(
-                self.started + Duration::from_ns((bytes * NS_PER_S as u128 / rate as u128) as u64),
-            );
-        }
-        if let Some(iops) = self.rate_iops {
-            let ns = self.issued_ios as u128 * NS_PER_S as u128 / iops as u128;
-            t = t.max(self.started + Duration::from_ns(ns as u64));
+        if let Some(limit) = self.rate {
+            if let Some(rate) = limit.bytes_per_s {
+                let bytes = self.issued_lbas as u128 * lba_bytes as u128;
+                t = t.max(
+                    self.started
+                        + Duration::from_ns((bytes * NS_PER_S as u128 / rate as u128) as u64),
+                );
+            }
+            if let Some(iops) = limit.iops {
+                let ns = self.issued_ios as u128 * NS_PER_S as u128 / iops as u128;
+                t = t.max(self.started + Duration::from_ns(ns as u64));
+            }
         }
         if let Source::Replay(g) = &mut self.source
             && let Some(due) = g.next_due()
