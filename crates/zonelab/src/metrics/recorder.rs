@@ -17,18 +17,12 @@ const LEADING_ZERO_COUNT_BASE: u32 = 53;
 /// The histogram's highest trackable value: 1 hour in ns.
 const HIGHEST: u64 = 3_600 * 1_000_000_000;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Recorder {
+    /// Counts by bucket index, only as long as the largest value recorded needs: the scans at
+    /// the end of a run, and the memory they fault in, follow the data, not the 1 h range
+    /// (33,792 counts, 264 KiB a recorder).
     counts: Vec<u64>,
-}
-
-impl Default for Recorder {
-    fn default() -> Self {
-        Recorder {
-            // Up to the highest value's bucket (without building a histogram to ask it).
-            counts: vec![0; index_of(HIGHEST) + 1],
-        }
-    }
 }
 
 #[inline]
@@ -67,12 +61,24 @@ impl Recorder {
     /// Counts one value (clamped to 1 h, as a saturating record would).
     #[inline]
     pub fn record(&mut self, value: u64) {
-        self.counts[index_of(value)] += 1;
+        let i = index_of(value);
+        match self.counts.get_mut(i) {
+            Some(n) => *n += 1,
+            None => self.grow_to_count(i),
+        }
+    }
+
+    /// Counts at index `i`, past the counts held so far.
+    #[cold]
+    #[inline(never)]
+    fn grow_to_count(&mut self, i: usize) {
+        self.counts.resize(i + 1, 0);
+        self.counts[i] = 1;
     }
 
     /// Forgets everything recorded (a measured phase restarts).
     pub fn reset(&mut self) {
-        self.counts.fill(0);
+        self.counts.clear();
     }
 
     /// The HDR histogram of everything recorded.
