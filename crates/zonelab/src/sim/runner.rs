@@ -177,7 +177,7 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
                 if bytes > 0 {
                     run.issued_ios += 1;
                 }
-                if matches!(op, Op::ZoneMgmt(ZoneAction::Reset)) {
+                if op == Op::ZoneMgmt(ZoneAction::Reset) {
                     run.resetting = true;
                 }
                 if !run.thinktime.is_zero() {

@@ -211,7 +211,7 @@ impl JobGen {
         // A write the device accepted went to the write pointer, which is now past it, and
         // left the zone open or Full (at capacity): neither needs a query (an append's LBA,
         // and a finish, are the device's to say).
-        let (written, writable) = if matches!(request.op, Op::Write) {
+        let (written, writable) = if request.op == Op::Write {
             let written = request.slba + request.nlb - zone as u64 * self.zone_lbas.get();
             debug_assert_eq!(written, device().written_lbas(self.spec.nsid, zone));
             (written, self.cap_lbas - written >= self.bs)
