@@ -87,7 +87,7 @@ pub struct IoDone {
 
 impl Host {
     pub(crate) fn new(kernel: Rc<Kernel>, tasks: Rc<Tasks>, tenant: &str, source: &str) -> Self {
-        let tenant = kernel.metrics.borrow_mut().tenant(tenant);
+        let tenant = kernel.metrics.with(|m| m.tenant(tenant));
         let source = kernel.source(source);
         Host {
             kernel,
@@ -128,13 +128,13 @@ impl Host {
 
     /// The device's description.
     pub fn device_info(&self) -> crate::device::DeviceInfo {
-        self.kernel.device.borrow().info().clone()
+        self.kernel.device.with(|d| d.info().clone())
     }
 
     /// Looks at the device without sending it a command (zone states for a host that caches
     /// them, for instance).
-    pub fn with_device<R>(&self, f: impl FnOnce(&dyn crate::device::DeviceModel) -> R) -> R {
-        f(&**self.kernel.device.borrow())
+    pub fn with_device<R>(&self, f: impl FnOnce(&dyn crate::device::DeviceModel) -> R + Send) -> R {
+        self.kernel.device.with(|d| f(&**d))
     }
 
     fn current(&self) -> TaskId {
@@ -224,7 +224,7 @@ impl Host {
         cmd.nsid = self.nsid;
         let submitted = self.now();
         let kind = op_kind(cmd.op);
-        let lba_bytes = self.kernel.device.borrow().info().lba_size_bytes;
+        let lba_bytes = self.kernel.device.with(|d| d.info().lba_size_bytes);
         let bytes = if matches!(cmd.op, Op::Read | Op::Write | Op::Append) {
             cmd.nlb * lba_bytes
         } else {
@@ -242,8 +242,7 @@ impl Host {
         let key = self.kernel.device_key(kind, self.origin.tenant);
         self.kernel
             .metrics
-            .borrow_mut()
-            .record(key, submitted, done, bytes);
+            .with(|m| m.record(key, submitted, done, bytes));
         Ok(IoDone { lba: s.lba, done })
     }
 
@@ -263,18 +262,16 @@ impl Host {
 
     /// The metric slot for an operation of `layer` measured by this host's tenant.
     pub fn metric(&self, layer: Layer, op: OpKind) -> MetricKey {
-        self.kernel
-            .metrics
-            .borrow_mut()
-            .key(layer, op, self.origin.tenant)
+        let tenant = self.origin.tenant;
+        self.kernel.metrics.with(|m| m.key(layer, op, tenant))
     }
 
     /// Records one operation of a host layer (file, key-value) that ran from `submitted` to now.
     pub fn record(&self, key: MetricKey, submitted: Instant, bytes: u64) {
+        let now = self.now();
         self.kernel
             .metrics
-            .borrow_mut()
-            .record(key, submitted, self.now(), bytes);
+            .with(|m| m.record(key, submitted, now, bytes));
     }
 
     /// Starts the measured phase now, after a host workload's own set-up (a file set created
@@ -283,8 +280,8 @@ impl Host {
     /// Firmware reports and wear keep counting from the start of the run.
     pub fn start_measurement(&self) {
         let now = self.now();
-        self.kernel.device.borrow_mut().reset_counters();
-        self.kernel.metrics.borrow_mut().restart(now);
+        self.kernel.device.with(|d| d.reset_counters());
+        self.kernel.metrics.with(|m| m.restart(now));
         self.kernel.cores.borrow_mut().restart();
     }
 

@@ -6,13 +6,14 @@ use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
-use crate::device::{Command, Completed, DeviceModel, Op, Status};
+use crate::device::{Accepted, Command, Completed, DeviceModel, Op, Status};
 use crate::metrics::{Layer, MetricKey, Metrics, OpKind, TenantId};
 use crate::report::{ErrorLog, ErrorReport};
 use crate::time::{Duration, Instant};
 use crate::trace::{TraceOp, TraceRecord, TraceSink};
 
 use super::cores::Cores;
+use super::leaf::LeafCell;
 use super::queue::EventQueue;
 
 /// A host task's index.
@@ -74,9 +75,10 @@ pub(crate) struct Tracer {
 
 pub struct Kernel {
     pub(crate) now: Cell<Instant>,
-    pub(crate) queue: RefCell<EventQueue>,
-    pub(crate) device: RefCell<Box<dyn DeviceModel>>,
-    pub(crate) metrics: RefCell<Metrics>,
+    // The three every command touches, each borrowed for one call without a borrow flag.
+    pub(crate) queue: LeafCell<EventQueue>,
+    pub(crate) device: LeafCell<Box<dyn DeviceModel>>,
+    pub(crate) metrics: LeafCell<Metrics>,
     pub(crate) cores: RefCell<Cores>,
     pub(crate) tracer: RefCell<Option<Tracer>>,
     /// A tracer was given: `tracer.is_some()`, fixed for the run, so the hot path asks this and
@@ -120,9 +122,9 @@ impl Kernel {
             background,
             tracing: tracer.is_some(),
             now: Cell::new(start),
-            queue: RefCell::new(EventQueue::default()),
-            device: RefCell::new(device),
-            metrics: RefCell::new(metrics),
+            queue: LeafCell::new(EventQueue::default()),
+            device: LeafCell::new(device),
+            metrics: LeafCell::new(metrics),
             cores: RefCell::new(cores),
             tracer: RefCell::new(tracer),
             sources: RefCell::new(Vec::new()),
@@ -144,7 +146,7 @@ impl Kernel {
     }
 
     pub(crate) fn push(&self, time: Instant, kind: EventKind) {
-        self.queue.borrow_mut().push(time, kind);
+        self.queue.with(|q| q.push(time, kind));
     }
 
     /// A trace source name's index.
@@ -164,7 +166,7 @@ impl Kernel {
         if i >= keys.len() {
             keys.resize(i + 1, None);
         }
-        *keys[i].get_or_insert_with(|| self.metrics.borrow_mut().key(Layer::Device, op, tenant))
+        *keys[i].get_or_insert_with(|| self.metrics.with(|m| m.key(Layer::Device, op, tenant)))
     }
 
     /// Submits `cmd` at the current time for `origin`. On success the caller schedules its
@@ -179,22 +181,58 @@ impl Kernel {
         let now = self.now.get();
         let tag = self.next_tag.get();
         self.next_tag.set(tag + 1);
-        let (op, slba, nlb, nsid) = (cmd.op, cmd.slba, cmd.nlb, cmd.nsid);
-        let mut device = self.device.borrow_mut();
-        if self.tracing {
+        let (op, slba) = (cmd.op, cmd.slba);
+        let cmd = cmd.tagged(tag);
+        let result = if self.tracing {
+            self.submit_traced(now, cmd, origin)
+        } else {
+            self.device.with(|d| d.submit(now, cmd))
+        };
+        match result {
+            Ok(a) => {
+                if a.done.is_none() {
+                    self.waiters.borrow_mut().insert(tag, waiter());
+                    // A layer that queued the command says when to look again.
+                    self.advance_now();
+                }
+                Ok(Submitted {
+                    done: a.done,
+                    lba: a.lba,
+                    tag,
+                })
+            }
+            Err(status) => {
+                self.errors.borrow_mut().push(|| {
+                    let sources = self.sources.borrow();
+                    ErrorReport::new(&sources[origin.source as usize], op, slba, status)
+                });
+                Err(status)
+            }
+        }
+    }
+
+    /// The device's side of [`Kernel::submit`] with a tracer on: the command's trace record is
+    /// written now, or kept until a completion the device reports later.
+    #[inline(never)]
+    fn submit_traced(
+        &self,
+        now: Instant,
+        cmd: Command<'_>,
+        origin: Origin,
+    ) -> Result<Accepted, Status> {
+        let (op, slba, nlb, nsid, tag) = (cmd.op, cmd.slba, cmd.nlb, cmd.nsid, cmd.tag);
+        let (result, zone, dies) = self.device.with(|device| {
             // Dies touched by background work since the last command are not this command's.
             device.take_touched();
-        }
-        let result = device.submit(now, cmd.tagged(tag));
-        if self.tracing
-            && let Some(tracer) = self.tracer.borrow_mut().as_mut()
-        {
+            let result = device.submit(now, cmd);
             let zone = device
                 .info()
                 .zoned()
                 .map(|z| (slba / z.zone_size_lbas) as u32)
                 .filter(|_| !matches!(op, Op::ZoneMgmtAll(_) | Op::Flush));
-            let dies = device.take_touched().unwrap_or_default();
+            (result, zone, device.take_touched().unwrap_or_default())
+        });
+        if let Some(tracer) = self.tracer.borrow_mut().as_mut() {
             let mut record = TraceRecord {
                 submit: now,
                 start: now,
@@ -229,28 +267,7 @@ impl Kernel {
                 }
             }
         }
-        drop(device);
-        match result {
-            Ok(a) => {
-                if a.done.is_none() {
-                    self.waiters.borrow_mut().insert(tag, waiter());
-                    // A layer that queued the command says when to look again.
-                    self.advance_now();
-                }
-                Ok(Submitted {
-                    done: a.done,
-                    lba: a.lba,
-                    tag,
-                })
-            }
-            Err(status) => {
-                self.errors.borrow_mut().push(|| {
-                    let sources = self.sources.borrow();
-                    ErrorReport::new(&sources[origin.source as usize], op, slba, status)
-                });
-                Err(status)
-            }
-        }
+        result
     }
 
     /// Advances the device to now and routes the completions it reports.
@@ -265,7 +282,8 @@ impl Kernel {
         let now = self.now.get();
         let mut done = self.scratch.borrow_mut();
         done.clear();
-        let wake = self.device.borrow_mut().advance(now, &mut done);
+        let out: &mut Vec<Completed> = &mut done;
+        let wake = self.device.with(|d| d.advance(now, out));
         for c in done.drain(..) {
             if self.tracing
                 && let Some(tracer) = self.tracer.borrow_mut().as_mut()

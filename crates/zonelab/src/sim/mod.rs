@@ -11,6 +11,7 @@
 pub mod cores;
 pub mod host;
 pub(crate) mod kernel;
+mod leaf;
 mod queue;
 pub(crate) mod runner;
 pub mod sync;
@@ -257,7 +258,7 @@ impl Simulation<'_> {
             if running == 0 && self.tasks.live() == 0 {
                 break;
             }
-            let Some(event) = k.queue.borrow_mut().next() else {
+            let Some(event) = k.queue.with(|q| q.next()) else {
                 break;
             };
             let now = event.time;
@@ -271,7 +272,7 @@ impl Simulation<'_> {
                 } => {
                     let run = &mut self.runners[runner as usize];
                     let key = run.key(&k, kind);
-                    k.metrics.borrow_mut().record(key, submitted, now, bytes);
+                    k.metrics.with(|m| m.record(key, submitted, now, bytes));
                     run.completed(kind, bytes, now);
                     k.advance_device();
                     pump(&k, run, runner, self.lba_bytes);
@@ -413,16 +414,17 @@ pub fn run_with(
             } else {
                 job.name.clone()
             };
-            let tenant = kernel.metrics.borrow_mut().tenant(&job.tenant);
+            let tenant = kernel.metrics.with(|m| m.tenant(&job.tenant));
             let generator = if info.zoned.is_some() {
-                let device = kernel.device.borrow();
-                let g = crate::workload::fio::JobGen::new(
-                    job,
-                    clone,
-                    experiment.seed,
-                    stream,
-                    &**device,
-                );
+                let g = kernel.device.with(|device| {
+                    crate::workload::fio::JobGen::new(
+                        job,
+                        clone,
+                        experiment.seed,
+                        stream,
+                        &**device,
+                    )
+                });
                 Source::Fio(g)
             } else {
                 Source::Block(BlockGen::new(job, clone, experiment.seed, stream))
@@ -474,7 +476,7 @@ pub fn run_with(
             clones: 1,
             ..Default::default()
         });
-        let tenant = kernel.metrics.borrow_mut().tenant(&spec.name);
+        let tenant = kernel.metrics.with(|m| m.tenant(&spec.name));
         runners.push(Runner {
             job: reports.len() - 1,
             nsid: 0,
@@ -517,7 +519,7 @@ pub fn run_with(
         lba_bytes,
     };
     sim.run(progress)?;
-    let last = kernel.metrics.borrow().last_done();
+    let last = kernel.metrics.with(|m| m.last_done());
     progress(Progress {
         simulated: last,
         fraction: 1.0,

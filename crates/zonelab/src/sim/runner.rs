@@ -2,8 +2,6 @@
 //! keeps up to `iodepth` commands in flight, without a task or a future per command. A runner
 //! issues at an event (a completion or a wake-up), so issuing is in simulated-time order.
 
-use std::cell::Ref;
-
 use super::kernel::{EventKind, Kernel, Origin, Waiter};
 use crate::device::{Command, Op, ZoneAction};
 use crate::metrics::{MetricKey, OpKind};
@@ -140,7 +138,10 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
             return;
         }
         let next = match &mut run.source {
-            Source::Fio(g) => g.next(&**k.device.borrow(), run.inflight),
+            Source::Fio(g) => {
+                let inflight = run.inflight;
+                k.device.with(|d| g.next(&**d, inflight))
+            }
             Source::Block(g) => g.next_request(),
             Source::Replay(g) => g.next_request(),
         };
@@ -168,7 +169,7 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
         match k.submit(Command::new(op, slba, nlb).on(run.nsid), run.origin, waiter) {
             Ok(s) => {
                 if let Source::Fio(g) = &mut run.source {
-                    g.issued(|| Ref::map(k.device.borrow(), |d| &**d), request);
+                    k.device.with(|d| g.issued(&**d, request));
                 }
                 run.inflight += 1;
                 if bytes > 0 {

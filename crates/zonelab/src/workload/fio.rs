@@ -5,8 +5,6 @@
 //! `zone_reset_frequency` add resets once enough of the region holds data; random reads land only
 //! below write pointers. A zone with less room left than one block is finished (as fio 3.36 does).
 
-use std::ops::Deref;
-
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -197,11 +195,7 @@ impl JobGen {
     /// Tells the generator the device accepted one of its commands. `device` is asked only
     /// after an append or a finish (how much of the zone is written, whether it takes another
     /// block); after a write the command tells (a debug build checks it against the device).
-    pub fn issued<D: Deref<Target = dyn DeviceModel>>(
-        &mut self,
-        device: impl Fn() -> D,
-        request: Request,
-    ) {
+    pub fn issued(&mut self, device: &dyn DeviceModel, request: Request) {
         match request.op {
             Op::Write | Op::Append => self.region_data_lbas += request.nlb,
             Op::ZoneMgmt(ZoneAction::Finish) => {}
@@ -213,13 +207,12 @@ impl JobGen {
         // and a finish, are the device's to say).
         let (written, writable) = if request.op == Op::Write {
             let written = request.slba + request.nlb - zone as u64 * self.zone_lbas.get();
-            debug_assert_eq!(written, device().written_lbas(self.spec.nsid, zone));
+            debug_assert_eq!(written, device.written_lbas(self.spec.nsid, zone));
             (written, self.cap_lbas - written >= self.bs)
         } else {
-            let device = device();
             (
                 device.written_lbas(self.spec.nsid, zone),
-                self.can_write(&*device, zone),
+                self.can_write(device, zone),
             )
         };
         if let Some(fill) = self.spec.zone_fill_lbas

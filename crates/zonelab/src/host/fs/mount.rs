@@ -121,9 +121,10 @@ impl Fs {
 
 /// Takes in the data a `[prefill]` left in the region as the file `/prefill`.
 fn adopt_prefill(host: &Host, st: &mut State, spec: &FsSpec, lbas_per_block: u64) {
+    let (nsid, first_zone, zones) = (host.nsid(), spec.first_zone, spec.zone_count);
     let written: Vec<(u32, u64)> = host.with_device(|d| {
-        (0..spec.zone_count)
-            .map(|z| (z, d.written_lbas(host.nsid(), spec.first_zone + z)))
+        (0..zones)
+            .map(|z| (z, d.written_lbas(nsid, first_zone + z)))
             .filter(|&(_, l)| l > 0)
             .collect()
     });
