@@ -4,12 +4,15 @@
 //! 3.4% of their random reads (BENCHMARKS.md, "The kernel's cells without borrow flags").
 //!
 //! Why no flag is needed: [`LeafCell::with`] hands out `&mut T` only to a closure that is `Send`,
-//! over a value that is `Send`. A cell is not `Sync` (it holds an `UnsafeCell`), and neither is the
-//! kernel that holds it (its `Cell`s), so a reference to either is not `Send`: the closure cannot
-//! capture one, and the value cannot hold one. (An `Rc` of the kernel is not `Send` either.) The
-//! only other way back to the cell would be a static or thread-local holding the kernel, and the
-//! simulator keeps no global state. So while the closure runs, nothing can reach the cell again:
-//! its `&mut T` is the only reference to the value, as a `RefCell` would have checked.
+//! over a value that is `Send`. A cell is not `Sync` (it holds an `UnsafeCell`), and so neither
+//! is the kernel that holds it; a reference to either is not `Send`, nor is an `Rc` of the
+//! kernel (which a `Host` holds). So the closure cannot capture a way back to the cell, and the
+//! value cannot hold one. What is left is a way in that is not held: a thread-local. That is why
+//! two rules hold: the crate keeps no kernel, `Host` or cell in a static or thread-local, and no
+//! code outside the crate gets a `Host` or a kernel (`sim::run_with`, the one function that hands
+//! out a `Host`, is crate-private; a device given to `sim::run_on` gets no handle to the run).
+//! So while the closure runs, nothing can reach the cell again: its `&mut T` is the only
+//! reference to the value, as a `RefCell` would have checked.
 
 use std::cell::UnsafeCell;
 
@@ -29,8 +32,8 @@ impl<T: Send> LeafCell<T> {
     #[inline]
     pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R + Send) -> R {
         // SAFETY: `f` and the value are `Send` and the cell is not `Sync`, so nothing `f` runs
-        // holds a path back to this cell (there are no globals holding one): this is the only
-        // reference to the value until `f` returns, and none outlives it.
+        // holds a path back to this cell, and no thread-local holds one (the module's rules):
+        // this is the only reference to the value until `f` returns, and none outlives it.
         f(unsafe { &mut *self.value.get() })
     }
 

@@ -364,8 +364,9 @@ pub fn run_on(
 }
 
 /// As [`run_on`], with `setup` spawning more host tasks before the run starts (host layers
-/// and tests bring their own).
-pub fn run_with(
+/// and tests bring their own). Crate-private: it is the one function that hands out a [`Host`],
+/// and code outside the crate must not hold one (the kernel's cells rely on it: `sim/leaf.rs`).
+pub(crate) fn run_with(
     experiment: &Experiment,
     mut device: Box<dyn DeviceModel>,
     mut inputs: Inputs,
