@@ -282,6 +282,7 @@ impl Kernel {
         let now = self.now.get();
         let mut done = self.scratch.borrow_mut();
         done.clear();
+        // (The vector itself goes into the cell's closure: a `RefMut` is not `Send`.)
         let out: &mut Vec<Completed> = &mut done;
         let wake = self.device.with(|d| d.advance(now, out));
         for c in done.drain(..) {

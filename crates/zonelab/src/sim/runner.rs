@@ -174,8 +174,6 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
                 run.inflight += 1;
                 if bytes > 0 {
                     run.issued_lbas += nlb;
-                }
-                if bytes > 0 {
                     run.issued_ios += 1;
                 }
                 if op == Op::ZoneMgmt(ZoneAction::Reset) {
