@@ -458,9 +458,9 @@ impl Nand {
     pub fn save(&self) -> NandState {
         NandState {
             dies: self.dies.clone(),
-            channels: self.channels.clone(),
-            host_in: self.host_in.clone(),
-            host_out: self.host_out.clone(),
+            channels: self.channels.iter().map(Calendar::saved).collect(),
+            host_in: self.host_in.saved(),
+            host_out: self.host_out.saved(),
             horizon: self.horizon,
             idle: self.idle,
             erase_counts: self.erase_counts.clone(),

@@ -443,6 +443,26 @@ fn reads_of_unwritten_lbas_touch_no_nand() {
 }
 
 #[test]
+fn a_read_running_past_the_data_senses_only_what_is_written() {
+    // One page written; a read of its last LBA and the 60 after it, to the zone's end. The
+    // first chunk is sensed and crosses the channel and the host link; the zeros after it, from
+    // the controller, are ready at once, but no gap on the host link before that transfer is
+    // long enough for them, so they follow it.
+    let mut d = device();
+    d.write(at(0), 0, 4, None).unwrap();
+    let t0 = d.idle_at_ns();
+    let reads = d.nand_counters().page_reads;
+    let c = d.read(at(t0), 3, ZONE - 3, None).unwrap();
+    let zeros = (ZONE - 4) * LBA;
+    assert!(transfer(zeros, 3200) > T_R + transfer(LBA, 800));
+    assert_eq!(
+        c.done_ns() - t0,
+        T_R + transfer(LBA, 800) + transfer(LBA, 3200) + transfer(zeros, 3200)
+    );
+    assert_eq!(d.nand_counters().page_reads, reads + 1);
+}
+
+#[test]
 fn striped_pages_complete_in_parallel_and_one_die_serialises() {
     // Four 16 KiB pages: on four dies (two per channel) against all on one die.
     let page = 16 * 1024;
