@@ -7,7 +7,10 @@ use crate::time::Duration;
 
 impl Fs {
     /// Writes at `offset` (F2FS; ZenFS files take appends only). Buffered: the data reaches the
-    /// device when the buffer or page cache writes it back, or at fsync.
+    /// device when the buffer or page cache writes it back, or at fsync. `NoSpace` comes either
+    /// before the cache takes the data (the file is as it was) or from the write-back this write
+    /// set off (a full ZenFS buffer, or too many dirty pages): then the data stays in the cache,
+    /// dirty, as after an fsync that found no room.
     pub async fn write(
         &self,
         h: &Host,
