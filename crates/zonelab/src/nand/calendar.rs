@@ -24,7 +24,7 @@ const BACKWARD_SCAN: usize = 8;
 
 /// The room a calendar's vector starts with (chosen: 512 bytes). Intervals that are over are
 /// dropped only when it is full, so with a few intervals not over that is every few dozen
-/// bookings rather than every few (at `Vec`'s first capacity of 4, S1's host link dropped them
+/// bookings rather than every few (at `Vec`'s first capacity of 4, S1's calendars dropped them
 /// 52,053 times in 200,000 writes).
 const MIN_CAPACITY: usize = 32;
 
@@ -174,7 +174,8 @@ impl Calendar {
         self.len() == 0
     }
 
-    /// The invariant [`Calendar::check`] asserts, as a test (for calendars read from a file).
+    /// The calendar's invariant: sorted, disjoint, non-empty intervals, those not over not
+    /// touching. [`Calendar::check`] asserts it; a calendar read from a file is tested with it.
     pub fn well_formed(&self) -> bool {
         self.head <= self.busy.len()
             && self.live().windows(2).all(|w| w[0].1 < w[1].0)
@@ -182,22 +183,9 @@ impl Calendar {
             && self.busy[self.head..].iter().all(|iv| iv.0 < iv.1)
     }
 
-    /// Checks the calendar's invariant: sorted, disjoint, non-empty intervals, those not over
-    /// not touching.
+    /// Checks the calendar's invariant ([`Calendar::well_formed`]).
     pub fn check(&self) {
-        for w in self.live().windows(2) {
-            assert!(
-                w[0].1 < w[1].0,
-                "calendar intervals overlap or touch: {w:?}"
-            );
-        }
-        for w in self.busy[self.head..].windows(2) {
-            assert!(w[0].1 <= w[1].0, "calendar intervals overlap: {w:?}");
-        }
-        assert!(
-            self.busy[self.head..].iter().all(|iv| iv.0 < iv.1),
-            "empty interval"
-        );
+        assert!(self.well_formed(), "calendar malformed: {self:?}");
     }
 }
 
