@@ -29,15 +29,14 @@ const BACKWARD_SCAN: usize = 8;
 const MIN_CAPACITY: usize = 32;
 
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "CalendarFile", into = "CalendarFile")]
 pub struct Calendar {
     /// (start, end) in ns, sorted, disjoint, never touching unless the earlier of the two is
-    /// over; those before `head` are gone (only in a calendar read from an older file).
+    /// over.
     busy: Vec<(u64, u64)>,
-    head: usize,
     /// The horizon of the last booking in ns: intervals ending by then are over, dropped or
-    /// not. (A calendar is saved with those dropped, so it is not kept: 0, nothing over, on
-    /// loading.)
-    #[serde(skip)]
+    /// not. (A calendar is saved with those dropped, so a state file does not keep it: 0,
+    /// nothing over, on loading.)
     horizon_ns: u64,
 }
 
@@ -67,7 +66,7 @@ impl Calendar {
         }
         let n = self.busy.len();
         // Fast paths: free from `ready` on, or busy in one stretch from before `ready`.
-        if self.head == n {
+        if n == 0 {
             self.busy.push((ready, ready + len));
             return Instant::from_ns(ready);
         }
@@ -77,7 +76,6 @@ impl Calendar {
                 // The last interval is over, so every one is: they go now, not later (and the
                 // extend below cannot join one that is over when `ready` is the horizon).
                 self.busy.clear();
-                self.head = 0;
                 self.busy.push((ready, ready + len));
             } else if last.1 == ready {
                 last.1 += len;
@@ -97,13 +95,12 @@ impl Calendar {
         // from the end: look there first (on rezns-40g random reads, 10% faster than a binary
         // search, whose steps depend on each other), and search the rest only past that.
         // (The last interval ends after `ready`: the fast paths above took the other cases.)
-        let before_last = &self.busy[self.head..n - 1];
+        let before_last = &self.busy[..n - 1];
         let near = before_last.len().saturating_sub(BACKWARD_SCAN);
-        let mut k = self.head
-            + match before_last[near..].iter().rposition(|iv| iv.1 <= ready) {
-                Some(i) => near + i + 1,
-                None => before_last[..near].partition_point(|iv| iv.1 <= ready),
-            };
+        let mut k = match before_last[near..].iter().rposition(|iv| iv.1 <= ready) {
+            Some(i) => near + i + 1,
+            None => before_last[..near].partition_point(|iv| iv.1 <= ready),
+        };
         // Then the first gap from there that is long enough.
         let mut t = ready;
         while k < n && self.busy[k].0 < t + len {
@@ -123,17 +120,16 @@ impl Calendar {
             self.busy.reserve_exact(MIN_CAPACITY - self.busy.len());
             return;
         }
-        let over = self.head + self.busy[self.head..].partition_point(|iv| iv.1 <= self.horizon_ns);
+        let over = self.busy.partition_point(|iv| iv.1 <= self.horizon_ns);
         if over * 4 >= self.busy.len() {
             self.busy.drain(..over);
-            self.head = 0;
         }
     }
 
     /// Inserts [start, end) before index `i`, merging with neighbours it touches (not with one
     /// that is over: it ends by the horizon, and `start` is at or after it).
     fn insert(&mut self, i: usize, start: u64, end: u64) {
-        let joins_prev = i > self.head && self.busy[i - 1].1 == start && start > self.horizon_ns;
+        let joins_prev = i > 0 && self.busy[i - 1].1 == start && start > self.horizon_ns;
         let joins_next = i < self.busy.len() && self.busy[i].0 == end;
         match (joins_prev, joins_next) {
             (true, true) => {
@@ -153,8 +149,7 @@ impl Calendar {
 
     /// The intervals not over.
     fn live(&self) -> &[(u64, u64)] {
-        let held = &self.busy[self.head..];
-        &held[held.partition_point(|iv| iv.1 <= self.horizon_ns)..]
+        &self.busy[self.busy.partition_point(|iv| iv.1 <= self.horizon_ns)..]
     }
 
     /// The calendar as a state file keeps it: only the intervals not over.
@@ -177,15 +172,51 @@ impl Calendar {
     /// The calendar's invariant: sorted, disjoint, non-empty intervals, those not over not
     /// touching. [`Calendar::check`] asserts it; a calendar read from a file is tested with it.
     pub fn well_formed(&self) -> bool {
-        self.head <= self.busy.len()
-            && self.live().windows(2).all(|w| w[0].1 < w[1].0)
-            && self.busy[self.head..].windows(2).all(|w| w[0].1 <= w[1].0)
-            && self.busy[self.head..].iter().all(|iv| iv.0 < iv.1)
+        self.live().windows(2).all(|w| w[0].1 < w[1].0)
+            && self.busy.windows(2).all(|w| w[0].1 <= w[1].0)
+            && self.busy.iter().all(|iv| iv.0 < iv.1)
     }
 
     /// Checks the calendar's invariant ([`Calendar::well_formed`]).
     pub fn check(&self) {
         assert!(self.well_formed(), "calendar malformed: {self:?}");
+    }
+}
+
+/// A calendar as state files hold it. Files from builds that dropped intervals at each booking
+/// may have `head > 0`: the intervals before it had been dropped, and are dropped on reading.
+/// Files written now have `head` 0, so those builds read them too.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CalendarFile {
+    busy: Vec<(u64, u64)>,
+    head: usize,
+}
+
+impl TryFrom<CalendarFile> for Calendar {
+    type Error = String;
+
+    fn try_from(file: CalendarFile) -> Result<Self, String> {
+        let CalendarFile { mut busy, head } = file;
+        if head > busy.len() {
+            return Err(format!(
+                "a calendar's head {head} is past its {} intervals",
+                busy.len()
+            ));
+        }
+        busy.drain(..head);
+        Ok(Calendar {
+            busy,
+            horizon_ns: 0,
+        })
+    }
+}
+
+impl From<Calendar> for CalendarFile {
+    fn from(c: Calendar) -> Self {
+        CalendarFile {
+            busy: c.busy,
+            head: 0,
+        }
     }
 }
 
@@ -287,6 +318,31 @@ mod tests {
         assert_eq!(c.busy.capacity(), MIN_CAPACITY);
     }
 
+    /// A calendar read from a file of an older build: (0, 5) dropped before `head`.
+    fn old_file_calendar() -> Calendar {
+        let file = CalendarFile {
+            busy: vec![(0, 5), (10, 20)],
+            head: 1,
+        };
+        postcard::from_bytes(&postcard::to_allocvec(&file).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_file_of_an_older_build_reads_without_what_it_had_dropped() {
+        let c = old_file_calendar();
+        assert_eq!(c.busy, [(10, 20)]);
+        c.check();
+        // Written back, `head` is 0: an older build reads the same intervals.
+        let file: CalendarFile = postcard::from_bytes(&postcard::to_allocvec(&c).unwrap()).unwrap();
+        assert_eq!((file.busy, file.head), (vec![(10, 20)], 0));
+        let bad = CalendarFile {
+            busy: vec![(10, 20)],
+            head: 2,
+        };
+        let err = postcard::from_bytes::<Calendar>(&postcard::to_allocvec(&bad).unwrap());
+        assert!(err.is_err(), "a head past the intervals is refused");
+    }
+
     proptest! {
         /// Against two references: a bitmap of busy nanoseconds for where each transfer goes,
         /// and the eager calendar (what is over dropped at each booking, touching intervals
@@ -303,7 +359,7 @@ mod tests {
             let mut busy = vec![false; 4000];
             let (mut c, mut eager) = if old_file {
                 busy[10..20].fill(true);
-                (Calendar { busy: vec![(0, 5), (10, 20)], head: 1, horizon_ns: 0 }, vec![(10, 20)])
+                (old_file_calendar(), vec![(10, 20)])
             } else {
                 (Calendar::default(), Vec::new())
             };
