@@ -127,6 +127,8 @@ mod device_tests;
 #[cfg(test)]
 mod policy_tests;
 #[cfg(test)]
+mod reference_tests;
+#[cfg(test)]
 mod rezns_tests;
 #[cfg(test)]
 mod smallzone_tests;

@@ -229,7 +229,7 @@ fn cmd() -> impl Strategy<Value = Cmd> {
 /// firmware (zombie reclaims and ReGC included), the round-robin placement with a shared write
 /// cache, and preemptive with erase suspend and read priority on, all with data retention:
 /// statuses, states, write pointers and data read back are the same (the synchronous device
-/// itself is checked against the reference model in `device_tests`).
+/// itself is checked against the reference model in `reference_tests`).
 fn every_policy_agrees(cmds: &[Cmd], t_free: u32) -> Result<(), TestCaseError> {
     let configs = [
         sync(),
