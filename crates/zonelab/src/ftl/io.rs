@@ -60,7 +60,7 @@ impl Ftl {
         if let (Some(store), Some(buf)) = (&self.data, buf) {
             store.read(slba * self.geo.lba_bytes, buf);
         }
-        let t0 = now + self.spec.overheads.read;
+        let t0 = self.nand.firmware(now, self.spec.overheads.read);
         let done = self.read_timing(t0, slba, nlb);
         self.counters.host_read_bytes += nlb * self.geo.lba_bytes;
         Ok(self.done(now, done, slba))
@@ -120,7 +120,8 @@ impl Ftl {
         self.check_range(slba, nlb, data.map(<[u8]>::len))?;
         let (lpu, lba) = (self.geo.lbas_per_unit, self.geo.lba_bytes);
         let bytes = nlb * lba;
-        let arrived = self.nand.host_in(now + self.spec.overheads.write, bytes);
+        let at = self.nand.firmware(now, self.spec.overheads.write);
+        let arrived = self.nand.host_in(at, bytes);
         let (placed, copied, erased) = (
             self.ftl.host_units_placed,
             self.ftl.gc_copied_units,
@@ -135,7 +136,7 @@ impl Ftl {
             let take = (unit_start + lpu).min(end) - pos;
             let mut ready = arrived;
             if take < lpu {
-                ready = ready.max(self.read_for_merge(now, lpn, arrived));
+                ready = ready.max(self.read_for_merge(at, lpn, arrived));
             }
             done = done.max(self.place_host(now, lpn, ready));
             pos += take;
@@ -159,17 +160,17 @@ impl Ftl {
     }
 
     /// A write covers only part of unit `lpn`: the rest of the unit is read first, from NAND
-    /// unless it is still in the controller. Returns when the old data is in the controller.
-    fn read_for_merge(&mut self, now: Instant, lpn: u32, at: Instant) -> Instant {
+    /// unless it is still in the controller at `arrived`; the read starts when the firmware is
+    /// done with the command (`t0`). Returns when the old data is in the controller.
+    fn read_for_merge(&mut self, t0: Instant, lpn: u32, arrived: Instant) -> Instant {
         match self.map.get(lpn) {
-            Some(slot) if !self.in_controller(slot, at) => {
+            Some(slot) if !self.in_controller(slot, arrived) => {
                 self.ftl.rmw_reads += 1;
                 let sb = slot / self.geo.slots_per_sb;
                 let (die, page) = self.geo.page_of(slot % self.geo.slots_per_sb);
-                let t0 = now + self.spec.overheads.write;
                 self.nand_read(t0, die, sb, page, self.geo.unit_bytes)
             }
-            _ => now,
+            _ => t0,
         }
     }
 
@@ -195,7 +196,7 @@ impl Ftl {
             let lba = self.geo.lba_bytes;
             store.zero(first * lpu * lba, (last - first) * lpu * lba);
         }
-        let done = now + self.spec.overheads.write;
+        let done = self.nand.firmware(now, self.spec.overheads.write);
         Ok(self.done(now, done, slba))
     }
 
@@ -204,7 +205,10 @@ impl Ftl {
     pub fn flush(&mut self, now: Instant) -> Result<Accepted, Status> {
         let now = self.enter(now);
         self.counters.flushes += 1;
-        let done = (now + self.spec.overheads.write).max(self.programs_done);
+        let done = self
+            .nand
+            .firmware(now, self.spec.overheads.write)
+            .max(self.programs_done);
         Ok(self.done(now, done, 0))
     }
 }

@@ -28,6 +28,8 @@ fn nand(blocks_per_die: u32) -> NandSpec {
         },
         timing: NandTiming {
             read_latency: Duration::from_ns(T_R),
+            read_4k_latency: Duration::from_ns(T_R),
+            channel_op: Duration::ZERO,
             program_latency: Duration::from_ns(T_PROG),
             erase_latency: Duration::from_ns(T_ERASE),
             // 1000 MB/s: one byte per ns.
@@ -42,6 +44,7 @@ fn nand(blocks_per_die: u32) -> NandSpec {
             erase_nj_per_block: 100.0,
         },
         aging: None,
+            controller: Default::default(),
     }
 }
 

@@ -121,6 +121,8 @@ pub struct AgingSpec {
     pub cell: Option<CellType>,
     /// tR per page type (as many as the cell type has).
     pub read_latency: Vec<Duration>,
+    /// tR per page type of a partial-page read (at most 4 KiB; as many as `read_latency`).
+    pub read_4k_latency: Vec<Duration>,
     /// tPROG per page type, for devices that program page by page.
     pub program_latency: Vec<Duration>,
     pub retry: RetryModel,
@@ -191,10 +193,12 @@ impl Aging {
         erases: u32,
         now: Instant,
         base_tr: Duration,
+        small: bool,
     ) -> (Duration, u32) {
-        let tr = match self.spec.cell {
-            Some(c) => self.spec.read_latency[c.page_type(page)],
-            None => base_tr,
+        let tr = match (self.spec.cell, small) {
+            (Some(c), false) => self.spec.read_latency[c.page_type(page)],
+            (Some(c), true) => self.spec.read_4k_latency[c.page_type(page)],
+            (None, _) => base_tr,
         };
         let r = &self.spec.retry;
         if r.max_retries == 0 {
@@ -313,6 +317,7 @@ mod tests {
         let spec = AgingSpec {
             cell: None,
             read_latency: vec![],
+            read_4k_latency: vec![],
             program_latency: vec![],
             retry: RetryModel {
                 base: 0.5,
@@ -335,7 +340,7 @@ mod tests {
         let draw = || {
             let mut a = Aging::new(&spec, &geo, &mut [0; 4]);
             (0..20_000)
-                .map(|_| a.read(0, 0, 0, Instant::ZERO, Duration::from_ns(10)).1)
+                .map(|_| a.read(0, 0, 0, Instant::ZERO, Duration::from_ns(10), false).1)
                 .collect::<Vec<u32>>()
         };
         let first = draw();
@@ -352,6 +357,7 @@ mod tests {
         let spec = AgingSpec {
             cell: None,
             read_latency: vec![],
+            read_4k_latency: vec![],
             program_latency: vec![],
             retry: RetryModel::NONE,
             initial_retention: Duration::ZERO,

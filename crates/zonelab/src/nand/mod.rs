@@ -21,6 +21,7 @@
 
 mod aging;
 mod calendar;
+mod controller;
 mod dies;
 mod layout;
 mod priority;
@@ -29,6 +30,8 @@ mod wear;
 
 pub use aging::{AgingSpec, CellType, InitialWear, RetryModel};
 pub use calendar::Calendar;
+pub use controller::ControllerSpec;
+use controller::{Controller, ControllerState};
 pub use dies::DieSet;
 pub use layout::{Divisor, Layout, UnitAddress};
 pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
@@ -36,6 +39,9 @@ pub use wear::WearSummary;
 use wear::WearTable;
 
 use crate::time::{Duration, Instant, Rate};
+
+/// Reads of at most this much of a page are partial-page reads (`read_4k_latency`).
+pub const SMALL_READ_BYTES: u64 = 4096;
 
 /// Operation counts since the start (or the last [`Nand::reset_counters`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -87,6 +93,7 @@ pub struct NandState {
     programs: Vec<priority::ProgramQueue>,
     /// With aging on: when each block's data was programmed, and the retry draws so far.
     aging: Option<aging::AgingState>,
+    controller: ControllerState,
 }
 
 /// One die's timeline.
@@ -114,7 +121,9 @@ pub struct Nand {
     channel_div: Divisor,
     channel_rate: Rate,
     host_rate: Rate,
+    /// A program unit's channel time: its bytes and the operation's command cycles.
     unit_xfer: Duration,
+    controller: Controller,
     dies: Vec<Die>,
     channels: Vec<Calendar>,
     host_in: Calendar,
@@ -161,7 +170,9 @@ impl Nand {
             channel_div: Divisor::new(geometry.channels as u64),
             channel_rate: Rate::new(timing.channel_rate_mb_s),
             host_rate: Rate::new(timing.host_rate_mb_s),
-            unit_xfer: Duration::transfer(geometry.program_unit_bytes(), timing.channel_rate_mb_s),
+            unit_xfer: Duration::transfer(geometry.program_unit_bytes(), timing.channel_rate_mb_s)
+                + timing.channel_op,
+            controller: Controller::new(&ControllerSpec::default()),
             geometry: geometry.clone(),
             timing: timing.clone(),
         }
@@ -170,6 +181,7 @@ impl Nand {
     /// The NAND `spec` describes, aging included.
     pub fn from_spec(spec: &NandSpec) -> Self {
         let mut nand = Nand::new(&spec.geometry, &spec.timing);
+        nand.controller = Controller::new(&spec.controller);
         if let Some(a) = &spec.aging {
             let aging = aging::Aging::new(a, &spec.geometry, &mut nand.erase_counts);
             nand.wear = WearTable::of(&nand.erase_counts);
@@ -215,6 +227,15 @@ impl Nand {
         }
     }
 
+    /// The controller's firmware takes a command that arrived at `ready` and costs `overhead`
+    /// of firmware time; returns when its NAND work may start (see [`controller`]).
+    #[inline]
+    pub fn firmware(&mut self, ready: Instant, overhead: Duration) -> Instant {
+        // (Not in `idle`: the command's own work, booked from `done` on, or the device's
+        // busy time for a command with none, covers it.)
+        self.controller.process(ready, overhead)
+    }
+
     /// Host to device transfer of a write's data; returns when it has all arrived.
     pub fn host_in(&mut self, ready: Instant, bytes: u64) -> Instant {
         let len = self.host_rate.transfer(bytes);
@@ -250,8 +271,19 @@ impl Nand {
     /// Reads one page on `die` and moves `bytes` of it over the channel; returns when the data
     /// is in the controller.
     pub fn read_page(&mut self, ready: Instant, die: u32, bytes: u64) -> Instant {
-        let tr = self.timing.read_latency;
+        let tr = self.sense_time(bytes);
         self.read_sensed(ready, die, bytes, tr)
+    }
+
+    /// tR for a read of `bytes` of one page: a partial-page read of at most 4 KiB senses
+    /// faster where the NAND supports it.
+    #[inline]
+    fn sense_time(&self, bytes: u64) -> Duration {
+        if bytes <= SMALL_READ_BYTES {
+            self.timing.read_4k_latency
+        } else {
+            self.timing.read_latency
+        }
     }
 
     /// As [`Nand::read_page`], for page `page` of block `addr`: with aging on, the page type's
@@ -264,10 +296,11 @@ impl Nand {
         page: u32,
         bytes: u64,
     ) -> Instant {
-        let mut tr = self.timing.read_latency;
+        let mut tr = self.sense_time(bytes);
         if let Some(a) = &mut self.aging {
             let block = self.geometry.block_index(addr);
-            let (t, retries) = a.read(block, page, self.erase_counts[block], ready, tr);
+            let small = bytes <= SMALL_READ_BYTES;
+            let (t, retries) = a.read(block, page, self.erase_counts[block], ready, tr, small);
             tr = t;
             self.counters.read_retries += retries as u64;
         }
@@ -280,7 +313,7 @@ impl Nand {
         self.counters.page_reads += 1;
         let d = die as usize;
         let ch = self.channel_div.rest(die as u64) as usize;
-        let xfer = self.channel_rate.transfer(bytes);
+        let xfer = self.channel_rate.transfer(bytes) + self.timing.channel_op;
         let die_state = self.dies[d];
         if let (Some(suspend), Some(run_start)) =
             (self.timing.erase_suspend, die_state.erase_run_start)
@@ -381,8 +414,15 @@ impl Nand {
     pub fn erase_block(&mut self, ready: Instant, addr: UnitAddress) -> Instant {
         self.touch(addr.die);
         let tbers = self.timing.erase_latency.ns();
+        let d = &self.dies[addr.die as usize];
+        let mut start = ready.ns().max(d.free).max(d.cache_free);
+        let op = self.timing.channel_op;
+        if op > Duration::ZERO {
+            // The erase command's cycles on the channel, then tBERS on the die.
+            let ch = self.channel_div.rest(addr.die as u64) as usize;
+            start = (self.channels[ch].reserve(Instant::from_ns(start), op, self.horizon) + op).ns();
+        }
         let die_state = &mut self.dies[addr.die as usize];
-        let start = ready.ns().max(die_state.free).max(die_state.cache_free);
         if die_state.erase_run_start.is_none() || start != die_state.free {
             die_state.erase_run_start = Some(start);
             die_state.suspended_until = 0;
@@ -467,6 +507,7 @@ impl Nand {
             counters: self.counters,
             programs: self.programs.clone(),
             aging: self.aging.as_ref().map(|a| a.save()),
+            controller: self.controller.save(),
         }
     }
 
@@ -517,6 +558,7 @@ impl Nand {
                 ));
             }
         }
+        self.controller.restore(s.controller);
         self.dies = s.dies;
         self.channels = s.channels;
         self.host_in = s.host_in;

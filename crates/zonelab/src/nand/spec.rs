@@ -58,6 +58,10 @@ pub struct EraseSuspend {
 pub struct NandTiming {
     /// tR: array to page register.
     pub read_latency: Duration,
+    /// tR of a read that takes at most 4 KiB of a page (a partial-page read senses less of the
+    /// word line; NVMeVirt's `NAND_4KB_READ_LATENCY`). Equal to `read_latency` where a source
+    /// gives no such figure.
+    pub read_4k_latency: Duration,
     /// tPROG for one program unit.
     pub program_latency: Duration,
     /// tBERS for one block.
@@ -66,6 +70,9 @@ pub struct NandTiming {
     pub channel_rate_mb_s: u64,
     /// Host interface (PCIe) rate per direction, MB/s (10^6 B).
     pub host_rate_mb_s: u64,
+    /// Channel time each NAND operation takes beyond its data: command and address cycles,
+    /// status polls, the data-out turnaround (ONFI), ECC hand-off.
+    pub channel_op: Duration,
     pub erase_suspend: Option<EraseSuspend>,
     /// A die serves queued reads before queued programs (see `nand::priority`).
     pub read_priority: bool,
@@ -85,4 +92,6 @@ pub struct NandSpec {
     pub energy: Energy,
     /// Page types and read retries (None: NAND that never varies).
     pub aging: Option<super::AgingSpec>,
+    /// The controller's firmware: its cores and jitter.
+    pub controller: super::ControllerSpec,
 }

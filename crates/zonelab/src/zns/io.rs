@@ -32,7 +32,10 @@ impl Device {
             store.read(zi, (offset * self.lba_bytes) as usize, buf);
         }
         let start = self.foreground_start(now);
-        let done = self.read_timing(start + self.spec.overheads.read, zi, offset, nlb);
+        let done = {
+            let at = self.nand.firmware(start, self.spec.overheads.read);
+            self.read_timing(at, zi, offset, nlb)
+        };
         self.counters.host_read_bytes += nlb * self.lba_bytes;
         Ok(self.foreground_done(now, start, done, slba))
     }
@@ -111,7 +114,7 @@ impl Device {
         self.check_range(slba, nlb, None)?;
         self.counters.trims += 1;
         let start = self.foreground_start(now);
-        let done = start + self.spec.overheads.zone_mgmt;
+        let done = self.nand.firmware(start, self.spec.overheads.zone_mgmt);
         self.busy_until = self.busy_until.max(done);
         Ok(Accepted {
             done: Some(done),
@@ -174,7 +177,8 @@ impl Device {
             self.allocate(now, zi, position);
         }
         let start = self.foreground_start(now);
-        let arrived = self.nand.host_in(start + self.spec.overheads.write, bytes);
+        let at = self.nand.firmware(start, self.spec.overheads.write);
+        let arrived = self.nand.host_in(at, bytes);
         let done = if staged {
             arrived
         } else {

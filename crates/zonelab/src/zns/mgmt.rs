@@ -20,7 +20,7 @@ impl Device {
     ) -> Result<Accepted, Status> {
         let now = self.enter(now);
         let start = self.foreground_start(now);
-        let at = start + self.spec.overheads.zone_mgmt;
+        let at = self.nand.firmware(start, self.spec.overheads.zone_mgmt);
         let done = if select_all {
             let mut done = at;
             for zi in 0..self.spec.zones.zone_count {

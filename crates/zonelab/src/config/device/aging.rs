@@ -19,6 +19,10 @@ pub struct AgingConfig {
     /// tR per page type, lower first (as many as the cell type has).
     #[serde(default)]
     pub read_latency_ns: Vec<u64>,
+    /// tR per page type of a partial-page read (at most 4 KiB); absent: each type's tR scaled
+    /// by the device's `read_4k_latency_ns / read_latency_ns`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_4k_latency_ns: Vec<u64>,
     /// tPROG per page type, for devices that program page by page (pages_per_program = 1).
     #[serde(default)]
     pub program_latency_ns: Vec<u64>,
@@ -131,6 +135,22 @@ impl DeviceConfig {
             }
         };
         let read_latency = per_type("read_latency_ns", &a.read_latency_ns)?;
+        let read_4k_latency = if a.read_4k_latency_ns.is_empty() {
+            // (The device's ratio; its fields were range-checked before this.)
+            let t = &self.timing;
+            let small = t.read_4k_latency_ns.unwrap_or(t.read_latency_ns);
+            read_latency
+                .iter()
+                .map(|d| {
+                    Duration::from_ns(
+                        (d.ns() as u128 * small as u128 / t.read_latency_ns.max(1) as u128)
+                            as u64,
+                    )
+                })
+                .collect()
+        } else {
+            per_type("read_4k_latency_ns", &a.read_4k_latency_ns)?
+        };
         let program_latency = if cell.is_some() && a.program_latency_ns.is_empty() {
             vec![Duration::from_ns(self.timing.program_latency_ns); types]
         } else {
@@ -204,6 +224,7 @@ impl DeviceConfig {
         Ok(Some(AgingSpec {
             cell,
             read_latency,
+            read_4k_latency,
             program_latency,
             retry: RetryModel {
                 base: a.retry_base,

@@ -14,7 +14,7 @@ pub use ftl::{FtlConfig, VictimConfig};
 
 use super::ConfigError;
 use super::ranges::{within, within_f64};
-use crate::nand::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
+use crate::nand::{ControllerSpec, Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
 use crate::sim::DeviceSpec;
 use crate::time::Duration;
 use crate::units::Bytes;
@@ -106,6 +106,9 @@ fn zero_bytes() -> Bytes {
 pub struct TimingConfig {
     /// tR: array to page register.
     pub read_latency_ns: u64,
+    /// tR of a read of at most 4 KiB of a page (partial-page read); absent: `read_latency_ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_4k_latency_ns: Option<u64>,
     /// tPROG for one program unit (`pages_per_program` pages).
     pub program_latency_ns: u64,
     /// tBERS for one block on one die.
@@ -114,6 +117,17 @@ pub struct TimingConfig {
     pub channel_rate_mb_s: u64,
     /// Host interface (PCIe) rate per direction, MB/s (10^6 B).
     pub host_rate_mb_s: u64,
+    /// Channel time of every NAND operation beyond its data (command and address cycles,
+    /// status polls, data-out turnaround).
+    #[serde(default)]
+    pub channel_op_overhead_ns: u64,
+    /// Commands' worth of firmware work the controller holds at once: `controller_parallelism
+    /// / overhead` caps a kind of command's rate (0: no cap, the overheads are pure latencies).
+    #[serde(default)]
+    pub controller_parallelism: f64,
+    /// Mean of the exponentially distributed extra firmware time of every command (0: none).
+    #[serde(default)]
+    pub firmware_jitter_mean_ns: u64,
     /// Firmware time added to every read command.
     #[serde(default)]
     pub read_overhead_ns: u64,
@@ -177,6 +191,8 @@ pub const MAX_PAGE_BYTES: u64 = 1 << 20;
 pub const MAX_ZONES: u64 = 1 << 20;
 /// Any one NAND or firmware time (tR, tPROG, tBERS, overheads, erase suspend): one second.
 pub const MAX_LATENCY_NS: u64 = 1_000_000_000;
+/// Controller parallelism (chosen: far beyond any controller's firmware).
+pub const MAX_CONTROLLER_PARALLELISM: f64 = 1_024.0;
 /// Channel and host link rates: 1 TB/s.
 pub const MAX_RATE_MB_S: u64 = 1_000_000;
 /// Energy of one operation: one joule (totals then stay finite for any count of operations).
@@ -226,11 +242,13 @@ impl DeviceConfig {
                 };
                 let mut spec = self.validate_zns(prefix, z)?;
                 spec.nand.aging = self.aging(prefix, &spec.nand.geometry, seed)?;
+                spec.nand.controller.seed = seed;
                 Ok(DeviceSpec::Zns(spec))
             }
             DeviceKind::Conventional => {
                 let mut spec = self.validate_conventional(prefix)?;
                 spec.nand.aging = self.aging(prefix, &spec.nand.geometry, seed)?;
+                spec.nand.controller.seed = seed;
                 Ok(DeviceSpec::Conventional(spec))
             }
         }
@@ -338,6 +356,9 @@ impl DeviceConfig {
         let suspend = t.erase_suspend.as_ref();
         for (name, v) in [
             ("timing.read_latency_ns", Some(t.read_latency_ns)),
+            ("timing.read_4k_latency_ns", t.read_4k_latency_ns),
+            ("timing.channel_op_overhead_ns", Some(t.channel_op_overhead_ns)),
+            ("timing.firmware_jitter_mean_ns", Some(t.firmware_jitter_mean_ns)),
             ("timing.program_latency_ns", Some(t.program_latency_ns)),
             ("timing.erase_latency_ns", Some(t.erase_latency_ns)),
             ("timing.read_overhead_ns", Some(t.read_overhead_ns)),
@@ -365,6 +386,23 @@ impl DeviceConfig {
         ] {
             within(&f(name), v, 1, MAX_RATE_MB_S)?;
         }
+        if let Some(small) = t.read_4k_latency_ns
+            && small > t.read_latency_ns
+        {
+            return Err(ConfigError::field(
+                f("timing.read_4k_latency_ns"),
+                format!(
+                    "{small} is above read_latency_ns {}: a partial-page read senses no longer than a full one",
+                    t.read_latency_ns
+                ),
+            ));
+        }
+        within_f64(
+            &f("timing.controller_parallelism"),
+            t.controller_parallelism,
+            0.0,
+            MAX_CONTROLLER_PARALLELISM,
+        )?;
         if t.read_latency_ns == 0 && t.program_latency_ns == 0 {
             return Err(ConfigError::field(
                 f("timing"),
@@ -429,6 +467,10 @@ impl DeviceConfig {
             },
             timing: NandTiming {
                 read_latency: Duration::from_ns(t.read_latency_ns),
+                read_4k_latency: Duration::from_ns(
+                    t.read_4k_latency_ns.unwrap_or(t.read_latency_ns),
+                ),
+                channel_op: Duration::from_ns(t.channel_op_overhead_ns),
                 program_latency: Duration::from_ns(t.program_latency_ns),
                 erase_latency: Duration::from_ns(t.erase_latency_ns),
                 channel_rate_mb_s: t.channel_rate_mb_s,
@@ -442,6 +484,11 @@ impl DeviceConfig {
                 erase_nj_per_block,
             },
             aging: None,
+            controller: ControllerSpec {
+                parallelism: t.controller_parallelism,
+                jitter_mean: Duration::from_ns(t.firmware_jitter_mean_ns),
+                seed: 0,
+            },
         })
     }
 }
