@@ -6,6 +6,7 @@ mod manager;
 mod reproduce;
 #[cfg(feature = "ublk")]
 mod ublk;
+mod validate;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -105,6 +106,13 @@ enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Check the device presets against published measurements of real drives (each row:
+    /// source, microbenchmark, ZoneLab's value, error, tolerance). Exit status 1 if any row is
+    /// outside its tolerance.
+    ValidateDevice(validate::ValidateArgs),
+    /// Fit a preset's timing fields to measurements: the published rows of validate-device
+    /// (`--rows PRESET`), or fio results of a real drive.
+    Calibrate(validate::CalibrateArgs),
     /// Measure simulated requests per wall-clock second and peak memory.
     Bench {
         /// 20x shorter runs, for a quick look (the same as `--scale 1`).
@@ -270,6 +278,8 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
         Command::ValidateKv { reference, json } => {
             validate_kv(reference.as_deref(), json.as_deref())
         }
+        Command::ValidateDevice(args) => validate::validate(args),
+        Command::Calibrate(args) => validate::calibrate(args),
         Command::Bench { quick, scale, case } => {
             let scale = scale.unwrap_or(if quick { 1 } else { bench::FULL_SCALE });
             match case {

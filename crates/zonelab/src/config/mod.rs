@@ -284,16 +284,38 @@ impl ExperimentConfig {
     /// Parses an experiment file, applies `--set` overrides, and merges the named preset under the
     /// file's `[device]` table.
     pub fn parse(text: &str, overrides: &[String]) -> Result<Self, ConfigError> {
+        Self::parse_on(text, overrides, None)
+    }
+
+    /// As [`Self::parse`], with `device` (a device table, such as a calibrated preset's) in
+    /// place of the preset the text names: the text's `[device]` tables override its fields.
+    pub fn parse_on_device(text: &str, device: &toml::Table) -> Result<Self, ConfigError> {
+        Self::parse_on(text, &[], Some(device))
+    }
+
+    fn parse_on(
+        text: &str,
+        overrides: &[String],
+        base: Option<&toml::Table>,
+    ) -> Result<Self, ConfigError> {
         let mut table: toml::Table =
             toml::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
         for o in overrides {
             apply_override(&mut table, o)?;
         }
-        if let Some(preset) = table.get("preset") {
-            let name = preset
-                .as_str()
-                .ok_or_else(|| ConfigError::field("preset", "must be a preset name (a string)"))?;
-            let mut device = presets::table(name)?;
+        let preset = match table.get("preset") {
+            Some(p) => Some(
+                p.as_str()
+                    .ok_or_else(|| ConfigError::field("preset", "must be a preset name (a string)"))?,
+            ),
+            None => None,
+        };
+        let base = match (base, preset) {
+            (Some(b), _) => Some(b.clone()),
+            (None, Some(name)) => Some(presets::table(name)?),
+            (None, None) => None,
+        };
+        if let Some(mut device) = base {
             if let Some(over) = table.remove("device") {
                 let over = match over {
                     toml::Value::Table(t) => t,

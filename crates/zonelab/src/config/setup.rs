@@ -117,6 +117,14 @@ pub struct PreconditionConfig {
     /// Rounds at most (default 100).
     #[serde(default = "hundred")]
     pub max_rounds: u32,
+    /// Overwrite as `streams` sequential writers instead of at random: each writes a random
+    /// range of this size of its share of the filled space, trimmed first, then the next (a
+    /// block SSD used as a ZNS SSD is: Bjorling et al., ATC 2021, section 5.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim_ranges: Option<Bytes>,
+    /// Writers of `trim_ranges` (default 4, as that section's).
+    #[serde(default = "four")]
+    pub streams: u32,
 }
 
 /// Preconditioning rounds at most (`max_rounds`, and the steady-state `window`).
@@ -142,6 +150,9 @@ fn five_percent() -> f64 {
 }
 fn hundred() -> u32 {
     100
+}
+fn four() -> u32 {
+    4
 }
 
 impl PreconditionConfig {
@@ -195,9 +206,32 @@ impl PreconditionConfig {
         ] {
             super::ranges::within_f64(&f(name), v, 0.0, MAX_TOLERANCE)?;
         }
+        let ranges = match self.trim_ranges {
+            None => None,
+            Some(r) => {
+                if !(1..=1024).contains(&self.streams) {
+                    return Err(ConfigError::field(
+                        f("streams"),
+                        format!("{} must be between 1 and 1024", self.streams),
+                    ));
+                }
+                let per_stream = fill_units / self.streams as u64 * unit;
+                if r.0 == 0 || !r.0.is_multiple_of(bs) || r.0 > per_stream {
+                    return Err(ConfigError::field(
+                        f("trim_ranges"),
+                        format!(
+                            "{} must be a positive multiple of bs ({bs}), at most each stream's share of the filled space ({per_stream} bytes)",
+                            r.0
+                        ),
+                    ));
+                }
+                Some((r.0 / unit, self.streams))
+            }
+        };
         Ok(PreconditionPlan {
             fill_units,
             random_overwrite: self.random_overwrite,
+            ranges,
             block_units: bs / unit,
             round_units: ((fill_units as f64 * self.round) as u64).max(bs / unit),
             window: self.window,

@@ -80,6 +80,11 @@ pub struct JobConfig {
     /// I/O, as fio does), or "abandon" it open, as an application that quit would.
     #[serde(default)]
     pub zone_fill_action: ZoneFillAction,
+    /// Conventional devices, sequential writers: write the region as ranges of this size, each
+    /// in turn a random range of the clone's part, trimmed and then written from its start (a
+    /// block SSD used as a ZNS SSD is: Bjorling et al., ATC 2021, section 5.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim_ranges: Option<Bytes>,
 }
 
 /// Ranges of the job fields (chosen: fio's own limits where it has them, else far beyond use;
@@ -305,6 +310,7 @@ impl JobConfig {
             zone_append: self.zone_append,
             zone_fill_lbas: self.zone_fill.map(|b| b.0 / lba),
             zone_fill_action: self.zone_fill_action,
+            trim_range_lbas: None,
         })
     }
 }
@@ -339,6 +345,17 @@ impl JobConfig {
             return Err(ConfigError::field(
                 f(name),
                 "applies to zoned devices; this device is conventional (fio without zonemode)",
+            ));
+        }
+        if let Some(r) = self.trim_ranges
+            && (r.0 == 0 || !r.0.is_multiple_of(self.bs.0) || self.rw != Rw::Write)
+        {
+            return Err(ConfigError::field(
+                f("trim_ranges"),
+                format!(
+                    "{} must be a positive multiple of bs ({}), for rw = \"write\"",
+                    r.0, self.bs.0
+                ),
             ));
         }
         self.check_ranges(index)?;
@@ -394,6 +411,18 @@ impl JobConfig {
                 format!("{size} holds fewer than one bs of {bs} per writer clone"),
             ));
         }
+        if let Some(r) = self.trim_ranges
+            && size / per_clone < r.0
+        {
+            return Err(ConfigError::field(
+                f("trim_ranges"),
+                format!(
+                    "{} is more than each writer clone's part of the region ({} bytes)",
+                    r.0,
+                    size / per_clone
+                ),
+            ));
+        }
         let io_bytes = self.io_size.map(|b| b.0).unwrap_or(size);
         self.check_io_size(index, io_bytes)?;
         let name = self.name.clone().unwrap_or_else(|| format!("job{index}"));
@@ -428,6 +457,7 @@ impl JobConfig {
             zone_append: false,
             zone_fill_lbas: None,
             zone_fill_action: ZoneFillAction::default(),
+            trim_range_lbas: self.trim_ranges.map(|b| b.0 / lba),
         })
     }
 }

@@ -185,6 +185,8 @@ pub struct DeviceCounters {
     pub compacted_units: u64,
     pub trims: u64,
     pub flushes: u64,
+    /// Filler a device that pads finished zones programmed (`finish_pads_zone`).
+    pub finish_padding_bytes: u64,
 }
 
 /// Everything a device reports about itself.

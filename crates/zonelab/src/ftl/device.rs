@@ -15,6 +15,9 @@ use crate::time::Instant;
 
 /// No superblock.
 pub(super) const NONE: u32 = u32::MAX;
+/// Free superblocks the host's stream leaves: one for GC's stream to copy into, so collecting
+/// always makes progress, and the one the host opens.
+const RESERVED_FREE: usize = 2;
 
 /// Sizes derived from the spec, in mapping units ("slots" on the physical side).
 #[derive(Clone, Copy, Debug)]
@@ -71,6 +74,8 @@ pub(super) enum SbState {
     /// A frontier: the host's or GC's stream writes into it.
     Open,
     Closed,
+    /// The victim of the collection in progress.
+    Collecting,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -115,7 +120,7 @@ pub struct Ftl {
     pub(super) sbs: Vec<Superblock>,
     pub(super) free: Vec<u32>,
     pub(super) host: Frontier,
-    pub(super) gc: Frontier,
+    pub(super) gc: super::gc_stream::GcStream,
     /// Write buffer: per slot, when the program unit holding it leaves the buffer.
     pub(super) ring: Vec<Instant>,
     /// Program units the host stream has programmed so far.
@@ -129,16 +134,15 @@ pub struct Ftl {
     pub(super) busy_until: Instant,
     /// When every program booked so far is done (what a Flush waits for).
     pub(super) programs_done: Instant,
-    /// When the background collection in progress ends.
-    pub(super) background_until: Instant,
     pub(super) last_now: Instant,
     /// False while preconditioning: NAND work is counted but takes no time.
     pub(super) timed: bool,
     pub(super) erase_wait: Histogram<u64>,
     pub(super) scratch: Vec<super::Candidate>,
     /// Collection's scratch: the units to move and when each was read.
-    pub(super) moves: Vec<(u32, Instant)>,
     pub(super) precondition: Option<PreconditionReport>,
+    /// The garbage collection in progress.
+    pub(super) collection: super::gc::Collection,
 }
 
 impl Ftl {
@@ -165,7 +169,7 @@ impl Ftl {
             sbs,
             free: (0..n).rev().collect(),
             host: Frontier::EMPTY,
-            gc: Frontier::EMPTY,
+            gc: super::gc_stream::GcStream::new(geo.dies),
             ring: vec![Instant::ZERO; spec.write_buffer_units as usize],
             host_stream: 0,
             policy: spec.victim.build(),
@@ -175,13 +179,12 @@ impl Ftl {
             data: retain_data.then(|| BlockStore::new(spec.namespace_lbas() * spec.lba_size_bytes)),
             busy_until: Instant::ZERO,
             programs_done: Instant::ZERO,
-            background_until: Instant::ZERO,
             last_now: Instant::ZERO,
             timed: true,
             erase_wait: crate::metrics::latency_histogram(),
             scratch: Vec::new(),
-            moves: Vec::new(),
             precondition: None,
+            collection: super::gc::Collection::IDLE,
             nand,
             spec: spec.clone(),
         };
@@ -240,7 +243,13 @@ impl Ftl {
     }
 
     #[inline]
-    fn nand_program(&mut self, ready: Instant, die: u32, block: u32, pu_in_block: u32) -> Instant {
+    pub(super) fn nand_program(
+        &mut self,
+        ready: Instant,
+        die: u32,
+        block: u32,
+        pu_in_block: u32,
+    ) -> Instant {
         if self.timed {
             let done = self
                 .nand
@@ -268,9 +277,7 @@ impl Ftl {
     pub(super) fn in_controller(&self, slot: u32, at: Instant) -> bool {
         let sb = slot / self.geo.slots_per_sb;
         let j = slot % self.geo.slots_per_sb / self.geo.slots_per_pu;
-        if (sb == self.host.sb && j >= self.host.programmed)
-            || (sb == self.gc.sb && j >= self.gc.programmed)
-        {
+        if (sb == self.host.sb && j >= self.host.programmed) || self.staged_in_gc(slot) {
             return true;
         }
         let b = self.ring.len() as u64;
@@ -345,6 +352,7 @@ impl Ftl {
             self.close(sb, now);
             self.host = Frontier::EMPTY;
         }
+        self.pace(now);
         done
     }
 
@@ -374,45 +382,18 @@ impl Ftl {
         }
     }
 
-    /// Puts valid unit `lpn`, read into the controller at `ready`, into the GC stream.
-    pub(super) fn place_gc(&mut self, now: Instant, lpn: u32, ready: Instant) {
-        if self.gc.sb == NONE {
-            let sb = self.take_free();
-            self.open(sb, false);
-            self.gc = Frontier {
-                sb,
-                ..Frontier::EMPTY
-            };
-        }
-        let sb = self.gc.sb;
-        let slot = sb * self.geo.slots_per_sb + self.gc.next;
-        self.map.set(lpn, slot);
-        self.sbs[sb as usize].valid += 1;
-        self.gc.next += 1;
-        self.gc.ready = self.gc.ready.max(ready);
-        if self.gc.next.is_multiple_of(self.geo.slots_per_pu) {
-            let (die, in_block) = self.geo.pu(self.gc.programmed);
-            let r = self.gc.ready;
-            self.nand_program(r, die, sb, in_block);
-            self.gc.programmed += 1;
-            self.gc.ready = Instant::ZERO;
-        }
-        if self.gc.next == self.geo.slots_per_sb {
-            self.close(sb, now);
-            self.gc = Frontier::EMPTY;
-        }
-    }
-
-    /// A new host superblock: foreground GC first if free superblocks ran short.
+    /// A new host superblock. The host may not take the last free superblock (GC's stream
+    /// needs one to make progress): if pacing left fewer, collection finishes at once first.
     fn open_host(&mut self, now: Instant) {
         self.maybe_level_wear(now);
         let mut rounds = 0;
-        while self.free.len() < self.spec.gc_free_superblocks as usize {
+        while self.free.len() < RESERVED_FREE {
             assert!(
-                self.collect(now, super::gc::Trigger::Foreground),
+                self.collect_now(now, super::gc::Trigger::Foreground),
                 "garbage collection found nothing to collect with {} free superblocks",
                 self.free.len()
             );
+            self.ftl.gc_stalls += 1;
             rounds += 1;
             assert!(
                 rounds <= self.sbs.len(),
@@ -428,7 +409,7 @@ impl Ftl {
     }
 
     /// The free superblock erased least (dynamic wear levelling); ties to the lowest index.
-    fn take_free(&mut self) -> u32 {
+    pub(super) fn take_free(&mut self) -> u32 {
         let (i, _) = self
             .free
             .iter()
@@ -442,7 +423,7 @@ impl Ftl {
         sb
     }
 
-    fn open(&mut self, sb: u32, host: bool) {
+    pub(super) fn open(&mut self, sb: u32, host: bool) {
         let s = &mut self.sbs[sb as usize];
         debug_assert!(s.state == SbState::Free && s.valid == 0);
         s.state = SbState::Open;
@@ -450,7 +431,7 @@ impl Ftl {
         s.stream_base = self.host_stream;
     }
 
-    fn close(&mut self, sb: u32, now: Instant) {
+    pub(super) fn close(&mut self, sb: u32, now: Instant) {
         let s = &mut self.sbs[sb as usize];
         s.state = SbState::Closed;
         s.closed_at = now;
@@ -471,15 +452,10 @@ impl Ftl {
                     "unit {lpn} maps into free superblock {sb}"
                 );
                 let off = slot % self.geo.slots_per_sb;
-                let f = if sb == self.host.sb {
-                    Some(&self.host)
+                if sb == self.host.sb {
+                    assert!(off < self.host.next, "unit {lpn} beyond its frontier");
                 } else if sb == self.gc.sb {
-                    Some(&self.gc)
-                } else {
-                    None
-                };
-                if let Some(f) = f {
-                    assert!(off < f.next, "unit {lpn} beyond its frontier");
+                    assert!(self.gc_slot_handed_out(slot), "unit {lpn} beyond its GC die's fill");
                 }
                 valid[sb as usize] += 1;
             }
@@ -494,16 +470,29 @@ impl Ftl {
         free.sort_unstable();
         free.dedup();
         assert_eq!(free.len(), self.free.len(), "free list has duplicates");
+        let collecting: Vec<usize> = (0..self.sbs.len())
+            .filter(|&i| self.sbs[i].state == SbState::Collecting)
+            .collect();
+        match self.collection.victim {
+            NONE => assert!(collecting.is_empty(), "a victim with no collection"),
+            v => assert_eq!(collecting, [v as usize], "the collection's victim"),
+        }
         let states_free = self.sbs.iter().filter(|s| s.state == SbState::Free).count();
         assert_eq!(states_free, self.free.len(), "free list matches states");
-        for f in [&self.host, &self.gc] {
-            if f.sb != NONE {
-                assert_eq!(self.sbs[f.sb as usize].state, SbState::Open);
-                assert!(
-                    f.programmed * self.geo.slots_per_pu <= f.next
-                        && f.next < self.geo.slots_per_sb
-                );
-            }
+        let f = &self.host;
+        if f.sb != NONE {
+            assert_eq!(self.sbs[f.sb as usize].state, SbState::Open);
+            assert!(
+                f.programmed * self.geo.slots_per_pu <= f.next && f.next < self.geo.slots_per_sb
+            );
+        }
+        if self.gc.sb != NONE {
+            assert_eq!(self.sbs[self.gc.sb as usize].state, SbState::Open);
+            let upb = self.geo.pus_per_sb / self.geo.dies;
+            assert!(
+                self.gc.dies.iter().all(|d| d.units <= upb && d.slots < self.geo.slots_per_pu),
+                "GC die fills within the block"
+            );
         }
     }
 }

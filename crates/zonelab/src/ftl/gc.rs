@@ -1,18 +1,36 @@
-//! Garbage collection and wear levelling. Collecting a superblock reads each page that still
-//! holds valid units (only those units cross the channel), writes them into the GC stream, and
-//! erases the superblock's block on every die; all of it is booked on the NAND timelines at the
-//! time collection starts, so host I/O that needs those dies and channels waits behind it. The
-//! victim policy chooses; this module acts.
+//! Garbage collection and wear levelling, interleaved with host I/O. A collection empties one
+//! victim superblock a page at a time: it reads a page's valid units (only those cross the
+//! channel), writes them into the GC stream, and once the victim holds nothing valid erases its
+//! block on every die. The victim policy chooses; this module acts.
+//!
+//! Real FTLs interleave GC copies with host commands and throttle host writes to the space GC
+//! frees (MQSim's GC/WL unit issues GC transactions into the same per-chip queues as host ones;
+//! FEMU and NVMeVirt collect before the write that needs space). ZoneLab paces: while fewer than
+//! `gc_free_superblocks` are free, every mapping unit the host writes owes the victim
+//! `v / (S - v)` copies (`v` valid units of its `S` when it was chosen: the copies that free the
+//! space the host writes), and the owed pages are copied then, booked on the NAND timelines at
+//! that write's time. So GC work spreads over the host's writes in page-sized pieces: a host
+//! read waits at most for the GC read, program or erase in progress on its die, and host writes
+//! slow down as GC takes die and channel time from them (their programs queue behind the
+//! copies, the write buffer fills). Only when the host would take the last free superblock GC
+//! needs does it finish the victim at once (`gc_stalls`: pacing fell behind). In idle time,
+//! below `background_gc_free_superblocks`, the device copies one page at a time, each when the
+//! NAND has gone idle again, so a command arriving meanwhile waits for one page's work at most.
 
 use smallvec::SmallVec;
 
-use super::device::{Ftl, SbState};
+use super::device::{Ftl, NONE, SbState};
 use super::victim::Candidate;
 use crate::time::Instant;
 
+/// The most copies one host unit may owe (chosen): a victim with almost every unit valid (a
+/// wear-levelling move of cold data, or a device filled to its last spare slot) is moved at
+/// eight copies per host unit rather than all at once.
+const MAX_COPIES_PER_HOST_UNIT: f64 = 8.0;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Trigger {
-    /// A host write needs a superblock and free ones ran short.
+    /// Host writes ran free superblocks below `gc_free_superblocks`.
     Foreground,
     /// Idle time, with free superblocks below the background threshold.
     Background,
@@ -20,17 +38,83 @@ pub(super) enum Trigger {
     WearLevelling,
 }
 
+/// The collection in progress.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Collection {
+    /// The victim superblock (`NONE`: no collection).
+    pub victim: u32,
+    /// The next page of the victim to look at (pages counted program unit by program unit).
+    pub next_page: u32,
+    /// Copies owed per host unit written.
+    pub ratio: f64,
+    /// Copies owed and not yet made (may run a page ahead, below zero).
+    pub owed: f64,
+}
+
+impl Collection {
+    pub const IDLE: Collection = Collection {
+        victim: NONE,
+        next_page: 0,
+        ratio: 0.0,
+        owed: 0.0,
+    };
+
+    pub fn active(&self) -> bool {
+        self.victim != NONE
+    }
+}
+
 impl Ftl {
-    /// Collects one superblock chosen for `trigger`; false if no superblock is closed.
-    pub(super) fn collect(&mut self, now: Instant, trigger: Trigger) -> bool {
+    /// Starts collecting a victim chosen for `trigger`; false if no superblock is closed.
+    pub(super) fn start_collection(&mut self, now: Instant, trigger: Trigger) -> bool {
+        debug_assert!(!self.collection.active());
         let Some(victim) = self.choose_victim(now, trigger) else {
             return false;
         };
-        self.collect_superblock(now, victim);
+        let s = self.geo.slots_per_sb as f64;
+        let v = self.sbs[victim as usize].valid as f64;
+        self.sbs[victim as usize].state = SbState::Collecting;
+        self.collection = Collection {
+            victim,
+            next_page: 0,
+            ratio: (v / (s - v).max(1.0)).min(MAX_COPIES_PER_HOST_UNIT),
+            owed: 0.0,
+        };
         match trigger {
             Trigger::Foreground => self.ftl.foreground_collections += 1,
             Trigger::Background => self.ftl.background_collections += 1,
             Trigger::WearLevelling => self.ftl.wear_leveling_moves += 1,
+        }
+        true
+    }
+
+    /// After a host unit is placed: start collecting below the threshold, and make the copies
+    /// the unit owes.
+    #[inline]
+    pub(super) fn pace(&mut self, now: Instant) {
+        if !self.collection.active() {
+            if self.free.len() >= self.spec.gc_free_superblocks as usize
+                || !self.start_collection(now, Trigger::Foreground)
+            {
+                return;
+            }
+        }
+        let c = &mut self.collection;
+        c.owed += c.ratio;
+        while self.collection.active() && self.collection.owed > 0.0 {
+            let copied = self.copy_next_page(now);
+            self.collection.owed -= copied as f64;
+        }
+    }
+
+    /// Finishes the collection in progress at once (or one started now); false if there is
+    /// nothing to collect.
+    pub(super) fn collect_now(&mut self, now: Instant, trigger: Trigger) -> bool {
+        if !self.collection.active() && !self.start_collection(now, trigger) {
+            return false;
+        }
+        while self.collection.active() {
+            self.copy_next_page(now);
         }
         true
     }
@@ -66,47 +150,41 @@ impl Ftl {
         victim
     }
 
-    /// Moves the valid units of `victim` into the GC stream and erases it. Every read is booked
-    /// first, then the programs, then the erases: a die serves its operations in the order they
-    /// are booked, so a program waiting for a read on another die would otherwise hold up the
-    /// reads queued behind it on its own die.
-    fn collect_superblock(&mut self, now: Instant, victim: u32) {
+    /// Copies the valid units of the victim's next page that holds any into the GC stream;
+    /// erases the victim once no page is left. Returns the units copied.
+    fn copy_next_page(&mut self, now: Instant) -> u32 {
         let g = self.geo;
-        debug_assert_eq!(self.sbs[victim as usize].state, SbState::Closed);
+        let victim = self.collection.victim;
         let base = victim * g.slots_per_sb;
-        let mut moves = std::mem::take(&mut self.moves);
-        moves.clear();
+        let pages = g.pus_per_sb * g.pages_per_pu;
         let mut valid: SmallVec<[u32; 16]> = SmallVec::new();
-        // How far ahead to load forward-map entries (chosen: enough misses in flight to cover
-        // memory latency).
-        const AHEAD: u32 = 32;
-        if self.sbs[victim as usize].valid > 0 {
-            for j in 0..g.pus_per_sb {
-                for p in 0..g.pages_per_pu {
-                    let first = base + j * g.slots_per_pu + p * g.slots_per_page;
-                    valid.clear();
-                    valid.extend(
-                        (first..first + g.slots_per_page).filter_map(|s| self.map.owner(s)),
-                    );
-                    if valid.is_empty() {
-                        continue;
-                    }
-                    let (die, page) = g.page_of(first - base);
-                    let bytes = valid.len() as u64 * g.unit_bytes;
-                    let read = self.nand_read(now, die, victim, page, bytes);
-                    moves.extend(valid.iter().map(|&lpn| (lpn, read)));
-                }
+        while self.collection.next_page < pages && self.sbs[victim as usize].valid > 0 {
+            let p = self.collection.next_page;
+            self.collection.next_page += 1;
+            let (j, page_in_pu) = (p / g.pages_per_pu, p % g.pages_per_pu);
+            let first = base + j * g.slots_per_pu + page_in_pu * g.slots_per_page;
+            valid.extend((first..first + g.slots_per_page).filter_map(|s| self.map.owner(s)));
+            if valid.is_empty() {
+                continue;
             }
-        }
-        for (i, &(lpn, read)) in moves.iter().enumerate() {
-            if let Some(&(ahead, _)) = moves.get(i + AHEAD as usize) {
-                self.map.prefetch(ahead);
+            let (die, page) = g.page_of(first - base);
+            let bytes = valid.len() as u64 * g.unit_bytes;
+            let read = self.nand_read(now, die, victim, page, bytes);
+            for &lpn in &valid {
+                self.sbs[victim as usize].valid -= 1;
+                self.place_gc(now, lpn, read, die);
             }
-            self.sbs[victim as usize].valid -= 1;
-            self.place_gc(now, lpn, read);
+            self.ftl.gc_copied_units += valid.len() as u64;
+            return valid.len() as u32;
         }
-        let copied = moves.len() as u64;
-        self.moves = moves;
+        self.erase_victim(now);
+        0
+    }
+
+    /// The victim holds nothing valid: its block on every die is erased and it is free.
+    fn erase_victim(&mut self, now: Instant) {
+        let g = self.geo;
+        let victim = self.collection.victim;
         assert_eq!(
             self.sbs[victim as usize].valid, 0,
             "superblock {victim}: valid units left behind by collection"
@@ -114,24 +192,25 @@ impl Ftl {
         for die in 0..g.dies {
             self.nand_erase(now, die, victim);
         }
-        self.map.erase(base, g.slots_per_sb);
+        self.map.erase(victim * g.slots_per_sb, g.slots_per_sb);
         let s = &mut self.sbs[victim as usize];
         s.state = SbState::Free;
         s.erases += 1;
         s.host = false;
         self.free.push(victim);
-        self.ftl.gc_copied_units += copied;
         self.ftl.gc_erased_superblocks += 1;
+        self.collection = Collection::IDLE;
         if self.timed {
             self.series.free(now, self.free.len() as u32);
         }
     }
 
     /// Static wear levelling: with a threshold set, when the most-erased superblock is that many
-    /// erases ahead of the least-erased closed one, the latter's (cold) data moves now.
+    /// erases ahead of the least-erased closed one, the latter's (cold) data moves next, paced
+    /// like a collection.
     pub(super) fn maybe_level_wear(&mut self, now: Instant) {
         let threshold = self.spec.wear_leveling_threshold;
-        if threshold == 0 || self.free.is_empty() {
+        if threshold == 0 || self.free.is_empty() || self.collection.active() {
             return;
         }
         let most = self.sbs.iter().map(|s| s.erases).max().unwrap_or(0);
@@ -142,20 +221,20 @@ impl Ftl {
             .map(|s| s.erases)
             .min();
         if least.is_some_and(|l| most - l >= threshold) {
-            self.collect(now, Trigger::WearLevelling);
+            self.start_collection(now, Trigger::WearLevelling);
         }
     }
 
-    /// Idle-time work at `now`: one collection when free superblocks are below the background
-    /// threshold and the device has nothing else to do. Returns when to look again.
+    /// Idle-time work at `now`: below the background threshold, with the device idle, one page
+    /// of the collection in progress (or of one started now). Returns when to look again.
     pub(super) fn background(&mut self, now: Instant) -> Option<Instant> {
-        if !self.timed || self.free.len() >= self.spec.background_gc_free_superblocks as usize {
+        if !self.timed
+            || (!self.collection.active()
+                && self.free.len() >= self.spec.background_gc_free_superblocks as usize)
+        {
             return None;
         }
         let now = self.enter(now);
-        if self.background_until > now {
-            return Some(self.background_until);
-        }
         if self.busy_until > now {
             // Foreground work in flight: look again when it is done (cheap, every event).
             return Some(self.busy_until);
@@ -164,13 +243,12 @@ impl Ftl {
         if idle > now {
             return Some(idle);
         }
-        if self.free.is_empty() {
+        if !self.collection.active() && !self.start_collection(now, Trigger::Background) {
             return None;
         }
         let (copied, erased) = (self.ftl.gc_copied_units, self.ftl.gc_erased_superblocks);
-        if !self.collect(now, Trigger::Background) {
-            return None;
-        }
+        // One page with valid units, or the erase once none is left.
+        self.copy_next_page(now);
         self.series.add(
             now,
             [
@@ -179,7 +257,6 @@ impl Ftl {
                 self.ftl.gc_erased_superblocks - erased,
             ],
         );
-        self.background_until = self.nand.idle_at().max(now);
-        Some(self.background_until)
+        Some(self.nand.idle_at().max(now))
     }
 }

@@ -183,13 +183,7 @@ impl Ftl {
         let lpu = self.geo.lbas_per_unit;
         let first = slba.div_ceil(lpu);
         let last = (slba + nlb) / lpu;
-        for lpn in first..last {
-            let lpn = lpn as u32;
-            if let Some(old) = self.map.get(lpn) {
-                self.invalidate(old);
-                self.map.clear(lpn);
-            }
-        }
+        self.deallocate(first, last);
         if first < last
             && let Some(store) = &mut self.data
         {
@@ -198,6 +192,17 @@ impl Ftl {
         }
         let done = self.nand.firmware(now, self.spec.overheads.write);
         Ok(self.done(now, done, slba))
+    }
+
+    /// Mapping units `first..last` hold no data any more.
+    pub(super) fn deallocate(&mut self, first: u64, last: u64) {
+        for lpn in first..last {
+            let lpn = lpn as u32;
+            if let Some(old) = self.map.get(lpn) {
+                self.invalidate(old);
+                self.map.clear(lpn);
+            }
+        }
     }
 
     /// Flush: completes once every program booked so far has ended. Staged partial units stay

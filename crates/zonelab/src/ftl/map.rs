@@ -85,16 +85,6 @@ impl Map {
         by_bit == by_table
     }
 
-    /// Asks the CPU to start loading the forward entry of `lpn` (garbage collection checks and
-    /// moves thousands of units whose entries are scattered over the table: loading them ahead
-    /// overlaps the cache misses). No effect on results.
-    #[inline]
-    pub fn prefetch(&self, lpn: u32) {
-        if let Some(entry) = self.l2p.get(lpn as usize) {
-            crate::prefetch::prefetch(entry);
-        }
-    }
-
     pub fn logical_units(&self) -> u64 {
         self.l2p.len() as u64
     }

@@ -33,6 +33,7 @@
 
 mod device;
 mod gc;
+mod gc_stream;
 mod io;
 mod map;
 mod precondition;

@@ -32,6 +32,8 @@ pub struct PreconditionPlan {
     pub random_overwrite: bool,
     /// Units per random write (its `bs`).
     pub block_units: u64,
+    /// Overwrite as (range units, streams) sequential range writers instead of at random.
+    pub ranges: Option<(u64, u32)>,
     /// Units written per round.
     pub round_units: u64,
     pub window: u32,
@@ -52,12 +54,50 @@ pub struct PreconditionReport {
     pub steady_state: bool,
 }
 
-/// The SNIA PTS steady-state test on the last `window` values.
+/// The overwrite pattern: random writes, or sequential writers of trimmed ranges.
+struct Overwriter {
+    rng: Pcg64Mcg,
+    /// Per stream: next unit to write and units left in its range.
+    streams: Vec<(u64, u64)>,
+    next_stream: usize,
+}
+
+impl Overwriter {
+    /// The next write's first unit; for a range writer starting a range, the range to trim
+    /// first.
+    fn next(&mut self, plan: &PreconditionPlan) -> (u64, Option<(u64, u64)>) {
+        let blocks = plan.fill_units / plan.block_units.max(1);
+        let Some((range, n)) = plan.ranges else {
+            return (self.rng.random_range(0..blocks) * plan.block_units, None);
+        };
+        let s = self.next_stream;
+        self.next_stream = (s + 1) % n as usize;
+        let share = plan.fill_units / n as u64;
+        let mut trim = None;
+        if self.streams[s].1 == 0 {
+            let first = s as u64 * share + self.rng.random_range(0..share / range) * range;
+            self.streams[s] = (first, range);
+            trim = Some((first, range));
+        }
+        let (at, left) = self.streams[s];
+        self.streams[s] = (at + plan.block_units, left.saturating_sub(plan.block_units));
+        (at, trim)
+    }
+}
+
+/// The SNIA PTS steady-state test on the last `window` round WAFs, once garbage collection
+/// has started: every round of the window copied something (WAF above 1), the range is within
+/// `tolerance` of the mean, and WAF has stopped rising (the fitted line's rise over the window
+/// within `slope_tolerance` of the mean; a falling WAF passes the range test or fails it). A
+/// device whose WAF is still 1 has not met the garbage collection it will meet: not steady.
 pub fn is_steady(values: &[f64], window: usize, tolerance: f64, slope_tolerance: f64) -> bool {
     if window < 2 || values.len() < window {
         return false;
     }
     let y = &values[values.len() - window..];
+    if y.iter().any(|&w| w <= 1.0) {
+        return false;
+    }
     let n = window as f64;
     let mean = y.iter().sum::<f64>() / n;
     let (min, max) = y
@@ -72,8 +112,8 @@ pub fn is_steady(values: &[f64], window: usize, tolerance: f64, slope_tolerance:
         sxy += dx * (v - mean);
         sxx += dx * dx;
     }
-    let excursion = (sxy / sxx).abs() * (n - 1.0);
-    max - min <= tolerance * mean && excursion <= slope_tolerance * mean
+    let rise = (sxy / sxx).max(0.0) * (n - 1.0);
+    max - min <= tolerance * mean && rise <= slope_tolerance * mean
 }
 
 impl Ftl {
@@ -97,13 +137,20 @@ impl Ftl {
         };
         let blocks = plan.fill_units / plan.block_units.max(1);
         if plan.random_overwrite && blocks > 0 {
-            let mut rng = Pcg64Mcg::seed_from_u64(mix_seed(plan.seed, 0x5052_4543_4f4e)); // "PRECON"
+            let mut writer = Overwriter {
+                rng: Pcg64Mcg::seed_from_u64(mix_seed(plan.seed, 0x5052_4543_4f4e)), // "PRECON"
+                streams: vec![(0, 0); plan.ranges.map_or(0, |(_, n)| n as usize)],
+                next_stream: 0,
+            };
             let per_round = plan.round_units.div_ceil(plan.block_units).max(1);
             while report.rounds < plan.max_rounds {
                 let (placed, copied) = (self.ftl.host_units_placed, self.ftl.gc_copied_units);
                 let host = self.ftl.host_units;
                 for _ in 0..per_round {
-                    let first = rng.random_range(0..blocks) * plan.block_units;
+                    let (first, trim) = writer.next(plan);
+                    if let Some((from, units)) = trim {
+                        self.deallocate(from, from + units);
+                    }
                     for lpn in first..first + plan.block_units {
                         self.place_host(t0, lpn as u32, t0);
                     }
@@ -145,5 +192,10 @@ mod tests {
         assert!(!is_steady(&flat[..4], 5, 0.05, 0.05), "too few rounds");
         // SNIA's looser limits accept a modest climb.
         assert!(is_steady(&[2.8, 2.85, 2.9, 2.92, 2.95], 5, 0.2, 0.1));
+        // Before garbage collection starts, WAF is flat at 1: not steady.
+        assert!(!is_steady(&[1.0; 8], 5, 0.05, 0.05));
+        assert!(!is_steady(&[1.0, 1.0, 1.0, 1.2, 1.3], 5, 0.5, 0.5));
+        // A WAF settling down from a peak is steady once the window is flat enough.
+        assert!(is_steady(&[3.1, 3.05, 3.0, 3.0, 2.98], 5, 0.05, 0.05));
     }
 }

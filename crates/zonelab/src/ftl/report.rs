@@ -22,6 +22,8 @@ pub(super) struct FtlCounters {
     pub wear_leveling_moves: u64,
     /// Reads of old data for writes that covered part of a mapping unit.
     pub rmw_reads: u64,
+    /// Host superblocks opened only after a collection finished at once (pacing fell behind).
+    pub gc_stalls: u64,
 }
 
 /// Per interval: host units placed, units copied by GC, superblocks erased; and the free
@@ -102,6 +104,8 @@ pub struct FtlReport {
     pub background_collections: u64,
     pub wear_leveling_moves: u64,
     pub rmw_reads: u64,
+    /// Host superblocks opened only after a collection finished at once (pacing fell behind).
+    pub gc_stalls: u64,
     /// FTL write amplification: (units the host stream placed + units GC copied) / host units.
     pub waf: Option<f64>,
     pub free_superblocks: u32,
@@ -170,6 +174,7 @@ impl Ftl {
             background_collections: c.background_collections,
             wear_leveling_moves: c.wear_leveling_moves,
             rmw_reads: c.rmw_reads,
+            gc_stalls: c.gc_stalls,
             waf: (c.host_units > 0)
                 .then(|| (c.host_units_placed + c.gc_copied_units) as f64 / c.host_units as f64),
             free_superblocks: self.free.len() as u32,

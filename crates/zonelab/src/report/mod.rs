@@ -128,6 +128,9 @@ pub struct DeviceSummary {
     pub compacted_units: u64,
     pub trims: u64,
     pub flushes: u64,
+    /// Filler programmed into finished zones (`finish_pads_zone`); absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub finish_padding_bytes: u64,
     /// NAND bytes programmed / host bytes written (padding of finished zones raises it above 1).
     pub waf: Option<f64>,
 }
@@ -155,6 +158,7 @@ impl DeviceSummary {
             compacted_units: c.compacted_units,
             trims: c.trims,
             flushes: c.flushes,
+            finish_padding_bytes: c.finish_padding_bytes,
             waf: (c.host_write_bytes > 0).then(|| programmed as f64 / c.host_write_bytes as f64),
         }
     }

@@ -23,6 +23,10 @@ pub struct BlockGen {
     next_block: u64,
     read_percent: u32,
     random: bool,
+    /// With `trim_ranges`: blocks per range, and blocks left in the range being written
+    /// (0: choose and trim the next).
+    range_blocks: u64,
+    range_left: u64,
 }
 
 impl BlockGen {
@@ -53,11 +57,16 @@ impl BlockGen {
             next_block: 0,
             read_percent: spec.read_percent,
             random: spec.rw.random(),
+            range_blocks: spec.trim_range_lbas.map_or(0, |r| r / bs),
+            range_left: 0,
         }
     }
 
     /// The next command.
     pub fn next_request(&mut self) -> Next {
+        if self.range_blocks > 0 {
+            return self.next_in_ranges();
+        }
         let read = match self.read_percent {
             100 => true,
             0 => false,
@@ -72,6 +81,26 @@ impl BlockGen {
         };
         let op = if read { Op::Read } else { Op::Write };
         Next::Issue(Request::new(op, self.first + block * self.bs, self.bs))
+    }
+
+    /// A sequential writer over ranges: a random range of the clone's part is trimmed, then
+    /// written from its start; then the next.
+    fn next_in_ranges(&mut self) -> Next {
+        let r = self.range_blocks;
+        if self.range_left == 0 {
+            let range = self.rng.random_range(0..self.blocks / r);
+            self.next_block = range * r;
+            self.range_left = r;
+            return Next::Issue(Request::new(
+                Op::Trim,
+                self.first + self.next_block * self.bs,
+                r * self.bs,
+            ));
+        }
+        let b = self.next_block;
+        self.next_block += 1;
+        self.range_left -= 1;
+        Next::Issue(Request::new(Op::Write, self.first + b * self.bs, self.bs))
     }
 }
 
@@ -109,6 +138,7 @@ mod tests {
             zone_append: false,
             zone_fill_lbas: None,
             zone_fill_action: ZoneFillAction::Reset,
+            trim_range_lbas: None,
         }
     }
 
@@ -127,6 +157,38 @@ mod tests {
         let mut b = BlockGen::new(&spec(Rw::Write, 2), 1, 1, 1);
         assert_eq!(lbas(&mut a, 6), [100, 104, 108, 112, 116, 100]);
         assert_eq!(lbas(&mut b, 6), [120, 124, 128, 132, 136, 120]);
+    }
+
+    #[test]
+    fn range_writers_trim_a_random_range_then_write_it_in_order() {
+        let mut s = spec(Rw::Write, 1);
+        s.trim_range_lbas = Some(12);
+        let mut g = BlockGen::new(&s, 0, 3, 0);
+        let mut ranges = std::collections::BTreeSet::new();
+        for _ in 0..20 {
+            let trim = match g.next_request() {
+                Next::Issue(r) => r,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!((trim.op, trim.nlb), (Op::Trim, 12));
+            assert!((trim.slba - 100).is_multiple_of(12) && trim.slba + 12 <= 140);
+            ranges.insert(trim.slba);
+            let writes: Vec<_> = (0..3)
+                .map(|_| match g.next_request() {
+                    Next::Issue(r) => (r.op, r.slba),
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            assert_eq!(
+                writes,
+                [
+                    (Op::Write, trim.slba),
+                    (Op::Write, trim.slba + 4),
+                    (Op::Write, trim.slba + 8)
+                ]
+            );
+        }
+        assert_eq!(ranges.len(), 3, "the three whole ranges, in random order");
     }
 
     #[test]

@@ -40,8 +40,8 @@ pub struct JobGen {
     /// The device occupancy epoch at which a search for a zone to open found none; no zone can
     /// become writable again before the next reset, which changes the epoch.
     no_spare_zone_at: Option<u64>,
-    /// A zone to reset once in-flight I/O drains.
-    pending_reset: Option<u32>,
+    /// A zone to reset (or finish, leaving it at `zone_fill`) once in-flight I/O drains.
+    pending: Option<(u32, ZoneAction)>,
     /// LBAs written in the region (fio's wp_sectors_with_data).
     region_data_lbas: u64,
     region_lbas: u64,
@@ -100,7 +100,7 @@ impl JobGen {
             zone_lbas: Divisor::new(zone_lbas),
             cap_lbas,
             no_spare_zone_at: None,
-            pending_reset: None,
+            pending: None,
             region_data_lbas: 0,
             region_lbas: (end - first) as u64 * cap_lbas,
             reset_countdown: 0,
@@ -151,21 +151,20 @@ impl JobGen {
 
     /// The next command, given the device as it is now and the job's in-flight count.
     pub fn next(&mut self, device: &dyn DeviceModel, inflight: u32) -> Next {
-        if self.pending_reset.is_none() {
+        if self.pending.is_none() {
             let next = self.choose(device);
-            if self.pending_reset.is_none() {
+            if self.pending.is_none() {
                 return next;
             }
         }
         if inflight > 0 {
             return Next::Drain;
         }
-        let zone = self.pending_reset.take().expect("a reset is pending");
-        self.region_data_lbas -= device.written_lbas(self.spec.nsid, zone);
-        Next::Issue(Request::zone(
-            ZoneAction::Reset,
-            zone as u64 * self.zone_lbas.get(),
-        ))
+        let (zone, action) = self.pending.take().expect("a zone action is pending");
+        if action == ZoneAction::Reset {
+            self.region_data_lbas -= device.written_lbas(self.spec.nsid, zone);
+        }
+        Next::Issue(Request::zone(action, zone as u64 * self.zone_lbas.get()))
     }
 
     fn choose(&mut self, device: &dyn DeviceModel) -> Next {
@@ -221,9 +220,11 @@ impl JobGen {
         {
             // Used as far as the job uses zones: leave it (reset or abandoned) and move on.
             self.advance_seq_zone();
-            if self.spec.zone_fill_action == ZoneFillAction::Reset {
-                self.pending_reset = Some(zone);
-            }
+            self.pending = match self.spec.zone_fill_action {
+                ZoneFillAction::Reset => Some((zone, ZoneAction::Reset)),
+                ZoneFillAction::Finish => Some((zone, ZoneAction::Finish)),
+                ZoneFillAction::Abandon => None,
+            };
             return;
         }
         if !writable {
@@ -297,7 +298,8 @@ impl JobGen {
             let zone = self.seq_zone;
             if let Some(fill) = self.spec.zone_fill_lbas
                 && device.written_lbas(self.spec.nsid, zone) >= fill
-                && device.zone(self.spec.nsid, zone).state != ZoneState::Full
+                && (device.zone(self.spec.nsid, zone).state != ZoneState::Full
+                    || self.spec.zone_fill_action == ZoneFillAction::Finish)
             {
                 // A zone left at its fill on an earlier pass: reset it, then write it again.
                 return self.reset_first(zone);
@@ -391,7 +393,7 @@ impl JobGen {
     }
 
     fn reset_first(&mut self, zone: u32) -> Next {
-        self.pending_reset = Some(zone);
+        self.pending = Some((zone, ZoneAction::Reset));
         Next::Drain
     }
 }

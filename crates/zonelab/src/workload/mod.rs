@@ -150,6 +150,9 @@ pub enum ZoneFillAction {
     #[default]
     Reset,
     Abandon,
+    /// Finish it (as ZenFS and F2FS finish a zone they are done with), and reset it before
+    /// writing it again.
+    Finish,
 }
 
 /// A fio-like job resolved against the device: LBAs and zones instead of human units.
@@ -185,6 +188,8 @@ pub struct JobSpec {
     pub zone_append: bool,
     pub zone_fill_lbas: Option<u64>,
     pub zone_fill_action: ZoneFillAction,
+    /// Conventional sequential writers: ranges written in random order, each trimmed first.
+    pub trim_range_lbas: Option<u64>,
 }
 
 /// One command a job wants to issue (zone management names the zone by its start LBA).

@@ -5,7 +5,7 @@
 
 use super::device::Device;
 use crate::device::{Accepted, Status, ZoneState};
-use crate::time::Instant;
+use crate::time::{Duration, Instant};
 
 impl Device {
     /// Read `nlb` LBAs from `slba`. With data retention, `buf` (exactly `nlb` LBAs) receives the
@@ -61,7 +61,7 @@ impl Device {
         if offset + nlb > self.cap_lbas {
             return Err(Status::ZoneBoundaryError);
         }
-        self.write_at_wp(now, zi, nlb, data, slba)
+        self.write_at_wp(now, zi, nlb, data, slba, self.spec.overheads.write)
     }
 
     /// Zone Append to the zone starting at `zslba`; [`Accepted::lba`] is the LBA written.
@@ -88,7 +88,7 @@ impl Device {
         if wp + nlb > self.cap_lbas {
             return Err(Status::ZoneBoundaryError);
         }
-        self.write_at_wp(now, zi, nlb, data, zslba + wp)
+        self.write_at_wp(now, zi, nlb, data, zslba + wp, self.spec.overheads.append)
     }
 
     /// Flush: completes once every program booked so far has finished. Staged partial units stay
@@ -157,6 +157,7 @@ impl Device {
         nlb: u64,
         data: Option<&[u8]>,
         lba: u64,
+        overhead: Duration,
     ) -> Result<Accepted, Status> {
         // An open zone (implicitly or explicitly) stays as it is.
         if !self.zones[zi as usize].state.is_open() {
@@ -177,7 +178,7 @@ impl Device {
             self.allocate(now, zi, position);
         }
         let start = self.foreground_start(now);
-        let at = self.nand.firmware(start, self.spec.overheads.write);
+        let at = self.nand.firmware(start, overhead);
         let arrived = self.nand.host_in(at, bytes);
         let done = if staged {
             arrived

@@ -20,7 +20,11 @@ impl Device {
     ) -> Result<Accepted, Status> {
         let now = self.enter(now);
         let start = self.foreground_start(now);
-        let at = self.nand.firmware(start, self.spec.overheads.zone_mgmt);
+        let overhead = match action {
+            ZoneAction::Reset => self.spec.overheads.reset,
+            _ => self.spec.overheads.zone_mgmt,
+        };
+        let at = self.nand.firmware(start, overhead);
         let done = if select_all {
             let mut done = at;
             for zi in 0..self.spec.zones.zone_count {
@@ -128,9 +132,22 @@ impl Device {
         }
     }
 
-    /// Finish: the staged partial unit is programmed (padded) and the zone becomes Full.
+    /// Finish: the staged partial unit is programmed (padded) and the zone becomes Full. A
+    /// device that pads finished zones (`finish_pads_zone`, as the ZN540 does) first programs
+    /// the rest of the zone's space with filler, so the finish takes as long as writing it.
     fn finish(&mut self, now: Instant, zi: u32) -> Instant {
-        let done = self.flush_and_close(now, zi, false);
+        let mut done = now;
+        if self.spec.finish_pads_zone
+            && let Some(p) = self.zones[zi as usize].pieces.last()
+        {
+            let stored = p.programmed_units * self.layout.unit_bytes + p.staged_bytes;
+            let filler = p.cap.saturating_sub(stored);
+            if filler > 0 {
+                self.counters.finish_padding_bytes += filler;
+                done = self.program_last_piece(zi, filler, now);
+            }
+        }
+        let done = done.max(self.flush_and_close(now, zi, false));
         self.set_state(zi, ZoneState::Full);
         self.zones[zi as usize].wp = self.cap_lbas;
         self.counters.zone_finishes += 1;

@@ -16,8 +16,10 @@ pub struct AgingConfig {
     /// "slc", "mlc" or "tlc": per-page-type latencies (absent: every page takes tR and tPROG).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cell: Option<CellConfig>,
-    /// tR per page type, lower first (as many as the cell type has).
-    #[serde(default)]
+    /// tR per page type, lower first (as many as the cell type has); absent with
+    /// `read_4k_latency_ns` given: those scaled by the device's `read_latency_ns /
+    /// read_4k_latency_ns`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub read_latency_ns: Vec<u64>,
     /// tR per page type of a partial-page read (at most 4 KiB); absent: each type's tR scaled
     /// by the device's `read_4k_latency_ns / read_latency_ns`.
@@ -134,23 +136,34 @@ impl DeviceConfig {
                 }
             }
         };
-        let read_latency = per_type("read_latency_ns", &a.read_latency_ns)?;
-        let read_4k_latency = if a.read_4k_latency_ns.is_empty() {
-            // (The device's ratio; its fields were range-checked before this.)
-            let t = &self.timing;
-            let small = t.read_4k_latency_ns.unwrap_or(t.read_latency_ns);
-            read_latency
-                .iter()
-                .map(|d| {
-                    Duration::from_ns(
-                        (d.ns() as u128 * small as u128 / t.read_latency_ns.max(1) as u128)
-                            as u64,
-                    )
-                })
+        // One list may be derived from the other by the device's ratio of partial-page to
+        // full-page tR (its fields were range-checked before this).
+        let t = &self.timing;
+        let (full, small) = (
+            t.read_latency_ns.max(1) as u128,
+            t.read_4k_latency_ns.unwrap_or(t.read_latency_ns).max(1) as u128,
+        );
+        let scaled = |v: &[Duration], num: u128, den: u128| -> Vec<Duration> {
+            v.iter()
+                .map(|d| Duration::from_ns((d.ns() as u128 * num / den) as u64))
                 .collect()
-        } else {
-            per_type("read_4k_latency_ns", &a.read_4k_latency_ns)?
         };
+        let (read_latency, read_4k_latency) =
+            match (a.read_latency_ns.is_empty(), a.read_4k_latency_ns.is_empty()) {
+                (true, false) if cell.is_some() => {
+                    let small_list = per_type("read_4k_latency_ns", &a.read_4k_latency_ns)?;
+                    (scaled(&small_list, full, small), small_list)
+                }
+                _ => {
+                    let full_list = per_type("read_latency_ns", &a.read_latency_ns)?;
+                    let small_list = if a.read_4k_latency_ns.is_empty() {
+                        scaled(&full_list, small, full)
+                    } else {
+                        per_type("read_4k_latency_ns", &a.read_4k_latency_ns)?
+                    };
+                    (full_list, small_list)
+                }
+            };
         let program_latency = if cell.is_some() && a.program_latency_ns.is_empty() {
             vec![Duration::from_ns(self.timing.program_latency_ns); types]
         } else {

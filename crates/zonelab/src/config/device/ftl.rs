@@ -26,8 +26,8 @@ pub struct FtlConfig {
     /// GC victim choice: "greedy" (default) or "cost_benefit".
     #[serde(default)]
     pub gc_policy: VictimConfig,
-    /// Foreground GC keeps at least this many superblocks free (at least 2).
-    #[serde(default = "two")]
+    /// Below this many free superblocks GC runs, paced with host writes (at least 3).
+    #[serde(default = "three")]
     pub gc_free_superblocks: u32,
     /// Background GC in idle time keeps this many free (0: no background GC).
     #[serde(default = "four")]
@@ -55,8 +55,8 @@ fn four_kib() -> Bytes {
 fn seven() -> f64 {
     7.0
 }
-fn two() -> u32 {
-    2
+fn three() -> u32 {
+    3
 }
 fn four() -> u32 {
     4
@@ -89,6 +89,17 @@ impl DeviceConfig {
                 f("timing.write_cache_units"),
                 "is the small-zone SSD's shared cache; a conventional device's buffer is ftl.write_buffer_bytes",
             ));
+        }
+        for (name, given) in [
+            ("timing.append_overhead_ns", t.append_overhead_ns.is_some()),
+            ("timing.reset_overhead_ns", t.reset_overhead_ns.is_some()),
+        ] {
+            if given {
+                return Err(ConfigError::field(
+                    f(name),
+                    "a conventional device has no zone commands",
+                ));
+            }
         }
         if t.zone_mgmt_overhead_ns != 0 {
             return Err(ConfigError::field(
@@ -134,11 +145,11 @@ impl DeviceConfig {
                 ),
             ));
         }
-        if c.gc_free_superblocks < 2 {
+        if c.gc_free_superblocks < 3 {
             return Err(ConfigError::field(
                 f("ftl.gc_free_superblocks"),
                 format!(
-                    "{} must be at least 2 (one for the host stream, one for GC's)",
+                    "{} must be at least 3 (two stay free, for GC's stream and the host's next superblock; paced GC starts above them)",
                     c.gc_free_superblocks
                 ),
             ));

@@ -95,6 +95,10 @@ pub struct ZonesConfig {
     /// Zone Append Size Limit; 0 means no limit.
     #[serde(default = "zero_bytes")]
     pub zone_append_size_limit_bytes: Bytes,
+    /// Finish programs the zone's unwritten space with filler (as the ZN540 does); off: finish
+    /// programs only the staged partial unit.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub finish_pads_zone: bool,
 }
 
 fn zero_bytes() -> Bytes {
@@ -137,6 +141,12 @@ pub struct TimingConfig {
     /// Firmware time of a zone management command that touches no NAND.
     #[serde(default)]
     pub zone_mgmt_overhead_ns: u64,
+    /// Firmware time of a Zone Append (absent: `write_overhead_ns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub append_overhead_ns: Option<u64>,
+    /// Firmware time of a zone reset before its erases (absent: `zone_mgmt_overhead_ns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset_overhead_ns: Option<u64>,
     /// Per-zone write buffer in program units; with it, writes complete early once buffered.
     /// 0: no buffer, a write completes when its full program units are programmed.
     #[serde(default)]
@@ -367,6 +377,8 @@ impl DeviceConfig {
                 "timing.zone_mgmt_overhead_ns",
                 Some(t.zone_mgmt_overhead_ns),
             ),
+            ("timing.append_overhead_ns", t.append_overhead_ns),
+            ("timing.reset_overhead_ns", t.reset_overhead_ns),
             (
                 "timing.erase_suspend.suspend_ns",
                 suspend.map(|s| s.suspend_ns),

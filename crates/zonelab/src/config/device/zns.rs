@@ -189,9 +189,12 @@ impl DeviceConfig {
                 read: Duration::from_ns(t.read_overhead_ns),
                 write: Duration::from_ns(t.write_overhead_ns),
                 zone_mgmt: Duration::from_ns(t.zone_mgmt_overhead_ns),
+                append: Duration::from_ns(t.append_overhead_ns.unwrap_or(t.write_overhead_ns)),
+                reset: Duration::from_ns(t.reset_overhead_ns.unwrap_or(t.zone_mgmt_overhead_ns)),
             },
             write_buffer_units_per_zone: t.write_buffer_units_per_zone,
             write_cache_units: t.write_cache_units,
+            finish_pads_zone: z.finish_pads_zone,
         })
     }
 }

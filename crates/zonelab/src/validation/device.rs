@@ -1,0 +1,383 @@
+//! The device models against published measurements of real drives (`zonelab validate-device`).
+//!
+//! `devices.toml` holds the table: microbenchmarks (`[bench.NAME]`, an experiment with
+//! `{placeholders}`) and rows, each a published measurement of a real drive with its source,
+//! the preset that models the drive, the benchmark and settings that reproduce it, what to read
+//! from the run's summary, and a tolerance (15% unless the source's own spread is larger).
+//! A row's role says how it is used: `calibration` rows are what the preset's fitted fields were
+//! fitted to (`zonelab calibrate --rows PRESET` refits them), `check` rows were not used to fit
+//! anything. A row may compare two runs of its benchmark (`baseline`): the change or ratio
+//! between them, for measurements published as "x% lower" or "1.7x".
+//!
+//! Runs are small (thousands of commands) and deterministic; runs with the same text run once.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::ExperimentConfig;
+use crate::metrics::Percentile;
+use crate::report::{OpSummary, Summary};
+use crate::sim::{Inputs, run};
+
+/// The table `zonelab validate-device` checks.
+pub const TABLE: &str = include_str!("devices.toml");
+
+/// The default tolerance: 15% of the published value.
+const DEFAULT_TOLERANCE: f64 = 0.15;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Table {
+    pub bench: BTreeMap<String, BenchDef>,
+    pub row: Vec<Row>,
+}
+
+/// A microbenchmark: an experiment file with `{name}` placeholders, filled from the row's
+/// `set` over the benchmark's `defaults`. The row's preset comes first (`preset = ...`), so
+/// the text may override device fields.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BenchDef {
+    pub what: String,
+    pub toml: String,
+    #[serde(default)]
+    pub defaults: BTreeMap<String, toml::Value>,
+}
+
+/// What a row's numbers are for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The preset's fitted fields were fitted to it.
+    Calibration,
+    /// Nothing was fitted to it.
+    Check,
+}
+
+/// How a row with a baseline compares its two runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Compare {
+    /// value / baseline - 1, in percent.
+    ChangePercent,
+    /// value / baseline.
+    Ratio,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
+    pub compare: Compare,
+}
+
+/// One published measurement.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Row {
+    pub id: String,
+    /// The preset that models the drive.
+    pub device: String,
+    pub what: String,
+    /// Paper (authors, title, venue, year) and table or figure, or the data set and file.
+    pub source: String,
+    pub published: f64,
+    pub unit: String,
+    #[serde(default = "default_tolerance")]
+    pub tolerance: f64,
+    pub role: Role,
+    pub bench: String,
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
+    /// What to read from the summary (see [`metric`]).
+    pub metric: String,
+    #[serde(default)]
+    pub baseline: Option<Baseline>,
+    /// What differs from the source's set-up, or why the tolerance is wider.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+fn default_tolerance() -> f64 {
+    DEFAULT_TOLERANCE
+}
+
+/// A row checked.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub row: Row,
+    /// ZoneLab's value, or why the run failed.
+    pub model: Result<f64, String>,
+    /// (model - published) / |published|.
+    pub error: Option<f64>,
+    pub ok: bool,
+}
+
+impl Table {
+    /// The committed table.
+    pub fn committed() -> Table {
+        Table::parse(TABLE).expect("the committed devices.toml parses (tested)")
+    }
+
+    pub fn parse(text: &str) -> Result<Table, String> {
+        let t: Table = toml::from_str(text).map_err(|e| format!("devices.toml: {e}"))?;
+        for r in &t.row {
+            if !t.bench.contains_key(&r.bench) {
+                return Err(format!("row {}: no bench `{}`", r.id, r.bench));
+            }
+        }
+        Ok(t)
+    }
+
+    /// The experiment text of `row`'s benchmark with `set` over the benchmark's defaults.
+    pub fn render(&self, row: &Row, set: &BTreeMap<String, toml::Value>) -> Result<String, String> {
+        let bench = &self.bench[&row.bench];
+        let mut values = bench.defaults.clone();
+        values.extend(set.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let mut text = bench.toml.clone();
+        // A value may hold placeholders itself (a job's text): a few passes fill those.
+        for _ in 0..3 {
+            for (k, v) in &values {
+                let v = match v {
+                    toml::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                text = text.replace(&format!("{{{k}}}"), &v);
+            }
+        }
+        if let Some(i) = text.find('{')
+            && let Some(j) = text[i..].find('}')
+            && text[i + 1..i + j]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(format!(
+                "row {}: bench `{}` has no value for {}",
+                row.id,
+                row.bench,
+                &text[i..i + j + 1]
+            ));
+        }
+        Ok(format!(
+            "name = \"validate-{}\"\nseed = 1\npreset = \"{}\"\n{text}",
+            row.id.replace('.', "-"),
+            row.device
+        ))
+    }
+}
+
+/// Runs experiment texts, each once per device.
+#[derive(Default)]
+pub struct Runner {
+    done: HashMap<(String, String), Result<Summary, String>>,
+}
+
+impl Runner {
+    /// The summary of the experiment `text`, on `device` in place of the preset it names if
+    /// given.
+    pub fn summary(
+        &mut self,
+        text: &str,
+        device: Option<&toml::Table>,
+    ) -> Result<&Summary, String> {
+        let key = (text.to_string(), device.map(|d| d.to_string()).unwrap_or_default());
+        if !self.done.contains_key(&key) {
+            let result = run_text(text, device);
+            self.done.insert(key.clone(), result);
+        }
+        self.done[&key].as_ref().map_err(Clone::clone)
+    }
+
+    /// ZoneLab's value for `row`, on `device` in place of the row's preset if given.
+    pub fn value(
+        &mut self,
+        table: &Table,
+        row: &Row,
+        device: Option<&toml::Table>,
+    ) -> Result<f64, String> {
+        let text = table.render(row, &row.set)?;
+        let v = metric(self.summary(&text, device)?, &row.metric)
+            .map_err(|e| format!("row {}: {e}", row.id))?;
+        let Some(b) = &row.baseline else {
+            return Ok(v);
+        };
+        let mut set = row.set.clone();
+        set.extend(b.set.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let text = table.render(row, &set)?;
+        let base = metric(self.summary(&text, device)?, &row.metric)
+            .map_err(|e| format!("row {} (baseline): {e}", row.id))?;
+        if base == 0.0 {
+            return Err(format!("row {}: the baseline's {} is 0", row.id, row.metric));
+        }
+        Ok(match b.compare {
+            Compare::ChangePercent => (v / base - 1.0) * 100.0,
+            Compare::Ratio => v / base,
+        })
+    }
+}
+
+fn run_text(text: &str, device: Option<&toml::Table>) -> Result<Summary, String> {
+    let cfg = match device {
+        Some(d) => ExperimentConfig::parse_on_device(text, d),
+        None => ExperimentConfig::parse(text, &[]),
+    }
+    .map_err(|e| e.to_string())?;
+    let exp = cfg.validate("validate-device").map_err(|e| e.to_string())?;
+    let out = run(&exp, Inputs::default(), 0, &mut |_| {}).map_err(|e| e.to_string())?;
+    if out.summary.errors_total > 0 {
+        let first = out.summary.errors.first().map(|e| format!("{e:?}"));
+        return Err(format!(
+            "the device rejected {} commands (first: {})",
+            out.summary.errors_total,
+            first.unwrap_or_default()
+        ));
+    }
+    Ok(out.summary)
+}
+
+/// Checks `rows` of `table` (all of them if `rows` is empty).
+pub fn check(table: &Table, runner: &mut Runner, rows: &[&Row]) -> Vec<Outcome> {
+    rows.iter()
+        .map(|&row| {
+            let model = runner.value(table, row, None);
+            let error = model
+                .as_ref()
+                .ok()
+                .map(|m| (m - row.published) / row.published.abs().max(f64::MIN_POSITIVE));
+            let ok = error.is_some_and(|e| e.abs() <= row.tolerance);
+            Outcome {
+                row: row.clone(),
+                model,
+                error,
+                ok,
+            }
+        })
+        .collect()
+}
+
+/// Reads one number from a run's summary. Forms:
+/// - `OP.STAT`: device commands of kind OP (`read`, `write`, `append`, `reset`, `finish`, ...)
+///   over all tenants; STAT is a latency in us or ms (`mean_us`, `p50_us`, `p90_us`,
+///   `p99_us`, `p99.9_us`, `p100_us`, or the same with `_ms`), `iops`, `kiops`, `mib_s`
+///   (2^20 B/s) or `mb_s` (10^6 B/s);
+/// - `tenant/NAME/OP.STAT`: the same for one tenant's device commands;
+/// - `total.mib_s`, `total.mb_s`: reads, writes and appends together;
+/// - `time.s`: the measured phase's simulated seconds;
+/// - `device.waf`, `ftl.waf`: NAND over host bytes, and the FTL's own.
+pub fn metric(s: &Summary, name: &str) -> Result<f64, String> {
+    let unknown = || format!("unknown metric `{name}`");
+    match name {
+        "time.s" => return Ok(s.simulated_time_ns as f64 / 1e9),
+        "device.waf" => return s.device_counters.waf.ok_or("no host writes".into()),
+        "ftl.waf" => {
+            let f = serde_json::to_value(&s.firmware).map_err(|e| e.to_string())?;
+            return f["waf"].as_f64().ok_or("no FTL write amplification".into());
+        }
+        "total.mib_s" | "total.mb_s" => {
+            let mib: f64 = ["read", "write", "append"]
+                .iter()
+                .filter_map(|k| s.ops.get(*k))
+                .map(|o| o.mib_per_s)
+                .sum();
+            return Ok(if name == "total.mb_s" {
+                mib * (1u64 << 20) as f64 / 1e6
+            } else {
+                mib
+            });
+        }
+        _ => {}
+    }
+    let (scope, op_stat) = match name.strip_prefix("tenant/") {
+        Some(rest) => {
+            let (tenant, op_stat) = rest.split_once('/').ok_or_else(unknown)?;
+            (Some(tenant), op_stat)
+        }
+        None => (None, name),
+    };
+    let (op, stat) = op_stat.split_once('.').ok_or_else(unknown)?;
+    let summary: &OpSummary = match scope {
+        None => s
+            .ops
+            .get(op)
+            .ok_or_else(|| format!("the run issued no `{op}` commands"))?,
+        Some(tenant) => &s
+            .table
+            .iter()
+            .find(|r| r.layer.name() == "device" && r.op.name() == op && r.tenant == tenant)
+            .ok_or_else(|| format!("tenant `{tenant}` issued no `{op}` commands"))?
+            .summary,
+    };
+    // Latencies in us or ms.
+    let (stat, scale) = match (stat.strip_suffix("_us"), stat.strip_suffix("_ms")) {
+        (Some(s), _) => (s, 1e3),
+        (_, Some(s)) => (s, 1e6),
+        _ => (stat, 1.0),
+    };
+    let pct = |p: Percentile| summary.latency_ns.get(p) as f64 / scale;
+    Ok(match stat {
+        "mean" if scale > 1.0 => summary.latency_ns.mean / scale,
+        "p50" if scale > 1.0 => pct(Percentile::P50),
+        "p90" if scale > 1.0 => pct(Percentile::P90),
+        "p99" if scale > 1.0 => pct(Percentile::P99),
+        "p99.9" if scale > 1.0 => pct(Percentile::P999),
+        "p100" if scale > 1.0 => pct(Percentile::P100),
+        "iops" => summary.iops,
+        "kiops" => summary.iops / 1e3,
+        "mib_s" => summary.mib_per_s,
+        "mb_s" => summary.mib_per_s * (1u64 << 20) as f64 / 1e6,
+        _ => return Err(unknown()),
+    })
+}
+
+/// The outcomes as a Markdown table.
+pub fn markdown(outcomes: &[Outcome]) -> String {
+    let mut out = String::from(
+        "| id | device | measurement | published | ZoneLab | error | tolerance | role | source |\n\
+         |---|---|---|---:|---:|---:|---:|---|---|\n",
+    );
+    for o in outcomes {
+        let r = &o.row;
+        let (model, error) = match (&o.model, o.error) {
+            (Ok(m), Some(e)) => (
+                format!("{} {}", fmt_value(*m), r.unit),
+                format!("{:+.1}%{}", e * 100.0, if o.ok { "" } else { " **off**" }),
+            ),
+            (Err(e), _) => (format!("failed: {e}"), "-".into()),
+            (Ok(m), None) => (fmt_value(*m), "-".into()),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} {} | {model} | {error} | {:.0}% | {} | {} |\n",
+            r.id,
+            r.device,
+            r.what,
+            fmt_value(r.published),
+            r.unit,
+            r.tolerance * 100.0,
+            match r.role {
+                Role::Calibration => "calibration",
+                Role::Check => "check",
+            },
+            r.source
+        ));
+    }
+    out
+}
+
+/// Three significant digits, without exponents.
+pub fn fmt_value(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 || a == 0.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,477 @@
+//! Fitting a device's timing fields to measurements (`zonelab calibrate`): each measurement is
+//! a microbenchmark that ZoneLab runs on the candidate device, and the fit moves the fields to
+//! make the runs agree with the measurements. The model is the simulator itself, so a field
+//! fits whatever way the model combines them (queueing, overlap, caps), not a formula written
+//! beside it.
+//!
+//! The fit minimises the sum of squared log ratios (model over measured, weighted) by
+//! coordinate descent: each field in turn by a golden-section search on a log scale inside a
+//! bracket around its value that narrows sweep by sweep. A probe at the start finds which
+//! measurements each field moves; a search runs only those. A candidate the configuration
+//! refuses (a partial-page tR above the full one, say) costs infinity.
+
+use std::collections::BTreeMap;
+
+use super::device::{Compare, Runner, metric};
+
+/// A field the fit may move, with the range it searches (`lo` > 0: the search is on a log
+/// scale, and a field at its lower bound has a negligible effect).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Param {
+    /// Dotted path in the device table.
+    pub key: &'static str,
+    pub lo: f64,
+    pub hi: f64,
+    /// Written as a float (else rounded to an integer).
+    pub float: bool,
+}
+
+const fn p(key: &'static str, lo: f64, hi: f64) -> Param {
+    Param {
+        key,
+        lo,
+        hi,
+        float: false,
+    }
+}
+
+/// Every timing field the fit knows, with its search range (chosen: from a tenth of the
+/// fastest to ten times the slowest value in any shipped preset or peer emulator's profile).
+pub const PARAMS: &[Param] = &[
+    p("timing.read_latency_ns", 1_000.0, 500_000.0),
+    p("timing.read_4k_latency_ns", 1_000.0, 500_000.0),
+    p("timing.program_latency_ns", 10_000.0, 20_000_000.0),
+    p("timing.erase_latency_ns", 10_000.0, 100_000_000.0),
+    p("timing.channel_rate_mb_s", 20.0, 20_000.0),
+    p("timing.channel_op_overhead_ns", 10.0, 100_000.0),
+    p("timing.host_rate_mb_s", 100.0, 100_000.0),
+    p("timing.read_overhead_ns", 100.0, 1_000_000.0),
+    p("timing.write_overhead_ns", 100.0, 1_000_000.0),
+    p("timing.append_overhead_ns", 100.0, 1_000_000.0),
+    p("timing.reset_overhead_ns", 100.0, 100_000_000.0),
+    p("timing.zone_mgmt_overhead_ns", 100.0, 100_000_000.0),
+    Param {
+        key: "timing.controller_parallelism",
+        lo: 0.05,
+        hi: 256.0,
+        float: true,
+    },
+    p("timing.firmware_jitter_mean_ns", 10.0, 1_000_000.0),
+    // Per page type, where the device gives them (`[aging]` with a cell type).
+    p("aging.read_4k_latency_ns[0]", 1_000.0, 500_000.0),
+    p("aging.read_4k_latency_ns[1]", 1_000.0, 500_000.0),
+    p("aging.read_4k_latency_ns[2]", 1_000.0, 500_000.0),
+    p("aging.read_latency_ns[0]", 1_000.0, 500_000.0),
+    p("aging.read_latency_ns[1]", 1_000.0, 500_000.0),
+    p("aging.read_latency_ns[2]", 1_000.0, 500_000.0),
+];
+
+/// Whether `param` applies to `device`: a timing field always (absent ones have defaults), a
+/// per-page-type field when the device gives that list.
+pub fn applies(device: &toml::Table, param: &Param) -> bool {
+    match param.key {
+        // With per-type partial-page tR given, the device's own only scales them.
+        "timing.read_4k_latency_ns" => get(device, "aging.read_4k_latency_ns[0]").is_none(),
+        k if k.starts_with("aging.") => get(device, k).is_some(),
+        _ => true,
+    }
+}
+
+/// The parameter named `key`.
+pub fn param(key: &str) -> Option<&'static Param> {
+    let key = key.strip_prefix("device.").unwrap_or(key);
+    let key = if key.contains('.') {
+        key.to_string()
+    } else {
+        format!("timing.{key}")
+    };
+    PARAMS.iter().find(|p| p.key == key)
+}
+
+/// One measurement to fit: an experiment (naming any preset; the device is replaced), what to
+/// read from its summary, the measured value and its weight; with a baseline, the value is the
+/// change or ratio between the experiment and the baseline experiment.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub label: String,
+    pub text: String,
+    pub metric: String,
+    pub baseline: Option<(String, Compare)>,
+    pub measured: f64,
+    pub weight: f64,
+}
+
+/// A field's value before and after.
+#[derive(Clone, Debug)]
+pub struct FittedParam {
+    pub param: Param,
+    pub before: f64,
+    pub after: f64,
+    /// The measurements it moves (by label).
+    pub moves: Vec<String>,
+}
+
+/// What the fit found.
+#[derive(Clone, Debug)]
+pub struct Fitted {
+    pub device: toml::Table,
+    pub params: Vec<FittedParam>,
+    /// Fields asked for that no measurement depends on: left as they were.
+    pub unidentified: Vec<&'static str>,
+    /// Per target: (label, model, measured).
+    pub residuals: Vec<(String, Result<f64, String>, f64)>,
+    pub cost: f64,
+}
+
+/// A key's last part as (name, index): `read_latency_ns[2]` is an array element.
+fn split_index(last: &str) -> (&str, Option<usize>) {
+    match last.strip_suffix(']').and_then(|l| l.split_once('[')) {
+        Some((name, i)) => (name, i.parse().ok()),
+        None => (last, None),
+    }
+}
+
+fn number(v: &toml::Value) -> Option<f64> {
+    v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
+}
+
+/// The TOML value at dotted `key` of `table` (no index).
+pub fn value<'a>(table: &'a toml::Table, key: &str) -> Option<&'a toml::Value> {
+    let (path, last) = key.rsplit_once('.').unwrap_or(("", key));
+    let mut t = table;
+    for k in path.split('.').filter(|k| !k.is_empty()) {
+        t = t.get(k)?.as_table()?;
+    }
+    t.get(last)
+}
+
+/// The value at dotted `key` of `table` (its last part may index an array: `x[1]`).
+pub fn get(table: &toml::Table, key: &str) -> Option<f64> {
+    let mut t = table;
+    let mut parts = key.split('.').peekable();
+    while let Some(k) = parts.next() {
+        if parts.peek().is_none() {
+            let (name, index) = split_index(k);
+            let v = t.get(name)?;
+            return match index {
+                Some(i) => number(v.as_array()?.get(i)?),
+                None => number(v),
+            };
+        }
+        t = t.get(k)?.as_table()?;
+    }
+    None
+}
+
+/// Sets dotted `key` of `table` to `value` (an integer unless `float`); an indexed element
+/// must exist.
+pub fn set(table: &mut toml::Table, key: &str, value: f64, float: bool) {
+    let mut t = table;
+    let parts: Vec<&str> = key.split('.').collect();
+    for k in &parts[..parts.len() - 1] {
+        t = t
+            .entry(k.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .expect("a device table's sections are tables");
+    }
+    let v = if float {
+        toml::Value::Float((value * 1e4).round() / 1e4)
+    } else {
+        toml::Value::Integer(value.round() as i64)
+    };
+    let (name, index) = split_index(parts[parts.len() - 1]);
+    match index {
+        Some(i) => {
+            let slot = t
+                .get_mut(name)
+                .and_then(toml::Value::as_array_mut)
+                .and_then(|a| a.get_mut(i))
+                .expect("an indexed field the device has");
+            *slot = v;
+        }
+        None => {
+            t.insert(name.to_string(), v);
+        }
+    }
+}
+
+/// The value of `param` in `device`: as given, or what the model uses when it is absent.
+fn current(device: &toml::Table, param: &Param) -> f64 {
+    let fallback = match param.key {
+        "timing.read_4k_latency_ns" => get(device, "timing.read_latency_ns"),
+        "timing.append_overhead_ns" => get(device, "timing.write_overhead_ns"),
+        "timing.reset_overhead_ns" => get(device, "timing.zone_mgmt_overhead_ns"),
+        _ => None,
+    };
+    get(device, param.key)
+        .or(fallback)
+        .unwrap_or(param.lo)
+        .clamp(param.lo, param.hi)
+}
+
+/// Evaluates the targets `which` on `device`: (weighted cost, per-target model values).
+fn evaluate(
+    device: &toml::Table,
+    targets: &[Target],
+    which: &[usize],
+) -> (f64, Vec<Result<f64, String>>) {
+    let mut runner = Runner::default();
+    let mut cost = 0.0;
+    let mut values = Vec::with_capacity(which.len());
+    for &i in which {
+        let t = &targets[i];
+        let v = model_value(&mut runner, device, t);
+        cost += match &v {
+            Ok(m) if *m > 0.0 && t.measured > 0.0 => t.weight * (m / t.measured).ln().powi(2),
+            Ok(m) if t.measured <= 0.0 => t.weight * ((m - t.measured) / 100.0).powi(2),
+            _ => f64::INFINITY,
+        };
+        values.push(v);
+    }
+    (cost, values)
+}
+
+fn model_value(runner: &mut Runner, device: &toml::Table, t: &Target) -> Result<f64, String> {
+    let v = metric(runner.summary(&t.text, Some(device))?, &t.metric)?;
+    let Some((base_text, compare)) = &t.baseline else {
+        return Ok(v);
+    };
+    let base = metric(runner.summary(base_text, Some(device))?, &t.metric)?;
+    if base == 0.0 {
+        return Err("the baseline is 0".into());
+    }
+    Ok(match compare {
+        Compare::ChangePercent => (v / base - 1.0) * 100.0,
+        Compare::Ratio => v / base,
+    })
+}
+
+/// The targets whose model value changes when `param` moves from its current value.
+fn relevant(device: &toml::Table, targets: &[Target], param: &Param) -> Vec<usize> {
+    let all: Vec<usize> = (0..targets.len()).collect();
+    let (_, before) = evaluate(device, targets, &all);
+    let x = current(device, param);
+    // Up, or down if up is past the range or refused (a tR above another it must not pass).
+    let mut after = Vec::new();
+    for probe in [x * 1.3, x / 1.3] {
+        if probe > param.hi || probe < param.lo {
+            continue;
+        }
+        let mut moved = device.clone();
+        set(&mut moved, param.key, probe, param.float);
+        after = evaluate(&moved, targets, &all).1;
+        if after.iter().all(Result::is_ok) {
+            break;
+        }
+    }
+    all.into_iter()
+        .filter(|&i| match (&before[i], &after[i]) {
+            (Ok(a), Ok(b)) => (a - b).abs() > 1e-4 * a.abs().max(b.abs()).max(1e-9),
+            _ => true,
+        })
+        .collect()
+}
+
+/// Fits `params` of `base` to `targets`; `progress` hears about each step.
+pub fn fit(
+    base: &toml::Table,
+    targets: &[Target],
+    params: &[&'static Param],
+    sweeps: u32,
+    progress: &mut dyn FnMut(&str),
+) -> Fitted {
+    let mut device = base.clone();
+    let mut fitted = Vec::new();
+    let mut unidentified = Vec::new();
+    let mut moves: Vec<Vec<usize>> = Vec::new();
+    for &param in params.iter().filter(|p| applies(base, p)) {
+        let r = relevant(&device, targets, param);
+        if r.is_empty() {
+            unidentified.push(param.key);
+        } else {
+            fitted.push(FittedParam {
+                param: *param,
+                before: current(&device, param),
+                after: current(&device, param),
+                moves: r.iter().map(|&i| targets[i].label.clone()).collect(),
+            });
+            moves.push(r);
+        }
+    }
+    for sweep in 0..sweeps {
+        // The bracket narrows each sweep: x4, x2, x1.41, x1.19, ...
+        let spread = 4f64.powf(0.5f64.powi(sweep as i32));
+        for (k, fp) in fitted.iter_mut().enumerate() {
+            let which = &moves[k];
+            let x = current(&device, &fp.param);
+            let lo = (x / spread).max(fp.param.lo).ln();
+            let hi = (x * spread).min(fp.param.hi).ln();
+            let mut cost_at = |ln_x: f64| {
+                let mut d = device.clone();
+                set(&mut d, fp.param.key, ln_x.exp(), fp.param.float);
+                evaluate(&d, targets, which).0
+            };
+            let best = golden(&mut cost_at, lo, hi, x.ln(), 14);
+            set(&mut device, fp.param.key, best.exp(), fp.param.float);
+            fp.after = current(&device, &fp.param);
+            progress(&format!(
+                "sweep {}: {} = {}",
+                sweep + 1,
+                fp.param.key,
+                super::device::fmt_value(fp.after)
+            ));
+        }
+    }
+    let all: Vec<usize> = (0..targets.len()).collect();
+    let (cost, values) = evaluate(&device, targets, &all);
+    let residuals = targets
+        .iter()
+        .zip(values)
+        .map(|(t, v)| (t.label.clone(), v, t.measured))
+        .collect();
+    Fitted {
+        device,
+        params: fitted,
+        unidentified,
+        residuals,
+        cost,
+    }
+}
+
+/// Golden-section search for the minimum of `f` on [lo, hi], starting from the better of
+/// `start` and the search's own points; `steps` narrowings.
+fn golden(f: &mut dyn FnMut(f64) -> f64, lo: f64, hi: f64, start: f64, steps: u32) -> f64 {
+    const R: f64 = 0.618_033_988_749_894_8;
+    let (mut a, mut b) = (lo, hi);
+    let mut best = (start, f(start));
+    let mut c = b - R * (b - a);
+    let mut d = a + R * (b - a);
+    let (mut fc, mut fd) = (f(c), f(d));
+    for _ in 0..steps {
+        for (x, fx) in [(c, fc), (d, fd)] {
+            if fx < best.1 {
+                best = (x, fx);
+            }
+        }
+        if fc < fd {
+            b = d;
+            d = c;
+            fd = fc;
+            c = b - R * (b - a);
+            fc = f(c);
+        } else {
+            a = c;
+            c = d;
+            fc = fd;
+            d = a + R * (b - a);
+            fd = f(d);
+        }
+    }
+    for (x, fx) in [(c, fc), (d, fd)] {
+        if fx < best.1 {
+            best = (x, fx);
+        }
+    }
+    best.0
+}
+
+/// `text` (a device preset) with the fitted fields written in place, each with `comment`;
+/// fields the text lacks are added to their table.
+pub fn edit_preset(text: &str, values: &BTreeMap<String, (toml::Value, String)>) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut done = std::collections::BTreeSet::new();
+    let mut section = String::new();
+    let flush = |section: &str, out: &mut Vec<String>, done: &mut std::collections::BTreeSet<String>| {
+        for (key, (v, c)) in values {
+            let (table, field) = key.rsplit_once('.').unwrap_or(("", key));
+            if table == section && !done.contains(key) {
+                out.push(format!("{field} = {v}  # {c}"));
+                done.insert(key.clone());
+            }
+        }
+    };
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('[') {
+            flush(&section, &mut out, &mut done);
+            section = trimmed
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string();
+        } else if let Some((field, _)) = trimmed.split_once('=') {
+            let key = if section.is_empty() {
+                field.trim().to_string()
+            } else {
+                format!("{section}.{}", field.trim())
+            };
+            if let Some((v, c)) = values.get(&key) {
+                out.push(format!("{} = {v}  # {c}", field.trim()));
+                done.insert(key);
+                continue;
+            }
+        }
+        out.push(line.to_string());
+    }
+    flush(&section, &mut out, &mut done);
+    for (key, (v, c)) in values {
+        if !done.contains(key) {
+            let (table, field) = key.rsplit_once('.').unwrap_or(("", key));
+            out.push(format!("\n[{table}]\n{field} = {v}  # {c}"));
+        }
+    }
+    out.join("\n") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn golden_finds_the_minimum_of_a_bowl() {
+        let mut calls = 0;
+        let mut f = |x: f64| {
+            calls += 1;
+            (x - 1.3).powi(2)
+        };
+        let x = golden(&mut f, -3.0, 4.0, 0.0, 30);
+        assert!((x - 1.3).abs() < 1e-4, "{x}");
+        assert!(calls <= 34);
+    }
+
+    #[test]
+    fn set_and_get_walk_dotted_keys() {
+        let mut t = toml::Table::new();
+        set(&mut t, "timing.read_latency_ns", 50_000.4, false);
+        set(&mut t, "timing.controller_parallelism", 1.75, true);
+        assert_eq!(get(&t, "timing.read_latency_ns"), Some(50_000.0));
+        assert_eq!(get(&t, "timing.controller_parallelism"), Some(1.75));
+        assert_eq!(get(&t, "timing.nothing"), None);
+    }
+
+    #[test]
+    fn edit_preset_replaces_in_place_and_adds_what_is_missing() {
+        let text = "name = \"x\"\n[timing]\nread_latency_ns = 1  # old\n[energy]\nread_nj_per_page = 1.0\n";
+        let mut v = BTreeMap::new();
+        v.insert(
+            "timing.read_latency_ns".to_string(),
+            (toml::Value::Integer(5), "fitted".to_string()),
+        );
+        v.insert(
+            "timing.channel_op_overhead_ns".to_string(),
+            (toml::Value::Integer(7), "fitted".to_string()),
+        );
+        let out = edit_preset(text, &v);
+        assert!(out.contains("read_latency_ns = 5  # fitted"), "{out}");
+        assert!(!out.contains("# old"));
+        let timing = out.find("[timing]").unwrap();
+        let energy = out.find("[energy]").unwrap();
+        let added = out.find("channel_op_overhead_ns = 7").unwrap();
+        assert!(timing < added && added < energy, "{out}");
+        let parsed: toml::Table = toml::from_str(&out).unwrap();
+        assert_eq!(get(&parsed, "timing.channel_op_overhead_ns"), Some(7.0));
+    }
+}
