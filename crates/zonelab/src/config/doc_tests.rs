@@ -98,7 +98,7 @@ fn outside(v: Value, up: bool) -> Value {
 }
 
 const ZNS: &str = "seed = 7\npreset = \"rezns-40g\"\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\nio_size = \"64MiB\"\n";
-const CONV: &str = "preset = \"zn540-conv-op28\"\n[device.geometry]\nblocks_per_die = 32\npages_per_block = 128\n[precondition]\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nio_size = \"64MiB\"\n";
+const CONV: &str = "preset = \"zn540-conv-op28\"\n[device.geometry]\nblocks_per_die = 32\npages_per_block = 128\n[device.ftl]\ngc_free_superblocks = 3\nbackground_gc_free_superblocks = 4\n[precondition]\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nio_size = \"64MiB\"\n";
 const EZNS: &str = "preset = \"smallzone-4t\"\n[layer]\nkind = \"ezns\"\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\n";
 const FS: &str = "preset = \"rezns-40g\"\n[fs]\n[[fio_files]]\nthreads = 1\nsize = \"1MiB\"\n";
 const STATIC_FIELDS: [&str; 5] = [
@@ -315,7 +315,7 @@ fn tables() -> Vec<(String, String, Vec<String>)> {
 }
 
 /// Fields that are not numbers (names, choices, switches, file paths) or are tables.
-const NOT_NUMERIC: [&str; 54] = [
+const NOT_NUMERIC: [&str; 56] = [
     "name",
     "preset",
     "device",
@@ -348,6 +348,8 @@ const NOT_NUMERIC: [&str; 54] = [
     "aging",
     "erase_suspend",
     "read_priority",
+    "cache_read",
+    "finish_pads_zone",
     "gc_policy",
     "cell",
     "retention",

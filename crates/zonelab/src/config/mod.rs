@@ -195,6 +195,12 @@ fn default_seed() -> u64 {
 }
 
 /// Serde default shared by the config modules.
+fn yes() -> bool {
+    true
+}
+fn is_true(b: &bool) -> bool {
+    *b
+}
 fn one() -> u32 {
     1
 }
@@ -303,13 +309,13 @@ impl ExperimentConfig {
         for o in overrides {
             apply_override(&mut table, o)?;
         }
-        let preset = match table.get("preset") {
-            Some(p) => Some(
-                p.as_str()
-                    .ok_or_else(|| ConfigError::field("preset", "must be a preset name (a string)"))?,
-            ),
-            None => None,
-        };
+        let preset =
+            match table.get("preset") {
+                Some(p) => Some(p.as_str().ok_or_else(|| {
+                    ConfigError::field("preset", "must be a preset name (a string)")
+                })?),
+                None => None,
+            };
         let base = match (base, preset) {
             (Some(b), _) => Some(b.clone()),
             (None, Some(name)) => Some(presets::table(name)?),

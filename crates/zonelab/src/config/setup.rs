@@ -206,15 +206,15 @@ impl PreconditionConfig {
         ] {
             super::ranges::within_f64(&f(name), v, 0.0, MAX_TOLERANCE)?;
         }
+        if !(1..=1024).contains(&self.streams) {
+            return Err(ConfigError::field(
+                f("streams"),
+                format!("{} must be between 1 and 1024", self.streams),
+            ));
+        }
         let ranges = match self.trim_ranges {
             None => None,
             Some(r) => {
-                if !(1..=1024).contains(&self.streams) {
-                    return Err(ConfigError::field(
-                        f("streams"),
-                        format!("{} must be between 1 and 1024", self.streams),
-                    ));
-                }
                 let per_stream = fill_units / self.streams as u64 * unit;
                 if r.0 == 0 || !r.0.is_multiple_of(bs) || r.0 > per_stream {
                     return Err(ConfigError::field(

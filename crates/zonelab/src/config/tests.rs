@@ -333,7 +333,7 @@ fn a_conventional_device_has_the_same_geometry_ranges() {
 /// check; every time, rate and energy is refused naming the field on either kind.
 #[test]
 fn conventional_device_timing_has_no_ranges() {
-    let conv = "preset = \"zn540-conv-op28\"\n[device.geometry]\nblocks_per_die = 32\npages_per_block = 128\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nio_size = \"64MiB\"\n";
+    let conv = "preset = \"zn540-conv-op28\"\n[device.geometry]\nblocks_per_die = 32\npages_per_block = 128\n[device.ftl]\ngc_free_superblocks = 3\nbackground_gc_free_superblocks = 4\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nio_size = \"64MiB\"\n";
     parse(conv).expect("the small conventional device validates");
     let huge = 9_223_372_036_854_775_807u64;
     for (base, kind) in [(conv, "conventional"), (QUICK, "zns")] {
@@ -564,7 +564,7 @@ fn workload_counts_had_no_upper_bound() {
 /// and any rate, which the same job on a ZNS device refused; both kinds now share one check.
 #[test]
 fn conventional_job_ranges_were_unbounded() {
-    let conv = "preset = \"zn540-conv-op28\"\n[device.geometry]\nblocks_per_die = 32\npages_per_block = 128\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nio_size = \"64MiB\"\n";
+    let conv = "preset = \"zn540-conv-op28\"\n[device.geometry]\nblocks_per_die = 32\npages_per_block = 128\n[device.ftl]\ngc_free_superblocks = 3\nbackground_gc_free_superblocks = 4\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\nio_size = \"64MiB\"\n";
     for (set, field) in [
         ("job.0.iodepth=4294967295", "job[0].iodepth"),
         ("job.0.numjobs=4294967295", "job[0].numjobs"),

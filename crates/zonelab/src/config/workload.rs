@@ -85,6 +85,10 @@ pub struct JobConfig {
     /// block SSD used as a ZNS SSD is: Bjorling et al., ATC 2021, section 5.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trim_ranges: Option<Bytes>,
+    /// What the host's I/O stack adds to every command's latency (submission and completion
+    /// paths beyond the device: fio's `lat` includes it). 0 by default: the device's latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_overhead: Option<Duration>,
 }
 
 /// Ranges of the job fields (chosen: fio's own limits where it has them, else far beyond use;
@@ -97,6 +101,8 @@ pub const MAX_LOOPS: u32 = 1_000_000;
 pub const MAX_IO_BYTES: u64 = 1 << 50;
 /// runtime and startdelay: a year of simulated time.
 pub const MAX_RUNTIME: Duration = Duration::from_secs(365 * 86_400);
+/// A host stack's time per command (chosen: a second, far beyond any I/O stack's).
+pub const MAX_HOST_OVERHEAD: Duration = Duration::from_secs(1);
 /// thinktime and a host thread's CPU per operation: one hour.
 pub const MAX_PAUSE: Duration = Duration::from_secs(3_600);
 pub const MAX_RATE_IOPS: u64 = 1_000_000_000;
@@ -124,6 +130,7 @@ impl JobConfig {
             ("runtime", self.runtime, MAX_RUNTIME),
             ("startdelay", self.startdelay, MAX_RUNTIME),
             ("thinktime", self.thinktime, MAX_PAUSE),
+            ("host_overhead", self.host_overhead, MAX_HOST_OVERHEAD),
         ] {
             super::ranges::at_most(&f(name), d, max)?;
         }
@@ -311,6 +318,7 @@ impl JobConfig {
             zone_fill_lbas: self.zone_fill.map(|b| b.0 / lba),
             zone_fill_action: self.zone_fill_action,
             trim_range_lbas: None,
+            host_overhead: self.host_overhead.unwrap_or(Duration::ZERO),
         })
     }
 }
@@ -458,6 +466,7 @@ impl JobConfig {
             zone_fill_lbas: None,
             zone_fill_action: ZoneFillAction::default(),
             trim_range_lbas: self.trim_ranges.map(|b| b.0 / lba),
+            host_overhead: self.host_overhead.unwrap_or(Duration::ZERO),
         })
     }
 }

@@ -385,7 +385,6 @@ impl Ftl {
     /// A new host superblock. The host may not take the last free superblock (GC's stream
     /// needs one to make progress): if pacing left fewer, collection finishes at once first.
     fn open_host(&mut self, now: Instant) {
-        self.maybe_level_wear(now);
         let mut rounds = 0;
         while self.free.len() < RESERVED_FREE {
             assert!(
@@ -455,7 +454,10 @@ impl Ftl {
                 if sb == self.host.sb {
                     assert!(off < self.host.next, "unit {lpn} beyond its frontier");
                 } else if sb == self.gc.sb {
-                    assert!(self.gc_slot_handed_out(slot), "unit {lpn} beyond its GC die's fill");
+                    assert!(
+                        self.gc_slot_handed_out(slot),
+                        "unit {lpn} beyond its GC die's fill"
+                    );
                 }
                 valid[sb as usize] += 1;
             }
@@ -490,7 +492,10 @@ impl Ftl {
             assert_eq!(self.sbs[self.gc.sb as usize].state, SbState::Open);
             let upb = self.geo.pus_per_sb / self.geo.dies;
             assert!(
-                self.gc.dies.iter().all(|d| d.units <= upb && d.slots < self.geo.slots_per_pu),
+                self.gc
+                    .dies
+                    .iter()
+                    .all(|d| d.units <= upb && d.slots < self.geo.slots_per_pu),
                 "GC die fills within the block"
             );
         }

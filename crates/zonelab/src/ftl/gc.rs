@@ -93,8 +93,9 @@ impl Ftl {
     #[inline]
     pub(super) fn pace(&mut self, now: Instant) {
         if !self.collection.active() {
+            let trigger = self.next_trigger(Trigger::Foreground);
             if self.free.len() >= self.spec.gc_free_superblocks as usize
-                || !self.start_collection(now, Trigger::Foreground)
+                || !self.start_collection(now, trigger)
             {
                 return;
             }
@@ -157,21 +158,26 @@ impl Ftl {
         let victim = self.collection.victim;
         let base = victim * g.slots_per_sb;
         let pages = g.pus_per_sb * g.pages_per_pu;
-        let mut valid: SmallVec<[u32; 16]> = SmallVec::new();
+        // (slot, logical unit) of the page's valid units.
+        let mut valid: SmallVec<[(u32, u32); 16]> = SmallVec::new();
         while self.collection.next_page < pages && self.sbs[victim as usize].valid > 0 {
             let p = self.collection.next_page;
             self.collection.next_page += 1;
             let (j, page_in_pu) = (p / g.pages_per_pu, p % g.pages_per_pu);
             let first = base + j * g.slots_per_pu + page_in_pu * g.slots_per_page;
-            valid.extend((first..first + g.slots_per_page).filter_map(|s| self.map.owner(s)));
+            valid.extend(
+                (first..first + g.slots_per_page)
+                    .filter_map(|s| self.map.owner(s).map(|lpn| (s, lpn))),
+            );
             if valid.is_empty() {
                 continue;
             }
             let (die, page) = g.page_of(first - base);
             let bytes = valid.len() as u64 * g.unit_bytes;
             let read = self.nand_read(now, die, victim, page, bytes);
-            for &lpn in &valid {
-                self.sbs[victim as usize].valid -= 1;
+            for &(slot, lpn) in &valid {
+                // The old slot is stale from now on (the victim stays readable until erased).
+                self.invalidate(slot);
                 self.place_gc(now, lpn, read, die);
             }
             self.ftl.gc_copied_units += valid.len() as u64;
@@ -205,13 +211,14 @@ impl Ftl {
         }
     }
 
-    /// Static wear levelling: with a threshold set, when the most-erased superblock is that many
-    /// erases ahead of the least-erased closed one, the latter's (cold) data moves next, paced
-    /// like a collection.
-    pub(super) fn maybe_level_wear(&mut self, now: Instant) {
+    /// What the next collection is for: static wear levelling when, with a threshold set, the
+    /// most-erased superblock is that many erases ahead of the least-erased closed one (the
+    /// latter's cold data moves, paced like any collection), else `otherwise`. Asked once per
+    /// collection, so the scan over the superblocks costs nothing per command.
+    fn next_trigger(&self, otherwise: Trigger) -> Trigger {
         let threshold = self.spec.wear_leveling_threshold;
-        if threshold == 0 || self.free.is_empty() || self.collection.active() {
-            return;
+        if threshold == 0 {
+            return otherwise;
         }
         let most = self.sbs.iter().map(|s| s.erases).max().unwrap_or(0);
         let least = self
@@ -221,7 +228,9 @@ impl Ftl {
             .map(|s| s.erases)
             .min();
         if least.is_some_and(|l| most - l >= threshold) {
-            self.start_collection(now, Trigger::WearLevelling);
+            Trigger::WearLevelling
+        } else {
+            otherwise
         }
     }
 
@@ -243,8 +252,11 @@ impl Ftl {
         if idle > now {
             return Some(idle);
         }
-        if !self.collection.active() && !self.start_collection(now, Trigger::Background) {
-            return None;
+        if !self.collection.active() {
+            let trigger = self.next_trigger(Trigger::Background);
+            if !self.start_collection(now, trigger) {
+                return None;
+            }
         }
         let (copied, erased) = (self.ftl.gc_copied_units, self.ftl.gc_erased_superblocks);
         // One page with valid units, or the erase once none is left.

@@ -37,6 +37,7 @@ fn nand(blocks_per_die: u32) -> NandSpec {
             host_rate_mb_s: 4000,
             erase_suspend: None,
             read_priority: false,
+            cache_read: true,
         },
         energy: Energy {
             read_nj_per_page: 1.0,
@@ -44,7 +45,7 @@ fn nand(blocks_per_die: u32) -> NandSpec {
             erase_nj_per_block: 100.0,
         },
         aging: None,
-            controller: Default::default(),
+        controller: Default::default(),
     }
 }
 
@@ -404,6 +405,7 @@ fn preconditioning_reaches_steady_state_without_simulated_time() {
         fill_units: spec.logical_units,
         random_overwrite: true,
         block_units: 1,
+        ranges: None,
         round_units: spec.logical_units / 2,
         window: 5,
         tolerance: 0.2,

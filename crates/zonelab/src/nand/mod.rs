@@ -4,7 +4,9 @@
 //! A die serves its own operations in order. A page read holds the die for tR; its data then
 //! waits in the die's registers until the channel takes it, pages of one die leaving in the
 //! order they were sensed, while the die senses the next page (ONFI cache read, with the planes
-//! folded into the die holding the waiting pages; NVMeVirt and FEMU also free the die after tR).
+//! folded into the die holding the waiting pages; FEMU also frees the die after tR). Without
+//! cache read (`cache_read = false`; NVMeVirt holds the die until its transfer ends) the die is
+//! held until the page has left.
 //! A program moves a program unit over the channel and then holds the die for tPROG; an erase
 //! holds the die for tBERS. Both wait until the die's registers are empty. Channels and each direction of the host
 //! link are shared: each keeps a [`Calendar`] of busy intervals and a transfer takes the earliest
@@ -330,8 +332,13 @@ impl Nand {
             let sensed = Instant::from_ns(begin) + tr;
             let ready_out = sensed.max(Instant::from_ns(die_state.cache_free));
             let end = self.channels[ch].reserve(ready_out, xfer, self.horizon) + xfer;
+            let held = if self.timing.cache_read {
+                tr + extra
+            } else {
+                tr + extra + (end - sensed)
+            };
             let die_state = &mut self.dies[d];
-            die_state.free += (tr + extra).ns();
+            die_state.free += held.ns();
             die_state.erase_end = die_state.free;
             die_state.suspended_until = sensed.ns();
             die_state.cache_free = end.ns();
@@ -352,7 +359,13 @@ impl Nand {
         let out = sensed.max(Instant::from_ns(die_state.cache_free));
         let end = self.channels[ch].reserve(out, xfer, self.horizon) + xfer;
         let die_state = &mut self.dies[d];
-        die_state.free = sensed.ns();
+        // With cache read the die senses the next page while this one leaves; without, it is
+        // held until then.
+        die_state.free = if self.timing.cache_read {
+            sensed.ns()
+        } else {
+            end.ns()
+        };
         die_state.cache_free = end.ns();
         die_state.erase_run_start = None;
         die_state.read_end = sensed.ns();
@@ -420,7 +433,8 @@ impl Nand {
         if op > Duration::ZERO {
             // The erase command's cycles on the channel, then tBERS on the die.
             let ch = self.channel_div.rest(addr.die as u64) as usize;
-            start = (self.channels[ch].reserve(Instant::from_ns(start), op, self.horizon) + op).ns();
+            start =
+                (self.channels[ch].reserve(Instant::from_ns(start), op, self.horizon) + op).ns();
         }
         let die_state = &mut self.dies[addr.die as usize];
         if die_state.erase_run_start.is_none() || start != die_state.free {

@@ -116,12 +116,18 @@ impl Nand {
         if begin >= die.free {
             return None;
         }
-        // Only programs are booked after `begin`: they move back by what the read takes.
+        // Only programs are booked after `begin`: they move back by what the read takes (its
+        // sensing, and without cache read the transfer too).
         let sensed = begin + tr.ns();
-        let pushed = queue.push_back(begin, sensed);
         let out = Instant::from_ns(sensed.max(die.read_out));
         let end = self.channels[ch].reserve(out, xfer, self.horizon) + xfer;
-        let free = pushed.tail_end.unwrap_or(sensed).max(die.free);
+        let held = if self.timing.cache_read {
+            sensed
+        } else {
+            end.ns()
+        };
+        let pushed = queue.push_back(begin, held);
+        let free = pushed.tail_end.unwrap_or(held).max(die.free);
         let die = &mut self.dies[d];
         die.free = free;
         die.cache_free = die.cache_free.max(free).max(end.ns());

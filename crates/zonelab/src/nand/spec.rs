@@ -76,6 +76,9 @@ pub struct NandTiming {
     pub erase_suspend: Option<EraseSuspend>,
     /// A die serves queued reads before queued programs (see `nand::priority`).
     pub read_priority: bool,
+    /// A die senses its next page while the last one leaves over the channel (ONFI cache
+    /// read); without, it is held until its page has left.
+    pub cache_read: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

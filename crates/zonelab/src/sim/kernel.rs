@@ -46,6 +46,8 @@ pub(crate) enum Waiter {
         kind: OpKind,
         submitted: Instant,
         bytes: u64,
+        /// The host stack's time after the device completes (`host_overhead`).
+        host: Duration,
     },
     Task(TaskId),
 }
@@ -299,8 +301,9 @@ impl Kernel {
                     kind,
                     submitted,
                     bytes,
+                    host,
                 }) => self.push(
-                    c.done,
+                    c.done + host,
                     EventKind::RunnerComplete {
                         runner,
                         kind,

@@ -52,6 +52,9 @@ pub(crate) struct Runner {
     pub started: Instant,
     pub next_issue: Instant,
     pub thinktime: Duration,
+    /// What the host's I/O stack adds to each command: its completion reaches the job this
+    /// long after the device completes it.
+    pub host_overhead: Duration,
     pub rate: Option<RateLimit>,
     pub wake_pending: bool,
     /// A reset is in flight: like fio, issue nothing until it completes.
@@ -160,11 +163,13 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
         } else {
             0
         };
+        let host = run.host_overhead;
         let waiter = || Waiter::Runner {
             runner: r,
             kind,
             submitted: now,
             bytes,
+            host,
         };
         match k.submit(Command::new(op, slba, nlb).on(run.nsid), run.origin, waiter) {
             Ok(s) => {
@@ -185,7 +190,7 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
                 }
                 if let Some(done) = s.done {
                     k.push(
-                        done,
+                        done + host,
                         EventKind::RunnerComplete {
                             runner: r,
                             kind,

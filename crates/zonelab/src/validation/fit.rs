@@ -183,12 +183,17 @@ pub fn set(table: &mut toml::Table, key: &str, value: f64, float: bool) {
     let (name, index) = split_index(parts[parts.len() - 1]);
     match index {
         Some(i) => {
-            let slot = t
+            let list = t
                 .get_mut(name)
                 .and_then(toml::Value::as_array_mut)
-                .and_then(|a| a.get_mut(i))
                 .expect("an indexed field the device has");
-            *slot = v;
+            list[i] = v;
+            // Per-page-type latencies stay in order, lower page first: the fit moves the
+            // levels of a distribution, not which page type holds which.
+            list.sort_by(|a, b| {
+                let (a, b) = (number(a).unwrap_or(0.0), number(b).unwrap_or(0.0));
+                a.total_cmp(&b)
+            });
         }
         None => {
             t.insert(name.to_string(), v);
@@ -247,14 +252,24 @@ fn model_value(runner: &mut Runner, device: &toml::Table, t: &Target) -> Result<
     })
 }
 
+fn at_lower_bound(x: f64, param: &Param) -> bool {
+    x <= param.lo * 1.01
+}
+
 /// The targets whose model value changes when `param` moves from its current value.
 fn relevant(device: &toml::Table, targets: &[Target], param: &Param) -> Vec<usize> {
     let all: Vec<usize> = (0..targets.len()).collect();
     let (_, before) = evaluate(device, targets, &all);
     let x = current(device, param);
-    // Up, or down if up is past the range or refused (a tR above another it must not pass).
+    // Up, or down if up is past the range or refused (a tR above another it must not pass);
+    // a field at its lower bound (absent, or off) is probed at the middle of its range.
+    let up = if at_lower_bound(x, param) {
+        (param.lo * param.hi).sqrt()
+    } else {
+        x * 1.3
+    };
     let mut after = Vec::new();
-    for probe in [x * 1.3, x / 1.3] {
+    for probe in [up, x / 1.3] {
         if probe > param.hi || probe < param.lo {
             continue;
         }
@@ -305,8 +320,15 @@ pub fn fit(
         for (k, fp) in fitted.iter_mut().enumerate() {
             let which = &moves[k];
             let x = current(&device, &fp.param);
-            let lo = (x / spread).max(fp.param.lo).ln();
-            let hi = (x * spread).min(fp.param.hi).ln();
+            // A field starting at its lower bound searches its whole range first.
+            let (lo, hi) = if sweep == 0 && at_lower_bound(x, &fp.param) {
+                (fp.param.lo.ln(), fp.param.hi.ln())
+            } else {
+                (
+                    (x / spread).max(fp.param.lo).ln(),
+                    (x * spread).min(fp.param.hi).ln(),
+                )
+            };
             let mut cost_at = |ln_x: f64| {
                 let mut d = device.clone();
                 set(&mut d, fp.param.key, ln_x.exp(), fp.param.float);
@@ -382,15 +404,16 @@ pub fn edit_preset(text: &str, values: &BTreeMap<String, (toml::Value, String)>)
     let mut out: Vec<String> = Vec::new();
     let mut done = std::collections::BTreeSet::new();
     let mut section = String::new();
-    let flush = |section: &str, out: &mut Vec<String>, done: &mut std::collections::BTreeSet<String>| {
-        for (key, (v, c)) in values {
-            let (table, field) = key.rsplit_once('.').unwrap_or(("", key));
-            if table == section && !done.contains(key) {
-                out.push(format!("{field} = {v}  # {c}"));
-                done.insert(key.clone());
+    let flush =
+        |section: &str, out: &mut Vec<String>, done: &mut std::collections::BTreeSet<String>| {
+            for (key, (v, c)) in values {
+                let (table, field) = key.rsplit_once('.').unwrap_or(("", key));
+                if table == section && !done.contains(key) {
+                    out.push(format!("{field} = {v}  # {c}"));
+                    done.insert(key.clone());
+                }
             }
-        }
-    };
+        };
     for line in text.lines() {
         let trimmed = line.trim_start();
         if trimmed.starts_with('[') {

@@ -314,7 +314,7 @@ mod tests {
     #[test]
     fn the_model_writes_what_db_bench_wrote() {
         let doc: serde_json::Value = serde_json::from_str(include_str!(
-            "../../../experiments/kv/dbbench-reference.json"
+            "../../../../experiments/kv/dbbench-reference.json"
         ))
         .unwrap();
         let reference: Vec<serde_json::Value> = reference_cases(&doc)
@@ -336,7 +336,7 @@ mod tests {
     #[test]
     fn the_model_writes_what_db_bench_wrote_with_snappy_and_large_values() {
         let doc: serde_json::Value = serde_json::from_str(include_str!(
-            "../../../experiments/kv/dbbench-reference.json"
+            "../../../../experiments/kv/dbbench-reference.json"
         ))
         .unwrap();
         for (comp, num, vs) in [("snappy", 1_000_000u64, 100u32), ("none", 150_000, 1000)] {

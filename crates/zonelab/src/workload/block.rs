@@ -139,6 +139,7 @@ mod tests {
             zone_fill_lbas: None,
             zone_fill_action: ZoneFillAction::Reset,
             trim_range_lbas: None,
+            host_overhead: Duration::ZERO,
         }
     }
 

@@ -190,6 +190,8 @@ pub struct JobSpec {
     pub zone_fill_action: ZoneFillAction,
     /// Conventional sequential writers: ranges written in random order, each trimmed first.
     pub trim_range_lbas: Option<u64>,
+    /// What the host's I/O stack adds to each command's latency.
+    pub host_overhead: Duration,
 }
 
 /// One command a job wants to issue (zone management names the zone by its start LBA).

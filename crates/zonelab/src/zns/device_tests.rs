@@ -30,14 +30,15 @@ pub(crate) fn small_spec(buffer_units: u32, dies_per_zone: u32) -> ZnsSpec {
             },
             timing: NandTiming {
                 read_latency: Duration::from_ns(T_R),
-            read_4k_latency: Duration::from_ns(T_R),
-            channel_op: Duration::ZERO,
+                read_4k_latency: Duration::from_ns(T_R),
+                channel_op: Duration::ZERO,
                 program_latency: Duration::from_ns(T_PROG),
                 erase_latency: Duration::from_ns(T_ERASE),
                 channel_rate_mb_s: 800,
                 host_rate_mb_s: 3200,
                 erase_suspend: None,
                 read_priority: false,
+                cache_read: true,
             },
             energy: Energy {
                 read_nj_per_page: 1.0,
@@ -60,6 +61,7 @@ pub(crate) fn small_spec(buffer_units: u32, dies_per_zone: u32) -> ZnsSpec {
         overheads: Overheads::default(),
         write_buffer_units_per_zone: buffer_units,
         write_cache_units: 0,
+        finish_pads_zone: false,
     }
 }
 

@@ -148,22 +148,24 @@ impl DeviceConfig {
                 .map(|d| Duration::from_ns((d.ns() as u128 * num / den) as u64))
                 .collect()
         };
-        let (read_latency, read_4k_latency) =
-            match (a.read_latency_ns.is_empty(), a.read_4k_latency_ns.is_empty()) {
-                (true, false) if cell.is_some() => {
-                    let small_list = per_type("read_4k_latency_ns", &a.read_4k_latency_ns)?;
-                    (scaled(&small_list, full, small), small_list)
-                }
-                _ => {
-                    let full_list = per_type("read_latency_ns", &a.read_latency_ns)?;
-                    let small_list = if a.read_4k_latency_ns.is_empty() {
-                        scaled(&full_list, small, full)
-                    } else {
-                        per_type("read_4k_latency_ns", &a.read_4k_latency_ns)?
-                    };
-                    (full_list, small_list)
-                }
-            };
+        let (read_latency, read_4k_latency) = match (
+            a.read_latency_ns.is_empty(),
+            a.read_4k_latency_ns.is_empty(),
+        ) {
+            (true, false) if cell.is_some() => {
+                let small_list = per_type("read_4k_latency_ns", &a.read_4k_latency_ns)?;
+                (scaled(&small_list, full, small), small_list)
+            }
+            _ => {
+                let full_list = per_type("read_latency_ns", &a.read_latency_ns)?;
+                let small_list = if a.read_4k_latency_ns.is_empty() {
+                    scaled(&full_list, small, full)
+                } else {
+                    per_type("read_4k_latency_ns", &a.read_4k_latency_ns)?
+                };
+                (full_list, small_list)
+            }
+        };
         let program_latency = if cell.is_some() && a.program_latency_ns.is_empty() {
             vec![Duration::from_ns(self.timing.program_latency_ns); types]
         } else {

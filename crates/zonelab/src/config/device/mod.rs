@@ -162,6 +162,10 @@ pub struct TimingConfig {
     /// A die serves queued reads before queued programs (off by default).
     #[serde(default)]
     pub read_priority: bool,
+    /// A die senses its next page while the last one leaves over the channel (ONFI cache
+    /// read; default true); false holds the die until its page has left.
+    #[serde(default = "super::yes", skip_serializing_if = "super::is_true")]
+    pub cache_read: bool,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -367,8 +371,14 @@ impl DeviceConfig {
         for (name, v) in [
             ("timing.read_latency_ns", Some(t.read_latency_ns)),
             ("timing.read_4k_latency_ns", t.read_4k_latency_ns),
-            ("timing.channel_op_overhead_ns", Some(t.channel_op_overhead_ns)),
-            ("timing.firmware_jitter_mean_ns", Some(t.firmware_jitter_mean_ns)),
+            (
+                "timing.channel_op_overhead_ns",
+                Some(t.channel_op_overhead_ns),
+            ),
+            (
+                "timing.firmware_jitter_mean_ns",
+                Some(t.firmware_jitter_mean_ns),
+            ),
             ("timing.program_latency_ns", Some(t.program_latency_ns)),
             ("timing.erase_latency_ns", Some(t.erase_latency_ns)),
             ("timing.read_overhead_ns", Some(t.read_overhead_ns)),
@@ -489,6 +499,7 @@ impl DeviceConfig {
                 host_rate_mb_s: t.host_rate_mb_s,
                 erase_suspend: suspend,
                 read_priority: t.read_priority,
+                cache_read: t.cache_read,
             },
             energy: Energy {
                 read_nj_per_page: e.read_nj_per_page,
