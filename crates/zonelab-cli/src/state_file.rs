@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use zonelab::config::ExperimentConfig;
-use zonelab::device::DeviceModel;
+use zonelab::device::{Accepted, Command, DeviceModel, Status, catch_up};
 use zonelab::sim::build_device;
 use zonelab::state;
 use zonelab::time::Instant;
@@ -90,4 +90,33 @@ pub fn save(path: &Path, identity: &str, now: Instant, device: &dyn DeviceModel)
     let bytes = state::encode(identity, now, device)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     zonelab_io::write_atomic(path, &bytes)
+}
+
+/// Brings a loaded device to the time work on it can start: the background work that was due
+/// while no process held it has run (as it would have on a drive left powered). Returns that time.
+pub fn settle(d: &mut Loaded) -> Instant {
+    let t = d.start;
+    let mut wake = Some(t);
+    catch_up(&mut *d.device, &mut wake, t, &mut Vec::new());
+    t
+}
+
+/// Runs one command on a loaded device at `now` and saves the device to `path`, whatever the
+/// device answered: what a failed command did before it failed stays done (a Select All that
+/// stops part-way leaves the zones before it changed), as on a drive and as every other front
+/// end (a run, a replay, the fio engine) keeps it. The answer comes back only once the save
+/// is durable, so a caller never reports a success that was not kept.
+pub fn submit_and_save(
+    path: &Path,
+    d: &mut Loaded,
+    now: Instant,
+    cmd: Command<'_>,
+) -> Result<Result<Accepted, Status>> {
+    let result = d.device.submit(now, cmd);
+    let clock = match &result {
+        Ok(a) => a.done.unwrap_or(now).max(d.device.idle_at()),
+        Err(_) => now,
+    };
+    save(path, &d.identity, clock, &*d.device)?;
+    Ok(result)
 }

@@ -245,6 +245,25 @@ fn file_sets(text: &str, table: &str, key: &str) -> bool {
 }
 
 impl Engine {
+    /// A device as `zl_open` opens it, outside the process-wide registry (the seed swarm opens
+    /// one per case and drops it; fio's jobs share theirs through [`open`]).
+    pub fn standalone(name: &str, o: &OpenOptions) -> Result<Self> {
+        Engine::new(name, o)
+    }
+
+    /// The device behind the engine (for checks of its invariants).
+    pub fn device(&self) -> &dyn DeviceModel {
+        &*self.device
+    }
+
+    /// Virtual time: moves the device clock forward to `t` and lets background work run up
+    /// to there (what `zl_advance` does).
+    pub fn advance_clock(&mut self, t: Instant) {
+        self.clock = self.clock.max(t);
+        let now = self.clock;
+        self.advance_to(now);
+    }
+
     fn new(name: &str, o: &OpenOptions) -> Result<Self> {
         if o.preset.is_some() && o.config_file.is_some() {
             bail!("give zonelab_preset or zonelab_config, not both");

@@ -154,6 +154,7 @@ fn run(
                 trace_sink: exp
                     .trace
                     .then(|| Box::new(Collect(records.clone())) as Box<dyn TraceSink>),
+                limits: Default::default(),
             };
             let out = zonelab::run(&exp, inputs, fingerprint, &mut |p| {
                 let stop = Python::attach(|py| {

@@ -18,6 +18,8 @@ mod prefetch;
 pub mod report;
 pub mod sim;
 pub mod state;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod time;
 pub mod trace;
 pub mod units;

@@ -154,7 +154,11 @@ pub fn inputs(path: &Path, exp: &Experiment, dir: &Path) -> Result<Inputs> {
     } else {
         None
     };
-    Ok(Inputs { traces, trace_sink })
+    Ok(Inputs {
+        traces,
+        trace_sink,
+        limits: Default::default(),
+    })
 }
 
 /// The per-command trace, streamed to a CSV file.

@@ -27,7 +27,7 @@ use crate::ftl::{Ftl, FtlSpec, PreconditionPlan};
 use crate::metrics::Metrics;
 use crate::metrics::series::Sampling;
 use crate::nand::NandSpec;
-use crate::report::{HostReport, JobReport, RunIdentity, Summary, summarize};
+use crate::report::{EarlyStop, HostReport, JobReport, RunIdentity, Summary, summarize};
 use crate::time::{Duration, Instant};
 use crate::trace::TraceSink;
 use crate::trace::read::{TraceError, TraceReader};
@@ -115,7 +115,31 @@ pub struct Inputs {
     pub traces: Vec<Box<dyn BufRead>>,
     /// Where the per-command trace goes (with `[trace] enabled`).
     pub trace_sink: Option<Box<dyn TraceSink>>,
+    /// When to stop early.
+    pub limits: RunLimits,
 }
+
+/// Bounds on a run: the seed swarm's hang checks (an event and a simulated-time budget), and a
+/// front end's interrupt (Ctrl-C). A run stopped by one still ends with its results so far,
+/// and its summary says why it stopped ([`Summary::stopped_early`]).
+#[derive(Clone, Default)]
+pub struct RunLimits {
+    /// Stop after this many events.
+    pub max_events: Option<u64>,
+    /// Stop once the simulated clock passes this long after the run's start.
+    pub max_simulated: Option<Duration>,
+    /// Set from outside the run (a signal handler) to stop it; read every
+    /// [`STOP_CHECK_EVENTS`] events, so a stop costs nothing per event.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+/// How often a run looks at its stop flag and reports progress (events).
+pub const STOP_CHECK_EVENTS: u64 = 1 << 12;
+
+/// Events at one simulated instant past which a run cannot be making progress: host tasks or
+/// the device wake each other without the clock moving (chosen: 2^24 is thousands of times the
+/// most events any shipped experiment handles at one instant, 1,000 host threads starting).
+pub const MAX_EVENTS_AT_ONE_INSTANT: u64 = 1 << 24;
 
 /// Why a run could not finish.
 #[derive(Debug, thiserror::Error)]
@@ -128,6 +152,10 @@ pub enum RunError {
     Deadlock(Vec<String>),
     #[error("cannot write the trace: {0}")]
     TraceWrite(String),
+    #[error(
+        "the run cannot progress: {events} events at simulated time {at} without the clock moving (host tasks or the device wake each other forever)"
+    )]
+    NoProgress { at: Instant, events: u64 },
 }
 
 /// The outcome of a run: the summary and the state it came from.
@@ -215,6 +243,7 @@ impl Experiment {
 
 struct Simulation<'a> {
     experiment: &'a Experiment,
+    limits: RunLimits,
     kernel: Rc<Kernel>,
     tasks: Rc<Tasks>,
     runners: Vec<Runner>,
@@ -244,7 +273,8 @@ impl Simulation<'_> {
         (parts.iter().sum::<f64>() / parts.len().max(1) as f64).min(1.0)
     }
 
-    fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), RunError> {
+    /// Runs to the end, or until a limit stops it (then: why).
+    fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<Option<EarlyStop>, RunError> {
         let k = self.kernel.clone();
         k.advance_device();
         for r in 0..self.runners.len() {
@@ -254,6 +284,10 @@ impl Simulation<'_> {
         // Runners not done yet (a runner once done stays done), kept per event instead of
         // asking every runner at every event.
         let mut running = self.runners.iter().filter(|r| !r.done()).count();
+        let start = k.now.get();
+        let until = self.limits.max_simulated.map(|d| start + d);
+        let (mut instant, mut at_instant) = (start, 0u64);
+        let mut stopped = None;
         loop {
             if running == 0 && self.tasks.live() == 0 {
                 break;
@@ -262,6 +296,21 @@ impl Simulation<'_> {
                 break;
             };
             let now = event.time;
+            if now == instant {
+                at_instant += 1;
+                if at_instant > MAX_EVENTS_AT_ONE_INSTANT {
+                    return Err(RunError::NoProgress {
+                        at: now,
+                        events: at_instant,
+                    });
+                }
+            } else {
+                (instant, at_instant) = (now, 1);
+            }
+            if until.is_some_and(|u| now > u) {
+                stopped = Some(EarlyStop::SimulatedTime);
+                break;
+            }
             k.now.set(now);
             match event.kind {
                 EventKind::RunnerComplete {
@@ -297,12 +346,30 @@ impl Simulation<'_> {
                 }
             }
             events += 1;
-            if events.is_multiple_of(1 << 16) {
-                progress(Progress {
-                    simulated: now,
-                    fraction: self.fraction_done(now),
-                });
+            if self.limits.max_events.is_some_and(|m| events >= m) {
+                stopped = Some(EarlyStop::Events);
+                break;
             }
+            if events.is_multiple_of(STOP_CHECK_EVENTS) {
+                if events.is_multiple_of(1 << 16) {
+                    progress(Progress {
+                        simulated: now,
+                        fraction: self.fraction_done(now),
+                    });
+                }
+                if self
+                    .limits
+                    .stop
+                    .as_ref()
+                    .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+                {
+                    stopped = Some(EarlyStop::Interrupted);
+                    break;
+                }
+            }
+        }
+        if let Some(why) = stopped {
+            return Ok(Some(why));
         }
         debug_assert_eq!(
             running,
@@ -323,7 +390,7 @@ impl Simulation<'_> {
                 });
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     fn fio_runner_count(&self) -> usize {
@@ -514,12 +581,13 @@ pub(crate) fn run_with(
 
     let mut sim = Simulation {
         experiment,
+        limits: inputs.limits.clone(),
         kernel: kernel.clone(),
         tasks: tasks.clone(),
         runners,
         lba_bytes,
     };
-    sim.run(progress)?;
+    let stopped_early = sim.run(progress)?;
     let last = kernel.metrics.with(|m| m.last_done());
     progress(Progress {
         simulated: last,
@@ -579,6 +647,7 @@ pub(crate) fn run_with(
     };
     let mut summary = summarize(&identity, &*device, &metrics, host_report, reports, errors);
     summary.layers = layers;
+    summary.stopped_early = stopped_early;
     Ok(RunOutput {
         summary,
         metrics,
