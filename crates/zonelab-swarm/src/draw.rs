@@ -37,23 +37,45 @@ pub struct DeviceDraw {
     pub max_active: u64,
 }
 
+/// The kind of device a workload needs: the file layers need zones of a few segments, eZNS a
+/// power-of-two number of dies and an active limit to split; everything else takes any device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    Tiny,
+    Files,
+    Ezns,
+}
+
 /// Tiny to small: 1-8 dies, 1-64 zones, pages of 4-32 KiB, blocks of 2-16 pages, capacity
 /// below the zone size in LBAs (so not always whole program units), open and active limits,
 /// a write buffer, a shared write cache or neither.
-pub fn device(rng: &mut Rng) -> DeviceDraw {
-    let lba: u64 = if rng.chance(15) { 512 } else { 4096 };
-    let channels = rng.range(1, 4);
+pub fn device(rng: &mut Rng, profile: Profile) -> DeviceDraw {
+    let lba: u64 = if profile == Profile::Tiny && rng.chance(15) { 512 } else { 4096 };
+    let channels = match profile {
+        Profile::Ezns => rng.pick(&[2, 4]),
+        _ => rng.range(1, 4),
+    };
     let per_channel = rng.pick(&[1, 2]);
     let dies = channels * per_channel;
     let page = rng.pick(&[4096, 8192, 16384, 32768]).max(lba);
-    let pages_per_block = rng.pick(&[2, 4, 8, 16]);
+    let pages_per_block = match profile {
+        Profile::Files => rng.pick(&[64, 128, 256]),
+        _ => rng.pick(&[2, 4, 8, 16]),
+    };
     let pages_per_program = if rng.chance(25) { 2 } else { 1 };
     let divisors: Vec<u64> = (1..=dies).filter(|d| dies % d == 0).collect();
-    let dies_per_zone = rng.pick(&divisors);
+    let dies_per_zone = match profile {
+        Profile::Ezns => 1,
+        _ => rng.pick(&divisors),
+    };
     let blocks_per_zone_per_die = rng.range(1, 3);
     let block = page * pages_per_block;
     let zone_bytes = block * dies_per_zone * blocks_per_zone_per_die;
-    let zone_count: u64 = rng.pick(&[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]);
+    let zone_count: u64 = match profile {
+        Profile::Tiny => rng.pick(&[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]),
+        Profile::Files => rng.pick(&[12, 16, 24, 32, 48, 64]),
+        Profile::Ezns => rng.pick(&[32, 48, 64]),
+    };
     let groups = dies / dies_per_zone;
     let blocks_per_die =
         (zone_count.div_ceil(groups) * blocks_per_zone_per_die).max(1) + rng.range(0, 2);
@@ -62,12 +84,18 @@ pub fn device(rng: &mut Rng) -> DeviceDraw {
         0 => zone_lbas,
         1 => (zone_lbas * rng.range(1, 9) / 10).max(1),
         2 => rng.range(1, zone_lbas),
-        _ => (zone_lbas - rng.range(0, 3)).max(1),
+        _ => zone_lbas.saturating_sub(rng.range(0, 3)).max(1),
     };
     let cap_bytes = cap_lbas * lba;
-    let max_active = if rng.chance(30) { 0 } else { rng.range(1, zone_count) };
+    let max_active = match profile {
+        Profile::Ezns => rng.range(4, 16),
+        Profile::Files if rng.chance(50) => rng.range(3, 8),
+        _ if rng.chance(30) => 0,
+        _ => rng.range(1, zone_count),
+    };
     let max_open = match (max_active, rng.chance(30)) {
         (_, true) => 0,
+        (0, false) if profile != Profile::Tiny => 0,
         (0, false) => rng.range(1, zone_count),
         (a, false) => rng.range(1, a),
     };

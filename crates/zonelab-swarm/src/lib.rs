@@ -80,11 +80,15 @@ pub fn draw(seed: u64) -> Case {
         60..=74 => Front::Replay,
         _ => Front::Run,
     };
-    let device = draw::device(&mut rng);
+    let profile = match front {
+        Front::Run => runs::profile(&mut rng),
+        _ => draw::Profile::Tiny,
+    };
+    let device = draw::device(&mut rng, profile);
     let mut experiment = device.toml.clone();
     let mut commands = Vec::new();
     match front {
-        Front::Run => experiment.push_str(&runs::workload(&mut rng, &device)),
+        Front::Run => experiment.push_str(&runs::workload(&mut rng, &device, profile)),
         Front::Manager { .. } => {
             let n = rng.range(5, 40) as usize;
             commands = commands::stream(&mut rng, &device, front, n);
@@ -108,8 +112,8 @@ pub fn draw(seed: u64) -> Case {
 pub enum Outcome {
     /// Checked: this many device commands.
     Passed { commands: u64 },
-    /// `check` refused the drawn configuration, naming a field.
-    Refused,
+    /// `check` refused the drawn configuration, naming a field: its message.
+    Refused(String),
     Failed(Failure),
 }
 
@@ -145,8 +149,8 @@ pub fn run(case: &Case) -> Outcome {
     let result = catch_unwind(AssertUnwindSafe(|| check(case, &dir)));
     let _ = std::fs::remove_dir_all(&dir);
     match result {
-        Ok(Ok(Some(commands))) => Outcome::Passed { commands },
-        Ok(Ok(None)) => Outcome::Refused,
+        Ok(Ok(Ok(commands))) => Outcome::Passed { commands },
+        Ok(Ok(Err(why))) => Outcome::Refused(why),
         Ok(Err(e)) => Outcome::Failed(Failure {
             panic: false,
             message: format!("{e:#}"),
@@ -165,27 +169,28 @@ fn scratch(seed: u64) -> PathBuf {
     std::env::temp_dir().join(format!("zonelab-swarm-{}-{seed}", std::process::id()))
 }
 
-/// The checks of a case: `Some(device commands)`, or `None` if check refused its experiment.
-fn check(case: &Case, dir: &std::path::Path) -> Result<Option<u64>> {
+/// The checks of a case: `Ok(device commands)`, or `Err(why)` if check refused its
+/// experiment (naming a field, as it must).
+fn check(case: &Case, dir: &std::path::Path) -> Result<Result<u64, String>> {
     if case.front == Front::Run {
         return match runs::check(&case.experiment, limits())? {
-            runs::RunResult::Refused => Ok(None),
-            runs::RunResult::Ran(n) => Ok(Some(n)),
+            runs::RunResult::Refused(why) => Ok(Err(why)),
+            runs::RunResult::Ran(n) => Ok(Ok(n)),
         };
     }
     let cfg = match ExperimentConfig::parse(&case.experiment, &[]) {
         Ok(c) => c,
-        Err(zonelab::ConfigError::Field { .. }) => return Ok(None),
+        Err(e @ zonelab::ConfigError::Field { .. }) => return Ok(Err(e.to_string())),
         Err(e) => bail!("refused without naming a field: {e}"),
     };
     let exp = match cfg.validate_device("swarm") {
         Ok(e) => e,
-        Err(zonelab::ConfigError::Field { .. }) => return Ok(None),
+        Err(e @ zonelab::ConfigError::Field { .. }) => return Ok(Err(e.to_string())),
         Err(e) => bail!("refused without naming a field: {e}"),
     };
     let mut model = Model::of(&exp.info()).context("a zoned device")?;
     if case.front == Front::Replay {
-        return replay::check(&case.experiment, &mut model, &case.commands, limits()).map(Some);
+        return replay::check(&case.experiment, &mut model, &case.commands, limits()).map(Ok);
     }
     std::fs::create_dir_all(dir)?;
     let mut front: Box<dyn Frontend> = match case.front {
@@ -200,7 +205,7 @@ fn check(case: &Case, dir: &std::path::Path) -> Result<Option<u64>> {
         }
         Front::Replay | Front::Run => unreachable!(),
     };
-    stream(case, &mut model, &mut *front).map(Some)
+    stream(case, &mut model, &mut *front).map(Ok)
 }
 
 /// Sends the case's commands through `front`, checking after every step.

@@ -135,7 +135,12 @@ fn record(totals: &Mutex<Totals>, case: &Case, outcome: &Outcome, shrink_dir: Op
             e.0 += 1;
             e.1 += commands;
         }
-        Outcome::Refused => t.refused += 1,
+        Outcome::Refused(why) => {
+            t.refused += 1;
+            if std::env::var_os("ZONELAB_SWARM_REFUSALS").is_some() {
+                println!("refused seed {} ({}): {why}", case.seed, front_name(case));
+            }
+        }
         Outcome::Failed(f) => {
             let what = if f.panic { "panic: " } else { "" };
             let msg = format!("{what}{}", f.message);

@@ -12,21 +12,30 @@ use anyhow::{Result, bail};
 use zonelab::config::ExperimentConfig;
 use zonelab::sim::{Inputs, RunLimits};
 
-use crate::draw::DeviceDraw;
+use crate::draw::{DeviceDraw, Profile};
 use crate::fronts::save_load_same;
 use crate::rng::Rng;
 
-/// A workload for the device `d`, as `[[job]]`s or host-layer tables.
-pub fn workload(rng: &mut Rng, d: &DeviceDraw) -> String {
+/// What a run's workload is, drawn before its device (which must suit it).
+pub fn profile(rng: &mut Rng) -> Profile {
+    match rng.range(0, 9) {
+        0 | 1 => Profile::Files,
+        2 => Profile::Ezns,
+        _ => Profile::Tiny,
+    }
+}
+
+/// A workload of `profile` for the device `d`, as `[[job]]`s or host-layer tables.
+pub fn workload(rng: &mut Rng, d: &DeviceDraw, profile: Profile) -> String {
     let mut s = String::new();
-    if rng.chance(20) {
+    if profile == Profile::Tiny && rng.chance(20) {
         let _ = writeln!(s, "[prefill]\nfraction = {}\nfill = [0.1, 0.9]\npattern = \"random\"", rng.pick(&[0.2, 0.5]));
     }
-    match rng.range(0, 9) {
-        0 => fs(rng, d, &mut s),
-        1 => kv(rng, &mut s),
-        2 => ezns(rng, d, &mut s),
-        _ => {
+    match profile {
+        Profile::Files if rng.chance(50) => fs(rng, d, &mut s),
+        Profile::Files => kv(rng, &mut s),
+        Profile::Ezns => ezns(rng, d, &mut s),
+        Profile::Tiny => {
             for j in 0..rng.range(1, 3) {
                 job(rng, d, j, &mut s);
             }
@@ -90,17 +99,31 @@ fn kv(rng: &mut Rng, s: &mut String) {
 }
 
 fn ezns(rng: &mut Rng, d: &DeviceDraw, s: &mut String) {
-    let _ = writeln!(s, "[layer]\nkind = \"ezns\"\nnamespaces = {}", rng.range(1, 2));
-    if rng.chance(50) {
-        let _ = writeln!(s, "max_stripe_size = {}", d.lba * rng.pick(&[1, 2, 4, 8]));
+    let n = rng.range(1, 2);
+    let per = rng.pick(&[2, 4]);
+    let vzones = rng.range(1, 2);
+    let width = rng.pick(&[1, 2]);
+    let _ = writeln!(
+        s,
+        "[layer]\nkind = \"ezns\"\nnamespaces = {n}\nzones_per_vzone = {per}\nmax_active_vzones = {vzones}\n\
+         essentials = {}\nspares = 0\nreserve_pool = 1\nmax_stripe_size = {}",
+        n * vzones * width,
+        d.lba * rng.pick(&[1, 2, 4, 8, 16])
+    );
+    for ns in 0..n {
+        let bs = d.lba * rng.pick(&[1, 4]);
+        let _ = writeln!(
+            s,
+            "[[job]]\nname = \"w{ns}\"\nnamespace = {ns}\nrw = \"write\"\nbs = {bs}\nio_size = {}\nmax_open_zones = 1",
+            (d.cap_bytes * per * 2).div_ceil(bs) * bs
+        );
     }
-    let _ = writeln!(s, "[[job]]\nname = \"w\"\nrw = \"write\"\nbs = {}\nio_size = {}\nmax_open_zones = 1", d.lba * 4, d.cap_bytes * 2 / (d.lba * 4) * (d.lba * 4));
 }
 
 /// What an experiment case came to.
 pub enum RunResult {
-    /// `check` refused it (naming the field, as it must).
-    Refused,
+    /// `check` refused it (naming the field, as it must): why.
+    Refused(String),
     /// It ran: this many device commands.
     Ran(u64),
 }
@@ -139,7 +162,7 @@ pub fn check(text: &str, limits: RunLimits) -> Result<RunResult> {
 
 fn refused(e: zonelab::ConfigError) -> Result<RunResult> {
     match e {
-        zonelab::ConfigError::Field { .. } => Ok(RunResult::Refused),
+        e @ zonelab::ConfigError::Field { .. } => Ok(RunResult::Refused(e.to_string())),
         other => bail!("refused without naming a field: {other}"),
     }
 }
