@@ -293,3 +293,51 @@ fn when_pieces_pin_every_zone_the_least_live_one_is_compacted_in_place() {
     }
     d.check_invariants();
 }
+
+/// Regression (issue 36, defect 1): tiny zones (48 KiB of 256 KiB in 32 KiB units), writers
+/// that abandon zones part-written, and a zombie daemon: compaction and zombie reclaims padded
+/// partial units, zones came to need more units than their capacity, and `zonelab run` aborted
+/// ("a physical zone with room to compact"). The run ends, with no command refused.
+#[test]
+fn abandoned_tiny_zones_never_over_commit() {
+    let text = r#"
+        preset = "rezns-40g"
+        [device.geometry]
+        pages_per_block = 4
+        [device.zones]
+        dies_per_zone = 1
+        zone_size_bytes = "256KiB"
+        zone_capacity_bytes = "48KiB"
+        zone_count = 8
+        [device.timing]
+        write_buffer_units_per_zone = 0
+        [firmware]
+        policy = "renewable"
+        [[job]]
+        rw = "write"
+        bs = "8KiB"
+        size = "2z"
+        zone_fill = "40KiB"
+        zone_fill_action = "abandon"
+        io_size = "4096KiB"
+        thinktime = "1ms"
+        startdelay = "1ms"
+        [[job]]
+        rw = "write"
+        bs = "4KiB"
+        offset = "2z"
+        size = "3z"
+        thinktime = "1ms"
+        startdelay = "5ms"
+        [[job]]
+        rw = "write"
+        bs = "16KiB"
+        offset = "5z"
+        io_size = "4096KiB"
+    "#;
+    let cfg = crate::config::ExperimentConfig::parse(text, &[]).unwrap();
+    let exp = cfg.validate("issue36").unwrap();
+    let out = crate::sim::run(&exp, crate::sim::Inputs::default(), 0, &mut |_| {}).unwrap();
+    assert_eq!(out.summary.errors_total, 0, "{:?}", out.summary.errors);
+    out.device.check_invariants();
+}
