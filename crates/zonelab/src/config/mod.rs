@@ -560,4 +560,6 @@ mod doc_tests;
 #[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
+mod limits_tests;
+#[cfg(test)]
 mod tests;

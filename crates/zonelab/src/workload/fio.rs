@@ -208,7 +208,11 @@ impl JobGen {
         let (written, writable) = if request.op == Op::Write {
             let written = request.slba + request.nlb - zone as u64 * self.zone_lbas.get();
             debug_assert_eq!(written, device.written_lbas(self.spec.nsid, zone));
-            (written, self.cap_lbas - written >= self.bs)
+            // A zone left with room below one block is not done with: the writer's next
+            // command for it is the Finish that releases its active resource (`write_into`).
+            // Moving on without it left the zone active, and the next zone opened past the
+            // device's active limit (issue 36, defect 7).
+            (written, written < self.cap_lbas)
         } else {
             (
                 device.written_lbas(self.spec.nsid, zone),
