@@ -50,3 +50,20 @@ fn a_writer_finishes_a_zone_it_cannot_fill_before_the_next() {
     let out = run_clean(&format!("{}{job}", tiny(40, 1)));
     assert!(out.summary.device_counters.zone_finishes > 0);
 }
+
+/// Regression (issue 36, defect 6): the ZenFS-like layer with 3 open and active zones
+/// deadlocked ("host tasks wait for each other forever"). ZenFS keeps 2 zones (metadata, extent
+/// migration) and needs the WAL and another file open at once: 4 at least. Refused, naming the
+/// field, as the F2FS-like layer's `fs.f2fs.active_logs` is.
+#[test]
+fn zenfs_needs_its_reserved_zones_and_two_more() {
+    let device = "preset = \"rezns-40g\"\n[device.geometry]\npages_per_block = 64\n\
+                  [device.zones]\ndies_per_zone = 4\nzone_size_bytes = \"8MiB\"\n\
+                  zone_capacity_bytes = \"8MiB\"\nzone_count = 32\n";
+    let work = "[fs]\npersonality = \"zenfs\"\n[[dbbench]]\nbenchmarks = \"fillrandom\"\nnum = 2000\nfiles = \"fs\"\n";
+    let at = |active: u32| format!("{device}max_active_zones = {active}\n{work}");
+    let err = check(&at(3)).unwrap_err().to_string();
+    assert!(err.starts_with("fs.zenfs.reserved_zones: "), "{err}");
+    assert!(err.contains("the device allows 3"), "{err}");
+    run_clean(&at(4));
+}

@@ -339,6 +339,11 @@ impl Simulation<'_> {
                 EventKind::DeviceWake => {
                     k.device_woke(now);
                     k.advance_device();
+                    // Host tasks all waiting on each other while the device's timers run on
+                    // would otherwise keep the run going forever in simulated time.
+                    if running == 0 && self.tasks.live() > 0 && k.host_cannot_wake() {
+                        return Err(RunError::Deadlock(self.tasks.stuck()));
+                    }
                 }
                 EventKind::TaskWake(task) => {
                     k.advance_device();
