@@ -153,6 +153,17 @@ pub fn check(text: &str, limits: RunLimits) -> Result<RunResult> {
             out.summary.errors_total, e.source, e.command, e.lba, e.status
         );
     }
+    // A host layer's workload records the calls the file layer refused; only running out of
+    // space is an outcome a run may have, anything else was accepted input that cannot run.
+    for (layer, report) in &out.summary.layers {
+        let text = report.to_string();
+        for (i, _) in text.match_indices("\"failures\":{\"") {
+            let what = &text[i + 13..text[i..].find('}').map_or(text.len(), |e| i + e)];
+            if !what.contains("no space") {
+                bail!("check accepted it, layer `{layer}` refused calls during the run: {what}");
+            }
+        }
+    }
     if exp.layer.is_none() {
         let identity = zonelab::state::identity(&cfg);
         save_load_same(&exp, &identity, out.device.idle_at(), &*out.device)?;
