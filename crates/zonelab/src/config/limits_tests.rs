@@ -67,3 +67,23 @@ fn zenfs_needs_its_reserved_zones_and_two_more() {
     assert!(err.contains("the device allows 3"), "{err}");
     run_clean(&at(4));
 }
+
+/// Regression (issue 36, defect 5): eZNS with small stripes (`experiments/ezns/local.toml`,
+/// `layer.max_stripe_size` 4, 8 or 16 KiB): a v-zone's capacity (its zones less their
+/// headers) is then not a multiple of the writers' 512 KiB blocks, a writer moved on from a
+/// v-zone left with less than a block without finishing it, and the next v-zone's write failed
+/// with Too Many Active Zones. The writer now finishes the v-zone first (as fio does).
+#[test]
+fn ezns_with_small_stripes_stays_within_its_active_limit() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments/ezns/local.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    for stripe in ["4KiB", "8KiB", "16KiB"] {
+        let overrides = [format!("layer.max_stripe_size=\"{stripe}\"")];
+        let exp = ExperimentConfig::parse(&text, &overrides)
+            .unwrap()
+            .validate("local")
+            .unwrap();
+        let out = run(&exp, Inputs::default(), 0, &mut |_| {}).unwrap();
+        assert_eq!(out.summary.errors_total, 0, "{stripe}: {:?}", out.summary.errors);
+    }
+}
