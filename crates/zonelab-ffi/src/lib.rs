@@ -63,6 +63,8 @@ pub struct Engine {
     /// Realtime mode: how long after its modelled time each completion reached fio.
     lateness: hdrhistogram::Histogram<u64>,
     late: u64,
+    /// The state file's lock, if the device has one.
+    _lock: Option<zonelab_io::StateLock>,
 }
 
 /// Realtime completions later than this count as late (chosen: above the wake-up granularity of
@@ -272,6 +274,15 @@ impl Engine {
             zonelab_io::check_writable_dir(dir)
                 .with_context(|| format!("zonelab_results={}", dir.display()))?;
         }
+        // The state file's lock, held as long as the device is open in this process: a second
+        // fio (or `zonelab zone`) on the same file is refused, naming this one.
+        let lock = match &o.state {
+            Some(p) => Some(
+                zonelab_io::lock(p, &format!("fio, zonelab_device {name}"))
+                    .with_context(|| format!("zonelab_state={}", p.display()))?,
+            ),
+            None => None,
+        };
         let file = match &o.state {
             Some(p) if p.exists() => Some(
                 std::fs::read(p)
@@ -350,6 +361,7 @@ impl Engine {
             dirty: false,
             lateness: zonelab::metrics::latency_histogram(),
             late: 0,
+            _lock: lock,
         })
     }
 

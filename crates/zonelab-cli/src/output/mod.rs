@@ -34,11 +34,12 @@ pub fn run(
     }
     let validate = |c: &ExperimentConfig| c.validate(&crate::default_name(path));
     let in_file = || format!("in {}", path.display());
-    let (cfg, exp, device, identity) = match state {
+    // With a state file, its lock is held until the device is saved back (`_lock`).
+    let (cfg, exp, device, identity, _lock) = match state {
         None => {
             let exp = validate(&cfg).with_context(in_file)?;
             let device = zonelab::sim::build_device(&exp);
-            (cfg, exp, device, None)
+            (cfg, exp, device, None, None)
         }
         Some(file) => {
             let l =
@@ -46,7 +47,7 @@ pub fn run(
             if !quiet && !l.created {
                 println!("device from {} (its clock at {})", file.display(), l.start);
             }
-            (l.cfg, l.exp, l.device, Some((file, l.identity)))
+            (l.cfg, l.exp, l.device, Some((file, l.identity)), Some(l.lock))
         }
     };
     let print = cfg.fingerprint();
