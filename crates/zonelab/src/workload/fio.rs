@@ -133,6 +133,16 @@ impl JobGen {
         ) && self.cap_lbas - (d.wp - d.zslba) >= self.bs
     }
 
+    /// The zone still holds an active resource the writer must release: open or closed,
+    /// below its capacity (a Finish releases it when less than a block is left).
+    fn unfinished(&self, device: &dyn DeviceModel, zone: u32) -> bool {
+        let d = device.zone(self.spec.nsid, zone);
+        !matches!(
+            d.state,
+            ZoneState::Full | ZoneState::ReadOnly | ZoneState::Offline | ZoneState::Empty
+        ) && d.wp - d.zslba < self.cap_lbas
+    }
+
     fn hold_open(&mut self, zone: u32) {
         self.open.push(zone);
         self.is_open[(zone - self.first) as usize] = true;
@@ -214,9 +224,10 @@ impl JobGen {
             // device's active limit (issue 36, defect 7).
             (written, written < self.cap_lbas)
         } else {
+            // (After an append too: a zone with room below one block waits for its Finish.)
             (
                 device.written_lbas(self.spec.nsid, zone),
-                self.can_write(device, zone),
+                self.unfinished(device, zone),
             )
         };
         if let Some(fill) = self.spec.zone_fill_lbas
