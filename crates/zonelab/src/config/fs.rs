@@ -296,7 +296,7 @@ impl FsConfig {
             if !(0.0..=1.0).contains(&t) {
                 return Err(ConfigError::field(
                     "fs.gc.threshold_cold",
-                    format!("{t} must be between 0 and 1"),
+                    format!("{} must be between 0 and 1", super::ranges::number(t)),
                 ));
             }
             gc.threshold_cold = t;
@@ -434,7 +434,7 @@ impl FsConfig {
         {
             return Err(ConfigError::field(
                 "fs.f2fs.overprovision",
-                format!("{p} must be a percentage below 100"),
+                format!("{} must be a percentage below 100", super::ranges::number(p)),
             ));
         }
         let spz = cap_blocks / f.segment_blocks as u64;

@@ -91,3 +91,15 @@ fn ezns_with_small_stripes_stays_within_its_active_limit() {
         assert_eq!(out.summary.errors_total, 0, "{stripe}: {:?}", out.summary.errors);
     }
 }
+
+/// Regression (issue 36, defect 11): 2^63-1 given for a share was echoed as
+/// 9223372036854776000, digits nobody wrote. Past 2^53 the message shows the number in
+/// scientific notation.
+#[test]
+fn a_huge_number_is_echoed_without_invented_digits() {
+    let text = "preset = \"rezns-40g\"\n[prefill]\nfraction = 9223372036854775807\n[[job]]\nrw = \"read\"\nbs = \"4KiB\"\n";
+    let err = check(text).unwrap_err().to_string();
+    assert_eq!(err, "prefill.fraction: 9.223372036854776e18 must be between 0 and 1");
+    assert_eq!(super::ranges::number(0.5), "0.5");
+    assert_eq!(super::ranges::number(-3.0), "-3");
+}

@@ -10,7 +10,7 @@ pub mod kv;
 pub mod layer;
 mod overrides;
 pub mod presets;
-mod ranges;
+pub(crate) mod ranges;
 mod region;
 pub mod replay;
 mod setup;
