@@ -61,7 +61,14 @@ pub fn run(
         print!("{}", describe(&exp, &cfg));
     }
     let dir = output.unwrap_or_else(|| default_dir(&exp.name));
-    let inputs = inputs(path, &exp, &dir)?;
+    let mut inputs = inputs(path, &exp, &dir)?;
+    // Ctrl-C (or SIGTERM) stops the run; it ends with its results so far, written as usual.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = stop.clone();
+    // (A second handler cannot be installed, as when Python or a test runs two experiments in
+    // one process: those runs are then stopped the way the process is.)
+    let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
+    inputs.limits.stop = Some(stop);
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
@@ -109,6 +116,14 @@ pub fn run(
             ios as f64 / wall_s.max(1e-9),
             dir.display()
         );
+    }
+    if let Some(why) = out.summary.stopped_early {
+        eprintln!(
+            "stopped early ({why:?}) at simulated {:.3} s: the results so far are in {} (summary.json says so)",
+            out.summary.simulated_time_ns as f64 / 1e9,
+            dir.display()
+        );
+        return Ok(ExitCode::from(130));
     }
     if out.summary.errors.is_empty() {
         return Ok(ExitCode::SUCCESS);
