@@ -137,7 +137,6 @@ fn save(args: &DeviceArgs, d: &Loaded, now: Instant) -> Result<()> {
     state_file::save(&args.state, &d.identity, now, &*d.device)
 }
 
-
 fn zone_size(d: &Loaded) -> Result<u64> {
     Ok(d.device
         .info()

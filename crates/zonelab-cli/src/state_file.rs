@@ -34,7 +34,10 @@ pub struct Loaded {
 pub fn holder() -> String {
     let mut line: String = std::env::args().collect::<Vec<_>>().join(" ");
     if line.len() > 200 {
-        let cut = (0..=200).rev().find(|&i| line.is_char_boundary(i)).unwrap_or(0);
+        let cut = (0..=200)
+            .rev()
+            .find(|&i| line.is_char_boundary(i))
+            .unwrap_or(0);
         line.truncate(cut);
     }
     line

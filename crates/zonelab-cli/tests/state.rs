@@ -287,7 +287,13 @@ fn a_select_all_that_fails_part_way_keeps_what_it_did() {
 fn a_state_file_in_use_is_refused_and_a_killed_save_leaves_nothing() {
     let dir = temp_dir("lock");
     let create = [
-        "zone", "info", "--state", "d.state", "--preset", "rezns-40g", "--set",
+        "zone",
+        "info",
+        "--state",
+        "d.state",
+        "--preset",
+        "rezns-40g",
+        "--set",
         "device.zones.zone_count=4",
     ];
     ok(&dir, &create);

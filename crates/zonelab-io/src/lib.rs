@@ -140,7 +140,9 @@ pub fn parent(path: &Path) -> &Path {
 /// so whoever next holds the file's lock finds what a killed writer left
 /// ([`remove_stale_temporaries`]).
 fn temporary(path: &Path) -> std::path::PathBuf {
-    let name = path.file_name().map_or("file".into(), |n| n.to_string_lossy().to_string());
+    let name = path
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy().to_string());
     parent(path).join(format!(".{name}.{}{TMP_SUFFIX}", std::process::id()))
 }
 
@@ -180,7 +182,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// kill during each of 22 saves of a 268 MB state file left 1 GB of them: issue 36). Call it
 /// holding the file's lock ([`lock`]): no other writer of `path` is running then.
 pub fn remove_stale_temporaries(path: &Path) -> Result<()> {
-    let name = path.file_name().map_or("file".into(), |n| n.to_string_lossy().to_string());
+    let name = path
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy().to_string());
     let prefix = format!(".{name}.");
     let dir = parent(path);
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -188,7 +192,9 @@ pub fn remove_stale_temporaries(path: &Path) -> Result<()> {
     };
     for entry in entries.flatten() {
         let n = entry.file_name().to_string_lossy().to_string();
-        let pid = n.strip_prefix(&prefix).and_then(|r| r.strip_suffix(TMP_SUFFIX));
+        let pid = n
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(TMP_SUFFIX));
         if pid.is_some_and(|p| p.parse::<u32>().is_ok()) {
             std::fs::remove_file(entry.path())
                 .with_context(|| format!("cannot remove {}", entry.path().display()))?;
@@ -209,7 +215,9 @@ pub struct StateLock {
 /// Takes the lock of the state file `path` for `holder` (a description such as "zonelab zone
 /// open"), or says who has it.
 pub fn lock(path: &Path, holder: &str) -> Result<StateLock> {
-    let name = path.file_name().map_or("file".into(), |n| n.to_string_lossy().to_string());
+    let name = path
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy().to_string());
     let lock_path = parent(path).join(format!(".{name}.lock"));
     let mut file = std::fs::OpenOptions::new()
         .read(true)
@@ -227,7 +235,11 @@ pub fn lock(path: &Path, holder: &str) -> Result<StateLock> {
             anyhow::bail!(
                 "{} is in use by {}; wait for it to finish (two users of one state file would each save their own device, and the last save would drop the other's writes)",
                 path.display(),
-                if who.is_empty() { "another process" } else { who }
+                if who.is_empty() {
+                    "another process"
+                } else {
+                    who
+                }
             );
         }
         Err(std::fs::TryLockError::Error(e)) => {
@@ -259,7 +271,10 @@ mod tests {
         std::fs::write(dir.join(".other.state.99999.zonelab-tmp"), b"half").unwrap();
         let held = lock(&p, "test").unwrap();
         assert!(!dir.join(".dev.state.99999.zonelab-tmp").exists());
-        assert!(dir.join(".other.state.99999.zonelab-tmp").exists(), "another file's stays");
+        assert!(
+            dir.join(".other.state.99999.zonelab-tmp").exists(),
+            "another file's stays"
+        );
         drop(held);
         assert!(check_writable_dir(&dir.join("sub")).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
@@ -285,9 +300,15 @@ mod tests {
         assert!(write_results_dir(&dir, &files, &[]).is_err());
         std::fs::remove_dir(temporary(&dir.join("zones.csv"))).unwrap();
         assert_eq!(names(&dir), ["summary.json", "zones.csv"]);
-        assert_eq!(std::fs::read_to_string(dir.join("summary.json")).unwrap(), "old");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("summary.json")).unwrap(),
+            "old"
+        );
         write_results_dir(&dir, &files, &[]).unwrap();
-        assert_eq!(std::fs::read_to_string(dir.join("zones.csv")).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("zones.csv")).unwrap(),
+            "new"
+        );
         assert_eq!(names(&dir), ["summary.json", "zones.csv"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -302,7 +323,10 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("dev.state");
         let first = lock(&p, "zonelab run exp.toml").unwrap();
-        let err = lock(&p, "zonelab zone open").err().expect("refused").to_string();
+        let err = lock(&p, "zonelab zone open")
+            .err()
+            .expect("refused")
+            .to_string();
         assert!(err.contains("is in use by process"), "{err}");
         assert!(err.contains("zonelab run exp.toml"), "{err}");
         drop(first);
@@ -320,7 +344,11 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let (fresh, kept) = (dir.join("fresh"), dir.join("kept"));
         std::fs::write(dir.join("plain"), b"x").unwrap();
-        let umasked = std::fs::metadata(dir.join("plain")).unwrap().permissions().mode() & 0o777;
+        let umasked = std::fs::metadata(dir.join("plain"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
         write_atomic(&fresh, b"x").unwrap();
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&fresh), umasked, "as any new file");

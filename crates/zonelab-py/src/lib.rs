@@ -230,7 +230,9 @@ fn dict_to_toml(dict: &Bound<'_, PyDict>) -> PyResult<String> {
 /// `key=value` for the core's override parser, the value written as a TOML literal.
 #[pyfunction]
 fn override_assignment(key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
-    guarded(value.py(), || Ok(format!("{key}={}", value::to_toml(value, key)?)))
+    guarded(value.py(), || {
+        Ok(format!("{key}={}", value::to_toml(value, key)?))
+    })
 }
 
 /// The device presets: (name, description, TOML text).

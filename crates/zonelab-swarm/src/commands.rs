@@ -16,11 +16,28 @@ use crate::rng::Rng;
 /// model holds, plus `skew` LBAs (0: legal).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Cmd {
-    Write { zone: u64, skew: u64, nlb: u64 },
-    Append { zone: u64, nlb: u64 },
-    Read { zone: u64, offset: u64, nlb: u64 },
-    Manage { zone: u64, action: Action, all: bool },
-    Idle { ns: u64 },
+    Write {
+        zone: u64,
+        skew: u64,
+        nlb: u64,
+    },
+    Append {
+        zone: u64,
+        nlb: u64,
+    },
+    Read {
+        zone: u64,
+        offset: u64,
+        nlb: u64,
+    },
+    Manage {
+        zone: u64,
+        action: Action,
+        all: bool,
+    },
+    Idle {
+        ns: u64,
+    },
 }
 
 /// Zone Send actions (ZoneAction is the core's; this one is for case files).
@@ -60,7 +77,11 @@ pub fn stream(rng: &mut Rng, d: &DeviceDraw, front: Front, len: usize) -> Vec<Cm
     (0..len)
         .map(|_| {
             // A zone index past the last now and then (LBA Out of Range).
-            let zone = if rng.chance(3) { zones } else { rng.range(0, zones - 1) };
+            let zone = if rng.chance(3) {
+                zones
+            } else {
+                rng.range(0, zones - 1)
+            };
             match rng.range(0, 99) {
                 0..=39 => Cmd::Write {
                     zone,
@@ -98,7 +119,9 @@ pub fn stream(rng: &mut Rng, d: &DeviceDraw, front: Front, len: usize) -> Vec<Cm
 
 /// The bytes step `i` writes: a pattern no other step writes.
 pub fn payload(seed: u64, i: usize, nlb: u64, lba: u64) -> Vec<u8> {
-    let k = (seed as usize).wrapping_mul(31).wrapping_add(i.wrapping_mul(7919));
+    let k = (seed as usize)
+        .wrapping_mul(31)
+        .wrapping_add(i.wrapping_mul(7919));
     (0..(nlb * lba) as usize)
         .map(|b| (b.wrapping_mul(131).wrapping_add(k) % 251) as u8)
         .collect()

@@ -50,7 +50,11 @@ pub enum Profile {
 /// below the zone size in LBAs (so not always whole program units), open and active limits,
 /// a write buffer, a shared write cache or neither.
 pub fn device(rng: &mut Rng, profile: Profile) -> DeviceDraw {
-    let lba: u64 = if profile == Profile::Tiny && rng.chance(15) { 512 } else { 4096 };
+    let lba: u64 = if profile == Profile::Tiny && rng.chance(15) {
+        512
+    } else {
+        4096
+    };
     let channels = match profile {
         Profile::Ezns => rng.pick(&[2, 4]),
         _ => rng.range(1, 4),
@@ -108,7 +112,11 @@ pub fn device(rng: &mut Rng, profile: Profile) -> DeviceDraw {
          blocks_per_die = {blocks_per_die}\npages_per_block = {pages_per_block}\n\
          page_size_bytes = {page}\npages_per_program = {pages_per_program}\nlba_size_bytes = {lba}"
     );
-    let zasl = if rng.chance(30) { rng.range(1, cap_lbas) * lba } else { 0 };
+    let zasl = if rng.chance(30) {
+        rng.range(1, cap_lbas) * lba
+    } else {
+        0
+    };
     let _ = writeln!(
         s,
         "[device.zones]\ndies_per_zone = {dies_per_zone}\nzone_size_bytes = {zone_bytes}\n\
@@ -133,11 +141,7 @@ pub fn device(rng: &mut Rng, profile: Profile) -> DeviceDraw {
         }
         1 if max_active > 0 => {
             let _ = writeln!(s, "write_buffer_units_per_zone = 0");
-            let _ = writeln!(
-                s,
-                "write_cache_units = {}",
-                max_active + rng.range(0, 4)
-            );
+            let _ = writeln!(s, "write_cache_units = {}", max_active + rng.range(0, 4));
         }
         _ => {
             let _ = writeln!(s, "write_buffer_units_per_zone = 0");

@@ -6,11 +6,11 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, anyhow, bail};
+use zonelab::Experiment;
 use zonelab::config::ExperimentConfig;
 use zonelab::device::{Command, Data, DeviceModel, Op, Status, ZoneState, catch_up};
 use zonelab::state;
 use zonelab::time::{Duration, Instant};
-use zonelab::Experiment;
 use zonelab_cli::state_file::{self, Loaded};
 use zonelab_ffi::{Engine, OpenOptions, SubmitError, ZL_READ, ZL_RESET, ZL_WRITE};
 
@@ -84,7 +84,12 @@ fn zones_of(d: &dyn DeviceModel) -> Vec<(ZoneState, u64)> {
 }
 
 /// Saves `device`, loads the file back, saves that: the two files must be the same bytes.
-pub fn save_load_same(exp: &Experiment, identity: &str, now: Instant, device: &dyn DeviceModel) -> Result<()> {
+pub fn save_load_same(
+    exp: &Experiment,
+    identity: &str,
+    now: Instant,
+    device: &dyn DeviceModel,
+) -> Result<()> {
     let Ok(bytes) = state::encode(identity, now, device) else {
         return Ok(()); // a model without state files (an eZNS layer): nothing to compare
     };
@@ -92,7 +97,11 @@ pub fn save_load_same(exp: &Experiment, identity: &str, now: Instant, device: &d
     let back = state::restore(exp, saved.device).map_err(|e| anyhow!("save -> load: {e}"))?;
     let again = state::encode(identity, now, &*back).map_err(|e| anyhow!("{e}"))?;
     if again != bytes {
-        bail!("save -> load -> save gives another state file ({} bytes, then {})", bytes.len(), again.len());
+        bail!(
+            "save -> load -> save gives another state file ({} bytes, then {})",
+            bytes.len(),
+            again.len()
+        );
     }
     Ok(())
 }
@@ -126,8 +135,14 @@ impl Frontend for Direct {
         catch_up(&mut *self.device, &mut self.wake, self.now, &mut Vec::new());
         let lba = self.device.info().lba_size_bytes;
         let mut buf = vec![0u8; read_len(c, lba)];
-        let mut step = Step { slba: s.slba, data: s.data.clone(), want: Ok(vec![]) };
-        let r = self.device.submit(self.now, command(c, &mut step, &mut buf));
+        let mut step = Step {
+            slba: s.slba,
+            data: s.data.clone(),
+            want: Ok(vec![]),
+        };
+        let r = self
+            .device
+            .submit(self.now, command(c, &mut step, &mut buf));
         Ok(answer(c, r, buf))
     }
 
@@ -138,7 +153,9 @@ impl Frontend for Direct {
         while let Some(t) = self.wake.filter(|&t| t <= end) {
             wakes += 1;
             if wakes > MAX_WAKES_PER_GAP {
-                bail!("hang: the device asked to be woken {wakes} times in a {ns} ns idle gap (at {t})");
+                bail!(
+                    "hang: the device asked to be woken {wakes} times in a {ns} ns idle gap (at {t})"
+                );
             }
             self.wake = self.device.advance(t.max(self.now), &mut done);
             self.now = self.now.max(t);
@@ -173,7 +190,13 @@ pub struct Manager {
 
 impl Manager {
     pub fn new(path: PathBuf, cfg: ExperimentConfig, per_life: u32) -> Self {
-        Manager { path, cfg, per_life: per_life.max(1), left: 0, loaded: None }
+        Manager {
+            path,
+            cfg,
+            per_life: per_life.max(1),
+            left: 0,
+            loaded: None,
+        }
     }
 
     /// The device of the current process, starting one if none runs.
@@ -198,7 +221,11 @@ impl Frontend for Manager {
         let now = state_file::settle(d);
         let lba = d.device.info().lba_size_bytes;
         let mut buf = vec![0u8; read_len(c, lba)];
-        let mut step = Step { slba: s.slba, data: s.data.clone(), want: Ok(vec![]) };
+        let mut step = Step {
+            slba: s.slba,
+            data: s.data.clone(),
+            want: Ok(vec![]),
+        };
         let r = state_file::submit_and_save(&path, d, now, command(c, &mut step, &mut buf))?;
         self.left -= 1;
         if self.left == 0 {

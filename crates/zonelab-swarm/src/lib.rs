@@ -111,7 +111,9 @@ pub fn draw(seed: u64) -> Case {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// Checked: this many device commands.
-    Passed { commands: u64 },
+    Passed {
+        commands: u64,
+    },
     /// `check` refused the drawn configuration, naming a field: its message.
     Refused(String),
     Failed(Failure),
@@ -195,9 +197,11 @@ fn check(case: &Case, dir: &std::path::Path) -> Result<Result<u64, String>> {
     std::fs::create_dir_all(dir)?;
     let mut front: Box<dyn Frontend> = match case.front {
         Front::Direct => Box::new(fronts::Direct::new(&cfg, exp)),
-        Front::Manager { per_life } => {
-            Box::new(fronts::Manager::new(dir.join("device.state"), cfg, per_life))
-        }
+        Front::Manager { per_life } => Box::new(fronts::Manager::new(
+            dir.join("device.state"),
+            cfg,
+            per_life,
+        )),
         Front::Fio => {
             let file = dir.join("device.toml");
             std::fs::write(&file, &case.experiment)?;
@@ -218,7 +222,9 @@ fn stream(case: &Case, model: &mut Model, front: &mut dyn Frontend) -> Result<u6
             }
             continue;
         };
-        let got = front.run(c, &step).with_context(|| format!("step {i} {c:?}"))?;
+        let got = front
+            .run(c, &step)
+            .with_context(|| format!("step {i} {c:?}"))?;
         sent += 1;
         if got != step.want {
             bail!(
@@ -239,7 +245,9 @@ fn stream(case: &Case, model: &mut Model, front: &mut dyn Frontend) -> Result<u6
                 );
             }
         }
-        front.check().with_context(|| format!("after step {i} {c:?}"))?;
+        front
+            .check()
+            .with_context(|| format!("after step {i} {c:?}"))?;
     }
     Ok(sent)
 }

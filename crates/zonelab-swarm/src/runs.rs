@@ -29,7 +29,11 @@ pub fn profile(rng: &mut Rng) -> Profile {
 pub fn workload(rng: &mut Rng, d: &DeviceDraw, profile: Profile) -> String {
     let mut s = String::new();
     if profile == Profile::Tiny && rng.chance(20) {
-        let _ = writeln!(s, "[prefill]\nfraction = {}\nfill = [0.1, 0.9]\npattern = \"random\"", rng.pick(&[0.2, 0.5]));
+        let _ = writeln!(
+            s,
+            "[prefill]\nfraction = {}\nfill = [0.1, 0.9]\npattern = \"random\"",
+            rng.pick(&[0.2, 0.5])
+        );
     }
     match profile {
         Profile::Files if rng.chance(50) => fs(rng, d, &mut s),
@@ -51,8 +55,16 @@ fn job(rng: &mut Rng, d: &DeviceDraw, j: u64, s: &mut String) {
     let bs = lba * rng.pick(&[1, 2, 4, 8]);
     let first = rng.range(0, zones - 1);
     let count = rng.range(1, zones - first);
-    let _ = writeln!(s, "[[job]]\nname = \"j{j}\"\nrw = \"{rw}\"\nbs = {bs}\noffset = \"{first}z\"\nsize = \"{count}z\"");
-    let _ = writeln!(s, "iodepth = {}\nnumjobs = {}", rng.range(1, 4), rng.pick(&[1, 1, 2]));
+    let _ = writeln!(
+        s,
+        "[[job]]\nname = \"j{j}\"\nrw = \"{rw}\"\nbs = {bs}\noffset = \"{first}z\"\nsize = \"{count}z\""
+    );
+    let _ = writeln!(
+        s,
+        "iodepth = {}\nnumjobs = {}",
+        rng.range(1, 4),
+        rng.pick(&[1, 1, 2])
+    );
     let io = (d.cap_bytes * rng.range(1, 3 * count)).max(bs);
     if rng.chance(25) {
         let _ = writeln!(s, "time_based = true\nruntime = \"{}ms\"", rng.range(1, 50));
@@ -62,7 +74,11 @@ fn job(rng: &mut Rng, d: &DeviceDraw, j: u64, s: &mut String) {
     if rw == "write" {
         if rng.chance(40) {
             let fill = (d.cap_bytes * rng.range(1, 9) / 10).max(bs) / bs * bs;
-            let _ = writeln!(s, "zone_fill = {fill}\nzone_fill_action = \"{}\"", rng.pick(&["abandon", "reset"]));
+            let _ = writeln!(
+                s,
+                "zone_fill = {fill}\nzone_fill_action = \"{}\"",
+                rng.pick(&["abandon", "reset"])
+            );
         }
         if rng.chance(20) {
             let _ = writeln!(s, "zone_append = true");
@@ -86,16 +102,37 @@ fn fs(rng: &mut Rng, d: &DeviceDraw, s: &mut String) {
     if rng.chance(50) {
         let threads = rng.range(1, 4);
         let size = (budget / 8 / threads).max(4096) / 4096 * 4096;
-        let _ = writeln!(s, "[[fio_files]]\nthreads = {threads}\nsize = {size}\nfsync = {}", rng.pick(&[1, 16]));
+        let _ = writeln!(
+            s,
+            "[[fio_files]]\nthreads = {threads}\nsize = {size}\nfsync = {}",
+            rng.pick(&[1, 16])
+        );
     } else {
-        let _ = writeln!(s, "[[updates]]\ndataset = \"{}%\"\nupdates = {}\nbs = \"4KiB\"", rng.pick(&[20, 40, 60]), rng.range(10, 2000));
+        let _ = writeln!(
+            s,
+            "[[updates]]\ndataset = \"{}%\"\nupdates = {}\nbs = \"4KiB\"",
+            rng.pick(&[20, 40, 60]),
+            rng.range(10, 2000)
+        );
     }
 }
 
 fn kv(rng: &mut Rng, s: &mut String) {
-    let _ = writeln!(s, "[fs]\npersonality = \"{}\"", rng.pick(&["f2fs", "zenfs"]));
-    let _ = writeln!(s, "[[dbbench]]\nbenchmarks = \"fillrandom,readrandom\"\nnum = {}\nfiles = \"fs\"", rng.range(100, 3000));
-    let _ = writeln!(s, "[dbbench.options]\nwrite_buffer_size = {}", rng.pick(&[65536, 262144]));
+    let _ = writeln!(
+        s,
+        "[fs]\npersonality = \"{}\"",
+        rng.pick(&["f2fs", "zenfs"])
+    );
+    let _ = writeln!(
+        s,
+        "[[dbbench]]\nbenchmarks = \"fillrandom,readrandom\"\nnum = {}\nfiles = \"fs\"",
+        rng.range(100, 3000)
+    );
+    let _ = writeln!(
+        s,
+        "[dbbench.options]\nwrite_buffer_size = {}",
+        rng.pick(&[65536, 262144])
+    );
 }
 
 fn ezns(rng: &mut Rng, d: &DeviceDraw, s: &mut String) {
@@ -145,12 +182,19 @@ pub fn check(text: &str, limits: RunLimits) -> Result<RunResult> {
     let out = zonelab::run(&exp, inputs, cfg.fingerprint(), &mut |_| {})
         .map_err(|e| anyhow::anyhow!("check accepted it, the run failed: {e}"))?;
     if let Some(why) = out.summary.stopped_early {
-        bail!("hang: the run ran out of its budget ({why:?}) at simulated {} ns", out.summary.simulated_time_ns);
+        bail!(
+            "hang: the run ran out of its budget ({why:?}) at simulated {} ns",
+            out.summary.simulated_time_ns
+        );
     }
     if let Some(e) = out.summary.errors.first() {
         bail!(
             "check accepted it, the device refused {} commands during the run: first {} {} at LBA {:#x}: {}",
-            out.summary.errors_total, e.source, e.command, e.lba, e.status
+            out.summary.errors_total,
+            e.source,
+            e.command,
+            e.lba,
+            e.status
         );
     }
     // A host layer's workload records the calls the file layer refused; only running out of
@@ -168,7 +212,9 @@ pub fn check(text: &str, limits: RunLimits) -> Result<RunResult> {
         let identity = zonelab::state::identity(&cfg);
         save_load_same(&exp, &identity, out.device.idle_at(), &*out.device)?;
     }
-    Ok(RunResult::Ran(out.summary.ops.values().map(|o| o.count).sum()))
+    Ok(RunResult::Ran(
+        out.summary.ops.values().map(|o| o.count).sum(),
+    ))
 }
 
 fn refused(e: zonelab::ConfigError) -> Result<RunResult> {

@@ -14,7 +14,12 @@ pub fn kind(o: &Outcome) -> Option<String> {
         Outcome::Failed(f) => {
             // The checker's own words, without the step and numbers that shrinking changes.
             let text = f.message.split(": ").last().unwrap_or("");
-            Some(text.chars().filter(|c| c.is_alphabetic() || *c == ' ').take(40).collect())
+            Some(
+                text.chars()
+                    .filter(|c| c.is_alphabetic() || *c == ' ')
+                    .take(40)
+                    .collect(),
+            )
         }
         _ => None,
     }

@@ -16,7 +16,10 @@ fn env(name: &str, default: u64) -> u64 {
 fn a_bounded_swarm_finds_nothing() {
     quiet_panics();
     // 600 seeds: about 30 s of one core in the test profile (BENCHMARKS.md).
-    let (start, seeds) = (env("ZONELAB_SWARM_START", 0), env("ZONELAB_SWARM_SEEDS", 600));
+    let (start, seeds) = (
+        env("ZONELAB_SWARM_START", 0),
+        env("ZONELAB_SWARM_SEEDS", 600),
+    );
     let mut failed = Vec::new();
     let mut checked = 0;
     for seed in start..start + seeds {
@@ -32,7 +35,10 @@ fn a_bounded_swarm_finds_nothing() {
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
-    assert!(checked > seeds * 3 / 4, "only {checked} of {seeds} seeds were checked");
+    assert!(
+        checked > seeds * 3 / 4,
+        "only {checked} of {seeds} seeds were checked"
+    );
 }
 
 #[test]
@@ -51,7 +57,12 @@ fn every_regression_case_passes() {
         let case: Case = serde_json::from_str(&std::fs::read_to_string(p).unwrap())
             .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         if let Outcome::Failed(f) = run(&case) {
-            failed.push(format!("{}: {} (once: {})", p.display(), f.message, case.note));
+            failed.push(format!(
+                "{}: {} (once: {})",
+                p.display(),
+                f.message,
+                case.note
+            ));
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));

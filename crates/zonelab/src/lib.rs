@@ -31,7 +31,7 @@ pub use config::{ConfigError, ExperimentConfig};
 pub use sim::{Experiment, Inputs, Progress, RunError, RunOutput, run};
 
 /// Cases a fuzzing property test runs: `default` (bounded, as CI runs it), or
-/// `ZONELAB_FUZZ_CASES` for a longer run (`scripts/fuzz.sh`).
+/// `ZONELAB_FUZZ_CASES` for a longer run.
 #[cfg(test)]
 pub(crate) fn test_cases(default: u32) -> u32 {
     std::env::var("ZONELAB_FUZZ_CASES")

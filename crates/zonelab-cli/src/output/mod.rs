@@ -47,7 +47,13 @@ pub fn run(
             if !quiet && !l.created {
                 println!("device from {} (its clock at {})", file.display(), l.start);
             }
-            (l.cfg, l.exp, l.device, Some((file, l.identity)), Some(l.lock))
+            (
+                l.cfg,
+                l.exp,
+                l.device,
+                Some((file, l.identity)),
+                Some(l.lock),
+            )
         }
     };
     let print = cfg.fingerprint();

@@ -339,7 +339,10 @@ pub fn validate(
                     if !(v > 0.0 && v < 1.0) {
                         return Err(ConfigError::field(
                             f(n),
-                            format!("{} must be between 0 and 1 (exclusive)", super::ranges::number(v)),
+                            format!(
+                                "{} must be between 0 and 1 (exclusive)",
+                                super::ranges::number(v)
+                            ),
                         ));
                     }
                 }

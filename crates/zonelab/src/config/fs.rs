@@ -434,7 +434,10 @@ impl FsConfig {
         {
             return Err(ConfigError::field(
                 "fs.f2fs.overprovision",
-                format!("{} must be a percentage below 100", super::ranges::number(p)),
+                format!(
+                    "{} must be a percentage below 100",
+                    super::ranges::number(p)
+                ),
             ));
         }
         let spz = cap_blocks / f.segment_blocks as u64;

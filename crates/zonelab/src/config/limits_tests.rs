@@ -33,12 +33,18 @@ fn tiny(cap_kib: u64, active: u32) -> String {
 fn abandoning_writers_are_checked_against_the_active_limit() {
     let job = "[[job]]\nrw = \"write\"\nbs = \"4KiB\"\nsize = \"4z\"\nio_size = \"1MiB\"\n\
                zone_fill = \"16KiB\"\nzone_fill_action = \"abandon\"\n";
-    let err = check(&format!("{}{job}", tiny(64, 2))).unwrap_err().to_string();
+    let err = check(&format!("{}{job}", tiny(64, 2)))
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with("job[0].zone_fill_action: "), "{err}");
     assert!(err.contains("above the device's 2"), "{err}");
     // Within the limit it runs, and so does "reset" on the small device.
     run_clean(&format!("{}{job}", tiny(64, 4)));
-    run_clean(&format!("{}{}", tiny(64, 2), job.replace("abandon", "reset")));
+    run_clean(&format!(
+        "{}{}",
+        tiny(64, 2),
+        job.replace("abandon", "reset")
+    ));
 }
 
 /// Regression (issue 36, defect 7, found by the swarm's seed 132): a zone left with room
@@ -79,7 +85,10 @@ fn zenfs_needs_its_reserved_zones_and_two_more() {
 /// with Too Many Active Zones. The writer now finishes the v-zone first (as fio does).
 #[test]
 fn ezns_with_small_stripes_stays_within_its_active_limit() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../experiments/ezns/local.toml");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../experiments/ezns/local.toml"
+    );
     let text = std::fs::read_to_string(path).unwrap();
     for stripe in ["4KiB", "8KiB", "16KiB"] {
         let overrides = [format!("layer.max_stripe_size=\"{stripe}\"")];
@@ -88,7 +97,11 @@ fn ezns_with_small_stripes_stays_within_its_active_limit() {
             .validate("local")
             .unwrap();
         let out = run(&exp, Inputs::default(), 0, &mut |_| {}).unwrap();
-        assert_eq!(out.summary.errors_total, 0, "{stripe}: {:?}", out.summary.errors);
+        assert_eq!(
+            out.summary.errors_total, 0,
+            "{stripe}: {:?}",
+            out.summary.errors
+        );
     }
 }
 
@@ -99,7 +112,10 @@ fn ezns_with_small_stripes_stays_within_its_active_limit() {
 fn a_huge_number_is_echoed_without_invented_digits() {
     let text = "preset = \"rezns-40g\"\n[prefill]\nfraction = 9223372036854775807\n[[job]]\nrw = \"read\"\nbs = \"4KiB\"\n";
     let err = check(text).unwrap_err().to_string();
-    assert_eq!(err, "prefill.fraction: 9.223372036854776e18 must be between 0 and 1");
+    assert_eq!(
+        err,
+        "prefill.fraction: 9.223372036854776e18 must be between 0 and 1"
+    );
     assert_eq!(super::ranges::number(0.5), "0.5");
     assert_eq!(super::ranges::number(-3.0), "-3");
 }

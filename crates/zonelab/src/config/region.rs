@@ -238,7 +238,11 @@ fn check_abandoned_zones(
         format!(
             "\"abandon\" leaves each zone of the job's {} zones active until the job comes back to reset it; with the other writers{} that is up to {wanted} active zones, above the device's {active}; use \"reset\", a smaller size, or a device with more active zones",
             jobs[first].zone_count,
-            if prefill_active > 0 { " and the prefill's partly written zones" } else { "" },
+            if prefill_active > 0 {
+                " and the prefill's partly written zones"
+            } else {
+                ""
+            },
         ),
     ))
 }

@@ -273,7 +273,10 @@ fn a_deadlock_is_reported_while_the_device_timer_runs_on() {
     })
     .err()
     .expect("a deadlock, not a run to the budget");
-    assert!(matches!(&err, RunError::Deadlock(t) if t == &["stuck".to_string()]), "{err}");
+    assert!(
+        matches!(&err, RunError::Deadlock(t) if t == &["stuck".to_string()]),
+        "{err}"
+    );
 }
 
 /// A run stops at its event budget, its simulated-time budget, or its stop flag, and ends
@@ -283,18 +286,33 @@ fn a_run_stops_at_its_limits_with_its_results_so_far() {
     let job = "[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\ntime_based = true\nruntime = \"10s\"\n";
     let exp = experiment(job);
     let limited = |limits: RunLimits| {
-        let inputs = Inputs { limits, ..Inputs::default() };
+        let inputs = Inputs {
+            limits,
+            ..Inputs::default()
+        };
         run(&exp, inputs, 0, &mut |_| {}).unwrap().summary
     };
-    let s = limited(RunLimits { max_events: Some(1000), ..RunLimits::default() });
+    let s = limited(RunLimits {
+        max_events: Some(1000),
+        ..RunLimits::default()
+    });
     assert_eq!(s.stopped_early, Some(crate::report::EarlyStop::Events));
     let writes = s.ops.get("write").map_or(0, |o| o.count);
     assert!(writes > 0 && writes <= 1000, "{writes}");
-    let s = limited(RunLimits { max_simulated: Some(Duration::from_ms(10)), ..RunLimits::default() });
-    assert_eq!(s.stopped_early, Some(crate::report::EarlyStop::SimulatedTime));
+    let s = limited(RunLimits {
+        max_simulated: Some(Duration::from_ms(10)),
+        ..RunLimits::default()
+    });
+    assert_eq!(
+        s.stopped_early,
+        Some(crate::report::EarlyStop::SimulatedTime)
+    );
     assert!(s.simulated_time_ns <= 11_000_000, "{}", s.simulated_time_ns);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let s = limited(RunLimits { stop: Some(stop), ..RunLimits::default() });
+    let s = limited(RunLimits {
+        stop: Some(stop),
+        ..RunLimits::default()
+    });
     assert_eq!(s.stopped_early, Some(crate::report::EarlyStop::Interrupted));
     let full = limited(RunLimits::default());
     assert_eq!(full.stopped_early, None);

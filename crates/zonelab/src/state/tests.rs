@@ -313,7 +313,13 @@ fn an_aged_device_keeps_its_data_ages_and_retry_draws() {
 /// file, on every policy.
 #[test]
 fn a_capacity_not_a_multiple_of_the_unit_loads_again() {
-    for policy in ["synchronous", "mapping", "preemptive", "renewable", "round_robin"] {
+    for policy in [
+        "synchronous",
+        "mapping",
+        "preemptive",
+        "renewable",
+        "round_robin",
+    ] {
         let text = format!(
             "preset = \"rezns-40g\"\n[device.zones]\nzone_count = 4\nzone_capacity_bytes = \"65532KiB\"\n[data]\nretention = true\n[firmware]\npolicy = \"{policy}\"\n"
         );
@@ -324,12 +330,17 @@ fn a_capacity_not_a_multiple_of_the_unit_loads_again() {
         let lbas = 65532 / 4;
         d.submit(
             Instant::ZERO,
-            crate::device::Command::write(0, lbas).with_data(crate::device::Data::Out(&data[..(lbas * 4096) as usize])),
+            crate::device::Command::write(0, lbas)
+                .with_data(crate::device::Data::Out(&data[..(lbas * 4096) as usize])),
         )
         .unwrap();
         let bytes = encode(&identity(&cfg), Instant::from_ns(5), &*d).unwrap();
         let back = restore(&exp, decode(&bytes).unwrap().device)
             .unwrap_or_else(|e| panic!("{policy}: {e}"));
-        assert_eq!(encode(&identity(&cfg), Instant::from_ns(5), &*back).unwrap(), bytes, "{policy}");
+        assert_eq!(
+            encode(&identity(&cfg), Instant::from_ns(5), &*back).unwrap(),
+            bytes,
+            "{policy}"
+        );
     }
 }

@@ -341,7 +341,9 @@ impl Device {
             let written = (z.data_lbas * self.lba_bytes).next_multiple_of(unit);
             let to_come = match z.state {
                 ZoneState::Full | ZoneState::ReadOnly | ZoneState::Offline => 0,
-                _ => (self.cap_lbas * self.lba_bytes).saturating_sub(written).div_ceil(unit),
+                _ => (self.cap_lbas * self.lba_bytes)
+                    .saturating_sub(written)
+                    .div_ceil(unit),
             };
             assert!(
                 z.pieces.len() <= 1 || taken + to_come <= self.cap_units,

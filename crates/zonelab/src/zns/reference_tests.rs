@@ -6,8 +6,8 @@ use super::device_tests::{CAP, LBA, ZONE, at, device, zslba};
 use crate::device::{Status, ZoneAction, ZoneState};
 
 mod properties {
-    use crate::testing::reference::{Limits, Model};
     use super::*;
+    use crate::testing::reference::{Limits, Model};
     use proptest::prelude::*;
 
     #[derive(Clone, Debug)]

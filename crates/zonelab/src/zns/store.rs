@@ -228,7 +228,11 @@ mod tests {
         let mut store = ZoneStore::new(3, 8192);
         store.append(0, 8192, Some(&pattern(8192, 2)));
         let first = store.zones[0].bytes.as_ptr();
-        assert_eq!(store.zones[0].bytes.capacity(), 8192, "no more than the data written");
+        assert_eq!(
+            store.zones[0].bytes.capacity(),
+            8192,
+            "no more than the data written"
+        );
         store.clear(0);
         store.clear(2); // never written: nothing to hand on
         assert_eq!(store.spare.len(), 1);

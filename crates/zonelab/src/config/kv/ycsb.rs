@@ -114,7 +114,10 @@ impl YcsbConfig {
                 if !(0.0..=1.0).contains(&v) {
                     return Err(ConfigError::field(
                         f(name),
-                        format!("{} must be between 0 and 1", crate::config::ranges::number(v)),
+                        format!(
+                            "{} must be between 0 and 1",
+                            crate::config::ranges::number(v)
+                        ),
                     ));
                 }
                 *dst = v;
