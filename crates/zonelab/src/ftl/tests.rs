@@ -44,7 +44,7 @@ fn nand(blocks_per_die: u32) -> NandSpec {
             erase_nj_per_block: 100.0,
         },
         aging: None,
-        controller: Default::default(),
+            controller: Default::default(),
     }
 }
 

@@ -340,10 +340,7 @@ mod tests {
         let draw = || {
             let mut a = Aging::new(&spec, &geo, &mut [0; 4]);
             (0..20_000)
-                .map(|_| {
-                    a.read(0, 0, 0, Instant::ZERO, Duration::from_ns(10), false)
-                        .1
-                })
+                .map(|_| a.read(0, 0, 0, Instant::ZERO, Duration::from_ns(10), false).1)
                 .collect::<Vec<u32>>()
         };
         let first = draw();

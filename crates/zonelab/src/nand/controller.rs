@@ -134,10 +134,7 @@ mod tests {
         let mut c = controller(0.0, 0);
         let t = Instant::from_ns(1_000);
         for _ in 0..100 {
-            assert_eq!(
-                c.process(t, Duration::from_ns(500)),
-                Instant::from_ns(1_500)
-            );
+            assert_eq!(c.process(t, Duration::from_ns(500)), Instant::from_ns(1_500));
         }
     }
 
@@ -158,10 +155,7 @@ mod tests {
             .last()
             .unwrap();
         let rate = 7_000.0 / last as f64;
-        assert!(
-            (rate - 1.75 / 7_000.0).abs() / (1.75 / 7_000.0) < 0.01,
-            "{rate}"
-        );
+        assert!((rate - 1.75 / 7_000.0).abs() / (1.75 / 7_000.0) < 0.01, "{rate}");
     }
 
     #[test]

@@ -420,8 +420,7 @@ impl Nand {
         if op > Duration::ZERO {
             // The erase command's cycles on the channel, then tBERS on the die.
             let ch = self.channel_div.rest(addr.die as u64) as usize;
-            start =
-                (self.channels[ch].reserve(Instant::from_ns(start), op, self.horizon) + op).ns();
+            start = (self.channels[ch].reserve(Instant::from_ns(start), op, self.horizon) + op).ns();
         }
         let die_state = &mut self.dies[addr.die as usize];
         if die_state.erase_run_start.is_none() || start != die_state.free {

@@ -14,8 +14,8 @@ fn geometry() -> NandGeometry {
 fn timing(suspend: Option<EraseSuspend>) -> NandTiming {
     NandTiming {
         read_latency: Duration::from_ns(10_000),
-        read_4k_latency: Duration::from_ns(10_000),
-        channel_op: Duration::ZERO,
+            read_4k_latency: Duration::from_ns(10_000),
+            channel_op: Duration::ZERO,
         program_latency: Duration::from_ns(100_000),
         erase_latency: Duration::from_ns(1_000_000),
         // 1000 MB/s: one byte per ns.

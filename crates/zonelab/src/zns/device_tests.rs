@@ -30,8 +30,8 @@ pub(crate) fn small_spec(buffer_units: u32, dies_per_zone: u32) -> ZnsSpec {
             },
             timing: NandTiming {
                 read_latency: Duration::from_ns(T_R),
-                read_4k_latency: Duration::from_ns(T_R),
-                channel_op: Duration::ZERO,
+            read_4k_latency: Duration::from_ns(T_R),
+            channel_op: Duration::ZERO,
                 program_latency: Duration::from_ns(T_PROG),
                 erase_latency: Duration::from_ns(T_ERASE),
                 channel_rate_mb_s: 800,

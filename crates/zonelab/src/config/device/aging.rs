@@ -143,7 +143,8 @@ impl DeviceConfig {
                 .iter()
                 .map(|d| {
                     Duration::from_ns(
-                        (d.ns() as u128 * small as u128 / t.read_latency_ns.max(1) as u128) as u64,
+                        (d.ns() as u128 * small as u128 / t.read_latency_ns.max(1) as u128)
+                            as u64,
                     )
                 })
                 .collect()

@@ -357,14 +357,8 @@ impl DeviceConfig {
         for (name, v) in [
             ("timing.read_latency_ns", Some(t.read_latency_ns)),
             ("timing.read_4k_latency_ns", t.read_4k_latency_ns),
-            (
-                "timing.channel_op_overhead_ns",
-                Some(t.channel_op_overhead_ns),
-            ),
-            (
-                "timing.firmware_jitter_mean_ns",
-                Some(t.firmware_jitter_mean_ns),
-            ),
+            ("timing.channel_op_overhead_ns", Some(t.channel_op_overhead_ns)),
+            ("timing.firmware_jitter_mean_ns", Some(t.firmware_jitter_mean_ns)),
             ("timing.program_latency_ns", Some(t.program_latency_ns)),
             ("timing.erase_latency_ns", Some(t.erase_latency_ns)),
             ("timing.read_overhead_ns", Some(t.read_overhead_ns)),
