@@ -67,7 +67,7 @@ pub fn device(rng: &mut Rng, profile: Profile) -> DeviceDraw {
         _ => rng.pick(&[2, 4, 8, 16]),
     };
     let pages_per_program = if rng.chance(25) { 2 } else { 1 };
-    let divisors: Vec<u64> = (1..=dies).filter(|d| dies % d == 0).collect();
+    let divisors: Vec<u64> = (1..=dies).filter(|&d| dies.is_multiple_of(d)).collect();
     let dies_per_zone = match profile {
         Profile::Ezns => 1,
         _ => rng.pick(&divisors),
