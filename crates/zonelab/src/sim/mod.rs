@@ -12,9 +12,13 @@ pub mod cores;
 pub mod host;
 pub(crate) mod kernel;
 mod leaf;
+mod limits;
 mod queue;
 pub(crate) mod runner;
 pub mod sync;
+
+use limits::Watch;
+pub use limits::{MAX_EVENTS_AT_ONE_INSTANT, RunLimits, STOP_CHECK_EVENTS};
 
 use std::io::BufRead;
 use std::rc::Rc;
@@ -118,28 +122,6 @@ pub struct Inputs {
     /// When to stop early.
     pub limits: RunLimits,
 }
-
-/// Bounds on a run: the seed swarm's hang checks (an event and a simulated-time budget), and a
-/// front end's interrupt (Ctrl-C). A run stopped by one still ends with its results so far,
-/// and its summary says why it stopped ([`Summary::stopped_early`]).
-#[derive(Clone, Default)]
-pub struct RunLimits {
-    /// Stop after this many events.
-    pub max_events: Option<u64>,
-    /// Stop once the simulated clock passes this long after the run's start.
-    pub max_simulated: Option<Duration>,
-    /// Set from outside the run (a signal handler) to stop it; read every
-    /// [`STOP_CHECK_EVENTS`] events, so a stop costs nothing per event.
-    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-}
-
-/// How often a run looks at its stop flag and reports progress (events).
-pub const STOP_CHECK_EVENTS: u64 = 1 << 12;
-
-/// Events at one simulated instant past which a run cannot be making progress: host tasks or
-/// the device wake each other without the clock moving (chosen: 2^24 is thousands of times the
-/// most events any shipped experiment handles at one instant, 1,000 host threads starting).
-pub const MAX_EVENTS_AT_ONE_INSTANT: u64 = 1 << 24;
 
 /// Why a run could not finish.
 #[derive(Debug, thiserror::Error)]
@@ -284,9 +266,7 @@ impl Simulation<'_> {
         // Runners not done yet (a runner once done stays done), kept per event instead of
         // asking every runner at every event.
         let mut running = self.runners.iter().filter(|r| !r.done()).count();
-        let start = k.now.get();
-        let until = self.limits.max_simulated.map(|d| start + d);
-        let (mut instant, mut at_instant) = (start, 0u64);
+        let mut watch = Watch::new(&self.limits, k.now.get());
         let mut stopped = None;
         loop {
             if running == 0 && self.tasks.live() == 0 {
@@ -296,19 +276,8 @@ impl Simulation<'_> {
                 break;
             };
             let now = event.time;
-            if now == instant {
-                at_instant += 1;
-                if at_instant > MAX_EVENTS_AT_ONE_INSTANT {
-                    return Err(RunError::NoProgress {
-                        at: now,
-                        events: at_instant,
-                    });
-                }
-            } else {
-                (instant, at_instant) = (now, 1);
-            }
-            if until.is_some_and(|u| now > u) {
-                stopped = Some(EarlyStop::SimulatedTime);
+            if let Some(why) = watch.before(now)? {
+                stopped = Some(why);
                 break;
             }
             k.now.set(now);
@@ -351,26 +320,15 @@ impl Simulation<'_> {
                 }
             }
             events += 1;
-            if self.limits.max_events.is_some_and(|m| events >= m) {
-                stopped = Some(EarlyStop::Events);
-                break;
+            if events.is_multiple_of(1 << 16) {
+                progress(Progress {
+                    simulated: now,
+                    fraction: self.fraction_done(now),
+                });
             }
-            if events.is_multiple_of(STOP_CHECK_EVENTS) {
-                if events.is_multiple_of(1 << 16) {
-                    progress(Progress {
-                        simulated: now,
-                        fraction: self.fraction_done(now),
-                    });
-                }
-                if self
-                    .limits
-                    .stop
-                    .as_ref()
-                    .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
-                {
-                    stopped = Some(EarlyStop::Interrupted);
-                    break;
-                }
+            if let Some(why) = watch.after(events) {
+                stopped = Some(why);
+                break;
             }
         }
         if let Some(why) = stopped {
