@@ -63,8 +63,10 @@ pub struct Engine {
     /// Realtime mode: how long after its modelled time each completion reached fio.
     lateness: hdrhistogram::Histogram<u64>,
     late: u64,
-    /// The state file's lock, if the device has one.
+    /// The state file's lock while jobs use the device (given up when the last one leaves).
     _lock: Option<zonelab_io::StateLock>,
+    /// The state file as this device last saved it.
+    saved: Option<Vec<u8>>,
 }
 
 /// Realtime completions later than this count as late (chosen: above the wake-up granularity of
@@ -362,6 +364,7 @@ impl Engine {
             lateness: zonelab::metrics::latency_histogram(),
             late: 0,
             _lock: lock,
+            saved: None,
         })
     }
 
@@ -523,7 +526,7 @@ impl Engine {
     }
 
     /// Saves the device to its state file (if it has one), atomically.
-    pub fn save_state(&self) -> Result<()> {
+    pub fn save_state(&mut self) -> Result<()> {
         let Some(path) = &self.state else {
             return Ok(());
         };
@@ -531,7 +534,30 @@ impl Engine {
         let bytes = state::encode(&self.identity, now, &*self.device)
             .with_context(|| format!("zonelab_state={}", path.display()))?;
         zonelab_io::write_atomic(path, &bytes)
-            .with_context(|| format!("zonelab_state={}", path.display()))
+            .with_context(|| format!("zonelab_state={}", path.display()))?;
+        self.saved = Some(bytes);
+        Ok(())
+    }
+
+    /// A job joins a device no job uses any more: the state file's lock, given up when the
+    /// last job left, is taken again, and the file must still be the one this device saved
+    /// (another process may have used it meanwhile; going on would drop what it wrote).
+    fn rejoin(&mut self) -> Result<()> {
+        let Some(path) = self.state.clone() else {
+            return Ok(());
+        };
+        let lock = zonelab_io::lock(&path, &format!("fio, zonelab_device {}", self.name))
+            .with_context(|| format!("zonelab_state={}", path.display()))?;
+        let now = std::fs::read(&path).ok();
+        if self.saved.is_some() && now != self.saved {
+            bail!(
+                "zonelab_state={}: another process changed the file since zonelab_device {} saved it; open it under another zonelab_device name",
+                path.display(),
+                self.name
+            );
+        }
+        self._lock = Some(lock);
+        Ok(())
     }
 
     /// Writes the results and the state file, both even if one fails.
