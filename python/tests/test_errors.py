@@ -108,3 +108,18 @@ def test_config_error_pickles():
     e = zonelab.ConfigError("in x.toml: job[0].bs: bad", "job[0].bs")
     back = pickle.loads(pickle.dumps(e))
     assert (str(back), back.field) == (str(e), e.field)
+
+
+def test_a_panic_is_a_run_error_not_a_base_exception():
+    """Regression (issue 36, defect 12): a panic in the native module reached Python as PyO3's
+    PanicException, which derives from BaseException, so ``except Exception`` missed it. It is
+    now a zonelab.RunError naming it a ZoneLab bug."""
+    from zonelab import _zonelab
+
+    try:
+        _zonelab._panic_for_tests()
+    except Exception as e:  # noqa: BLE001 - the point: an ordinary Exception catches it
+        assert isinstance(e, zonelab.RunError)
+        assert "internal error" in str(e) and "a deliberate panic" in str(e)
+    else:
+        pytest.fail("no exception")

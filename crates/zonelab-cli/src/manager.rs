@@ -13,11 +13,10 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use zonelab::config::{ExperimentConfig, preset_file};
 use zonelab::device::{
-    Command, Data, Op, ReportFilter, ZoneAction, ZoneState, catch_up, format_libzbd,
-    format_nvme_cli,
+    Command, Data, Op, ReportFilter, ZoneAction, ZoneState, format_libzbd, format_nvme_cli,
 };
 use zonelab::time::Instant;
-use zonelab_cli::state_file::{self, Loaded};
+use zonelab_cli::state_file::{self, Loaded, settle, submit_and_save};
 
 /// Which device: a state file, created from a preset or an experiment if it does not exist.
 #[derive(Args)]
@@ -138,14 +137,6 @@ fn save(args: &DeviceArgs, d: &Loaded, now: Instant) -> Result<()> {
     state_file::save(&args.state, &d.identity, now, &*d.device)
 }
 
-/// The device at `start`: background work that was due has run.
-fn settle(d: &mut Loaded) -> Instant {
-    let t = d.start;
-    let mut wake = Some(t);
-    catch_up(&mut *d.device, &mut wake, t, &mut Vec::new());
-    t
-}
-
 fn zone_size(d: &Loaded) -> Result<u64> {
     Ok(d.device
         .info()
@@ -227,7 +218,8 @@ pub fn zone(args: ZoneArgs) -> Result<ExitCode> {
         (None, false) => bail!("give --zone N or --all"),
     };
     let name = format!("zns-{}-zone", format!("{action:?}").to_lowercase());
-    let result = d.device.submit(now, Command::new(op, slba, 0));
+    // Saved whatever the answer: a Select All that fails part-way keeps what it did.
+    let result = submit_and_save(&args.device.state, &mut d, now, Command::new(op, slba, 0))?;
     let code = match result {
         Ok(a) => {
             let done = a.done.unwrap_or(now);
@@ -237,15 +229,9 @@ pub fn zone(args: ZoneArgs) -> Result<ExitCode> {
                 args.all as u8,
                 (done - now).ns() as f64 / 1e3
             );
-            save(&args.device, &d, done.max(d.device.idle_at()))?;
             ExitCode::SUCCESS
         }
-        Err(status) => {
-            if d.created {
-                save(&args.device, &d, now)?;
-            }
-            nvme_error(&name, status)
-        }
+        Err(status) => nvme_error(&name, status),
     };
     Ok(code)
 }
@@ -328,14 +314,14 @@ pub fn io(args: IoArgs) -> Result<ExitCode> {
             Command::write(args.lba, nlb).with_data(Data::Out(&buf)),
         ),
     };
-    let result = d.device.submit(now, cmd);
+    // "Success" only once the device is saved: a write whose save failed was not kept.
+    let result = submit_and_save(&args.device.state, &mut d, now, cmd)?;
     match result {
         Ok(a) => {
             let done = a.done.unwrap_or(now);
             if args.op == IoOp::Read {
                 match &args.data {
-                    Some(p) => std::fs::write(p, &buf)
-                        .with_context(|| format!("cannot write {}", p.display()))?,
+                    Some(p) => zonelab_io::write_atomic(p, &buf)?,
                     None => hexdump(&buf, args.lba * lba_bytes)?,
                 }
             }
@@ -348,15 +334,9 @@ pub fn io(args: IoArgs) -> Result<ExitCode> {
                     "; the device keeps no data"
                 }
             );
-            save(&args.device, &d, done.max(d.device.idle_at()))?;
             Ok(ExitCode::SUCCESS)
         }
-        Err(status) => {
-            if d.created {
-                save(&args.device, &d, now)?;
-            }
-            Ok(nvme_error(name, status))
-        }
+        Err(status) => Ok(nvme_error(name, status)),
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use zonelab::config::ExperimentConfig;
-use zonelab::device::DeviceModel;
+use zonelab::device::{Accepted, Command, DeviceModel, Status, catch_up};
 use zonelab::sim::build_device;
 use zonelab::state;
 use zonelab::time::Instant;
@@ -25,6 +25,22 @@ pub struct Loaded {
     pub identity: String,
     /// The file did not exist: the device is new (prefilled and faulted as configured).
     pub created: bool,
+    /// The file's lock, held until the device is saved and dropped: a second process using
+    /// the file is refused meanwhile.
+    pub lock: zonelab_io::StateLock,
+}
+
+/// Who holds a state file, for the message a second user gets: this process's command line.
+pub fn holder() -> String {
+    let mut line: String = std::env::args().collect::<Vec<_>>().join(" ");
+    if line.len() > 200 {
+        let cut = (0..=200)
+            .rev()
+            .find(|&i| line.is_char_boundary(i))
+            .unwrap_or(0);
+        line.truncate(cut);
+    }
+    line
 }
 
 /// Loads the device saved in `path`. If `cfg` is given it must describe the same device (an
@@ -39,12 +55,16 @@ pub fn open(
     validate: &dyn Fn(&ExperimentConfig) -> Result<Experiment, ConfigError>,
 ) -> Result<Loaded> {
     let in_file = |e: state::StateError| anyhow::anyhow!("{}: {e}", path.display());
+    if !path.exists() && cfg.is_none() {
+        bail!(
+            "{} does not exist; give --preset or --experiment to create the device",
+            path.display()
+        );
+    }
+    let lock = zonelab_io::lock(path, &holder())?;
     if !path.exists() {
         let Some(cfg) = cfg else {
-            bail!(
-                "{} does not exist; give --preset or --experiment to create the device",
-                path.display()
-            );
+            bail!("{} was removed while it was being opened", path.display());
         };
         let exp = validate(&cfg)?;
         if exp.device.info().zoned.is_none() {
@@ -62,6 +82,7 @@ pub fn open(
             exp,
             device,
             created: true,
+            lock,
         });
     }
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -82,6 +103,7 @@ pub fn open(
         device,
         identity,
         created: false,
+        lock,
     })
 }
 
@@ -90,4 +112,60 @@ pub fn save(path: &Path, identity: &str, now: Instant, device: &dyn DeviceModel)
     let bytes = state::encode(identity, now, device)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     zonelab_io::write_atomic(path, &bytes)
+}
+
+/// Brings a loaded device to the time work on it can start: the background work that was due
+/// while no process held it has run (as it would have on a drive left powered). Returns that time.
+pub fn settle(d: &mut Loaded) -> Instant {
+    let t = d.start;
+    let mut wake = Some(t);
+    catch_up(&mut *d.device, &mut wake, t, &mut Vec::new());
+    t
+}
+
+/// Runs one command on a loaded device at `now` and saves the device to `path`, whatever the
+/// device answered: what a failed command did before it failed stays done (a Select All that
+/// stops part-way leaves the zones before it changed), as on a drive and as every other front
+/// end (a run, a replay, the fio engine) keeps it. The answer comes back only once the save
+/// is durable, so a caller never reports a success that was not kept.
+pub fn submit_and_save(
+    path: &Path,
+    d: &mut Loaded,
+    now: Instant,
+    cmd: Command<'_>,
+) -> Result<Result<Accepted, Status>> {
+    let result = d.device.submit(now, cmd);
+    let clock = match &result {
+        Ok(a) => a.done.unwrap_or(now).max(d.device.idle_at()),
+        Err(_) => now,
+    };
+    save(path, &d.identity, clock, &*d.device)?;
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (issue 36, defect 10): `zonelab io write` printed "write: Success" before a
+    /// save that then failed. The device's answer now comes back only once the save is
+    /// durable; a failed save is the caller's error, with no answer to report.
+    #[test]
+    fn a_command_is_answered_only_once_its_device_is_saved() {
+        let dir = std::env::temp_dir().join(format!("zonelab-answer-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.state");
+        let text = zonelab::config::preset_file("rezns-40g");
+        let cfg = ExperimentConfig::parse(&text, &["device.zones.zone_count=4".into()]).unwrap();
+        let mut d = open(&path, Some(cfg), &[], &|c| c.validate_device("t")).unwrap();
+        let now = settle(&mut d);
+        let nowhere = dir.join("missing/d.state");
+        let r = submit_and_save(&nowhere, &mut d, now, Command::write(0, 1));
+        assert!(r.is_err(), "no answer when the save fails");
+        let r = submit_and_save(&path, &mut d, now, Command::write(1, 1)).unwrap();
+        assert!(r.is_ok());
+        assert!(path.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

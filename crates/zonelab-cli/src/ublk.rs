@@ -198,6 +198,8 @@ struct StateFile {
     identity: String,
     /// The file did not exist when the server started.
     created: bool,
+    /// Held while the device is served, until it is saved back.
+    _lock: zonelab_io::StateLock,
 }
 
 /// A device ready to serve.
@@ -251,6 +253,7 @@ fn open_adapter(
             path: path.to_path_buf(),
             identity: l.identity,
             created: l.created,
+            _lock: l.lock,
         }),
     })
 }

@@ -176,12 +176,13 @@ fn a_mismatched_or_corrupt_state_file_is_refused_and_left_alone() {
     );
     let o = zonelab(&dir, &["zone", "info", "--state", "none.state"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("give --preset or --experiment"));
-    // Only the saved file is left: the atomic write's temporary file is gone.
-    let names: Vec<_> = std::fs::read_dir(&dir)
+    // Only the saved file and its lock file are left: the atomic write's temporary is gone.
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(names, ["d.state"]);
+    names.sort();
+    assert_eq!(names, [".d.state.lock", "d.state"]);
 }
 
 #[test]
@@ -244,4 +245,72 @@ io_size = "1MiB"
     );
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("zone_count"), "{err}");
+}
+
+/// Regression (issue 36, defect 9): `zone open --all` failing part-way (Too Many Open Zones
+/// after two of four closed zones) left every zone unchanged through the device manager, but
+/// opened through a replay or the fio engine: the manager dropped a failed command's effects.
+/// One device, one behaviour: what the command did before it failed is kept.
+#[test]
+fn a_select_all_that_fails_part_way_keeps_what_it_did() {
+    let dir = temp_dir("select-all");
+    let base = [
+        "--state",
+        "d.state",
+        "--preset",
+        "rezns-40g",
+        "--set",
+        "device.zones.zone_count=8",
+        "--set",
+        "device.zones.max_open_zones=2",
+        "--set",
+        "device.zones.max_active_zones=4",
+    ];
+    ok(&dir, &[&["zone", "info"][..], &base].concat());
+    for z in 0..4u64 {
+        let lba = (z * 64 * 256).to_string();
+        ok(&dir, &["io", "write", "--state", "d.state", "--lba", &lba]);
+    }
+    ok(&dir, &["zone", "close", "--all", "--state", "d.state"]);
+    let o = zonelab(&dir, &["zone", "open", "--all", "--state", "d.state"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Too Many Open Zones"));
+    let states: Vec<String> = zones(&dir, 4).into_iter().map(|(s, _)| s).collect();
+    assert_eq!(states, ["EXP_OPENED", "EXP_OPENED", "CLOSED", "CLOSED"]);
+}
+
+/// Regression (issue 36, defects 3 and 4): a second process on a state file in use is refused,
+/// naming the holder (two users each saved their own device and the last save dropped the
+/// other's acknowledged writes), and the temporaries a save killed half-way left are removed
+/// when the file is next used.
+#[test]
+fn a_state_file_in_use_is_refused_and_a_killed_save_leaves_nothing() {
+    let dir = temp_dir("lock");
+    let create = [
+        "zone",
+        "info",
+        "--state",
+        "d.state",
+        "--preset",
+        "rezns-40g",
+        "--set",
+        "device.zones.zone_count=4",
+    ];
+    ok(&dir, &create);
+    let stale = dir.join(".d.state.4242.zonelab-tmp");
+    std::fs::write(&stale, vec![0u8; 1 << 20]).unwrap();
+    let held = zonelab_io_lock(&dir.join("d.state"));
+    let o = zonelab(&dir, &["zone", "open", "--zone", "1", "--state", "d.state"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("d.state is in use by process"), "{err}");
+    assert!(err.contains("the test holding it"), "{err}");
+    drop(held);
+    ok(&dir, &["zone", "open", "--zone", "1", "--state", "d.state"]);
+    assert!(!stale.exists(), "the killed save's temporary is gone");
+    assert_eq!(zones(&dir, 2)[1].0, "EXP_OPENED");
+}
+
+fn zonelab_io_lock(path: &Path) -> zonelab_io::StateLock {
+    zonelab_io::lock(path, "the test holding it").unwrap()
 }

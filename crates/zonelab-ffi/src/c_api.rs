@@ -180,11 +180,7 @@ pub unsafe extern "C" fn zl_now(h: *mut Handle) -> u64 {
 /// `h` came from `zl_open`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zl_advance(h: *mut Handle, t_ns: u64) {
-    with(h, (), |e| {
-        e.clock = e.clock.max(Instant::from_ns(t_ns));
-        let now = e.clock;
-        e.advance_to(now);
-    })
+    with(h, (), |e| e.advance_clock(Instant::from_ns(t_ns)))
 }
 
 /// Realtime mode: a completion modelled at `done_ns` reached fio now.

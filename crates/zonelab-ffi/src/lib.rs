@@ -63,6 +63,10 @@ pub struct Engine {
     /// Realtime mode: how long after its modelled time each completion reached fio.
     lateness: hdrhistogram::Histogram<u64>,
     late: u64,
+    /// The state file's lock while jobs use the device (given up when the last one leaves).
+    _lock: Option<zonelab_io::StateLock>,
+    /// The state file as this device last saved it.
+    saved: Option<Vec<u8>>,
 }
 
 /// Realtime completions later than this count as late (chosen: above the wake-up granularity of
@@ -245,6 +249,25 @@ fn file_sets(text: &str, table: &str, key: &str) -> bool {
 }
 
 impl Engine {
+    /// A device as `zl_open` opens it, outside the process-wide registry (the seed swarm opens
+    /// one per case and drops it; fio's jobs share theirs through [`open`]).
+    pub fn standalone(name: &str, o: &OpenOptions) -> Result<Self> {
+        Engine::new(name, o)
+    }
+
+    /// The device behind the engine (for checks of its invariants).
+    pub fn device(&self) -> &dyn DeviceModel {
+        &*self.device
+    }
+
+    /// Virtual time: moves the device clock forward to `t` and lets background work run up
+    /// to there (what `zl_advance` does).
+    pub fn advance_clock(&mut self, t: Instant) {
+        self.clock = self.clock.max(t);
+        let now = self.clock;
+        self.advance_to(now);
+    }
+
     fn new(name: &str, o: &OpenOptions) -> Result<Self> {
         if o.preset.is_some() && o.config_file.is_some() {
             bail!("give zonelab_preset or zonelab_config, not both");
@@ -253,6 +276,15 @@ impl Engine {
             zonelab_io::check_writable_dir(dir)
                 .with_context(|| format!("zonelab_results={}", dir.display()))?;
         }
+        // The state file's lock, held as long as the device is open in this process: a second
+        // fio (or `zonelab zone`) on the same file is refused, naming this one.
+        let lock = match &o.state {
+            Some(p) => Some(
+                zonelab_io::lock(p, &format!("fio, zonelab_device {name}"))
+                    .with_context(|| format!("zonelab_state={}", p.display()))?,
+            ),
+            None => None,
+        };
         let file = match &o.state {
             Some(p) if p.exists() => Some(
                 std::fs::read(p)
@@ -331,6 +363,8 @@ impl Engine {
             dirty: false,
             lateness: zonelab::metrics::latency_histogram(),
             late: 0,
+            _lock: lock,
+            saved: None,
         })
     }
 
@@ -492,7 +526,7 @@ impl Engine {
     }
 
     /// Saves the device to its state file (if it has one), atomically.
-    pub fn save_state(&self) -> Result<()> {
+    pub fn save_state(&mut self) -> Result<()> {
         let Some(path) = &self.state else {
             return Ok(());
         };
@@ -500,7 +534,30 @@ impl Engine {
         let bytes = state::encode(&self.identity, now, &*self.device)
             .with_context(|| format!("zonelab_state={}", path.display()))?;
         zonelab_io::write_atomic(path, &bytes)
-            .with_context(|| format!("zonelab_state={}", path.display()))
+            .with_context(|| format!("zonelab_state={}", path.display()))?;
+        self.saved = Some(bytes);
+        Ok(())
+    }
+
+    /// A job joins a device no job uses any more: the state file's lock, given up when the
+    /// last job left, is taken again, and the file must still be the one this device saved
+    /// (another process may have used it meanwhile; going on would drop what it wrote).
+    fn rejoin(&mut self) -> Result<()> {
+        let Some(path) = self.state.clone() else {
+            return Ok(());
+        };
+        let lock = zonelab_io::lock(&path, &format!("fio, zonelab_device {}", self.name))
+            .with_context(|| format!("zonelab_state={}", path.display()))?;
+        let now = std::fs::read(&path).ok();
+        if self.saved.is_some() && now != self.saved {
+            bail!(
+                "zonelab_state={}: another process changed the file since zonelab_device {} saved it; open it under another zonelab_device name",
+                path.display(),
+                self.name
+            );
+        }
+        self._lock = Some(lock);
+        Ok(())
     }
 
     /// Writes the results and the state file, both even if one fails.

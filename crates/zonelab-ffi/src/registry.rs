@@ -49,6 +49,9 @@ pub fn open(name: &str, options: &OpenOptions) -> Result<Shared> {
     if e.results.is_none() {
         e.results = options.results.clone();
     }
+    if e.users == 0 && e._lock.is_none() {
+        e.rejoin()?;
+    }
     e.users += 1;
     drop(e);
     SAVE_AT_EXIT.call_once(register_exit_save);
@@ -110,5 +113,11 @@ extern "C" fn save_all() {
 pub(crate) fn leave(shared: &Shared) -> Result<()> {
     let mut e = shared.lock().map_err(|_| anyhow!("device poisoned"))?;
     e.users -= 1;
-    if e.users == 0 { e.persist() } else { Ok(()) }
+    if e.users > 0 {
+        return Ok(());
+    }
+    let saved = e.persist();
+    // No job uses the device: another process may use the state file until one joins again.
+    e._lock = None;
+    saved
 }

@@ -69,12 +69,31 @@ pub fn clear_results_dir(dir: &Path, keep: &[&str]) -> Result<()> {
 }
 
 /// Writes a run's results files (name, contents) into `dir`, which then holds no results file
-/// of an earlier run: only these, and those named in `keep` that this run wrote already.
+/// of an earlier run: only these, and those named in `keep` that this run wrote already. All
+/// or nothing: every file is written under a temporary name first, and only when all are
+/// written do they replace the earlier run's (a full disk left half a results directory:
+/// issue 36); if one cannot be written, the temporaries go and the directory is as it was.
 pub fn write_results_dir(dir: &Path, files: &[(String, String)], keep: &[&str]) -> Result<()> {
-    clear_results_dir(dir, keep)?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut written = Vec::new();
     for (name, text) in files {
+        let tmp = temporary(&dir.join(name));
+        let result = std::fs::File::create(&tmp)
+            .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()));
+        written.push(tmp);
+        if let Err(e) = result {
+            for t in &written {
+                let _ = std::fs::remove_file(t);
+            }
+            return Err(e).with_context(|| format!("cannot write {}", dir.join(name).display()));
+        }
+    }
+    let mut ours: Vec<&str> = keep.to_vec();
+    ours.extend(files.iter().map(|(n, _)| n.as_str()));
+    clear_results_dir(dir, &ours)?;
+    for ((name, _), tmp) in files.iter().zip(&written) {
         let p = dir.join(name);
-        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
+        std::fs::rename(tmp, &p).with_context(|| format!("cannot write {}", p.display()))?;
     }
     Ok(())
 }
@@ -117,18 +136,120 @@ pub fn parent(path: &Path) -> &Path {
     }
 }
 
+/// The temporary a write of `path` by this process goes through: beside it, named after it,
+/// so whoever next holds the file's lock finds what a killed writer left
+/// ([`remove_stale_temporaries`]).
+fn temporary(path: &Path) -> std::path::PathBuf {
+    let name = path
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy().to_string());
+    parent(path).join(format!(".{name}.{}{TMP_SUFFIX}", std::process::id()))
+}
+
+/// What every temporary ends with.
+const TMP_SUFFIX: &str = ".zonelab-tmp";
+
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, synced, then
-/// renamed over `path`.
+/// renamed over `path`. The new file has the old one's permissions, or those the umask gives
+/// a new file (a temporary file library's 0600 ignored the umask: issue 36). A write that
+/// fails removes its temporary; one killed leaves it for [`remove_stale_temporaries`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = parent(path);
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .with_context(|| format!("cannot write {}", tmp.path().display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot replace {}", path.display()))?;
+    let tmp = temporary(path);
+    let written = (|| -> std::io::Result<()> {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            f.set_permissions(meta.permissions())?;
+        }
+        f.write_all(bytes)?;
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    }
+    if let Err(e) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("cannot replace {}", path.display()));
+    }
     Ok(())
+}
+
+/// Removes the temporaries earlier writes of `path` left when they were killed mid-save (a
+/// kill during each of 22 saves of a 268 MB state file left 1 GB of them: issue 36). Call it
+/// holding the file's lock ([`lock`]): no other writer of `path` is running then.
+pub fn remove_stale_temporaries(path: &Path) -> Result<()> {
+    let name = path
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy().to_string());
+    let prefix = format!(".{name}.");
+    let dir = parent(path);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let n = entry.file_name().to_string_lossy().to_string();
+        let pid = n
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(TMP_SUFFIX));
+        if pid.is_some_and(|p| p.parse::<u32>().is_ok()) {
+            std::fs::remove_file(entry.path())
+                .with_context(|| format!("cannot remove {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// An advisory lock on a device state file (`flock` on `.NAME.lock` beside it, since the
+/// file itself is replaced at every save), held from load to save: a second process using the
+/// same file is refused, naming the holder, instead of both saving and the last one silently
+/// dropping the other's acknowledged writes (issue 36). Released when dropped (or when the
+/// holder dies).
+pub struct StateLock {
+    _file: std::fs::File,
+}
+
+/// Takes the lock of the state file `path` for `holder` (a description such as "zonelab zone
+/// open"), or says who has it.
+pub fn lock(path: &Path, holder: &str) -> Result<StateLock> {
+    let name = path
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy().to_string());
+    let lock_path = parent(path).join(format!(".{name}.lock"));
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock_path)
+        .with_context(|| format!("cannot open the lock file {}", lock_path.display()))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut who = String::new();
+            let _ = std::io::Read::read_to_string(&mut file, &mut who);
+            let who = who.trim();
+            anyhow::bail!(
+                "{} is in use by {}; wait for it to finish (two users of one state file would each save their own device, and the last save would drop the other's writes)",
+                path.display(),
+                if who.is_empty() {
+                    "another process"
+                } else {
+                    who
+                }
+            );
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(e).with_context(|| format!("cannot lock {}", lock_path.display()));
+        }
+    }
+    file.set_len(0)?;
+    writeln!(file, "process {} ({holder})", std::process::id())?;
+    remove_stale_temporaries(path)?;
+    Ok(StateLock { _file: file })
 }
 
 #[cfg(test)]
@@ -145,7 +266,96 @@ mod tests {
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        // What a save killed half-way leaves goes when the file is next locked.
+        std::fs::write(dir.join(".dev.state.99999.zonelab-tmp"), b"half").unwrap();
+        std::fs::write(dir.join(".other.state.99999.zonelab-tmp"), b"half").unwrap();
+        let held = lock(&p, "test").unwrap();
+        assert!(!dir.join(".dev.state.99999.zonelab-tmp").exists());
+        assert!(
+            dir.join(".other.state.99999.zonelab-tmp").exists(),
+            "another file's stays"
+        );
+        drop(held);
         assert!(check_writable_dir(&dir.join("sub")).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Regression (issue 36, defect 10): a results directory on a full disk was left
+    /// half-written (the earlier run's files removed, some of this run's written). A file that
+    /// cannot be written now leaves the directory as it was, and no temporary behind.
+    #[test]
+    fn a_results_directory_is_written_whole_or_not_at_all() {
+        let dir = std::env::temp_dir().join(format!("zonelab-whole-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("summary.json"), "old").unwrap();
+        std::fs::write(dir.join("zones.csv"), "old").unwrap();
+        // The second file's temporary cannot be created (a directory is in its way), as a
+        // write fails on a full disk.
+        std::fs::create_dir(temporary(&dir.join("zones.csv"))).unwrap();
+        let files = [
+            ("summary.json".to_string(), "new".to_string()),
+            ("zones.csv".to_string(), "new".to_string()),
+        ];
+        assert!(write_results_dir(&dir, &files, &[]).is_err());
+        std::fs::remove_dir(temporary(&dir.join("zones.csv"))).unwrap();
+        assert_eq!(names(&dir), ["summary.json", "zones.csv"]);
+        assert_eq!(
+            std::fs::read_to_string(dir.join("summary.json")).unwrap(),
+            "old"
+        );
+        write_results_dir(&dir, &files, &[]).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join("zones.csv")).unwrap(),
+            "new"
+        );
+        assert_eq!(names(&dir), ["summary.json", "zones.csv"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Regression (issue 36, defect 3): two processes on one state file each saved their own
+    /// device and the last save dropped the other's acknowledged writes. The second is refused
+    /// while the first holds the file, and is told who holds it; once released, it may go.
+    #[test]
+    fn a_second_user_of_a_state_file_is_refused_naming_the_holder() {
+        let dir = std::env::temp_dir().join(format!("zonelab-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("dev.state");
+        let first = lock(&p, "zonelab run exp.toml").unwrap();
+        let err = lock(&p, "zonelab zone open")
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains("is in use by process"), "{err}");
+        assert!(err.contains("zonelab run exp.toml"), "{err}");
+        drop(first);
+        let _again = lock(&p, "zonelab zone open").unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Regression (issue 36, defect 11): state files ignored the umask (always 0600).
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_takes_the_umask_and_a_replaced_one_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("zonelab-mode-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (fresh, kept) = (dir.join("fresh"), dir.join("kept"));
+        std::fs::write(dir.join("plain"), b"x").unwrap();
+        let umasked = std::fs::metadata(dir.join("plain"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        write_atomic(&fresh, b"x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&fresh), umasked, "as any new file");
+        std::fs::write(&kept, b"x").unwrap();
+        std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&kept, b"y").unwrap();
+        assert_eq!(mode(&kept), 0o640);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -8,7 +8,7 @@ mod value;
 
 use std::cell::RefCell;
 use std::io::BufRead;
-use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::{Mutex, MutexGuard, Once};
@@ -23,11 +23,41 @@ use zonelab::trace::{TraceRecord, TraceSink};
 /// The Python exception for a run that cannot finish (an unreadable trace, a deadlock of host
 /// tasks): `zonelab.RunError(message)`.
 fn run_error(py: Python<'_>, e: &RunError) -> PyErr {
+    run_error_text(py, &e.to_string())
+}
+
+/// A panic is a ZoneLab bug; Python gets it as `zonelab.RunError` (an `Exception`), naming it as
+/// one. PyO3 would raise its `PanicException`, which derives from `BaseException`, so `except
+/// Exception` missed it (issue 36).
+fn internal_error(py: Python<'_>, payload: &(dyn std::any::Any + Send)) -> PyErr {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into());
+    run_error_text(
+        py,
+        &format!("internal error (a ZoneLab bug; please report it with the experiment): {what}"),
+    )
+}
+
+fn run_error_text(py: Python<'_>, message: &str) -> PyErr {
     let make = || -> PyResult<PyErr> {
         let class = py.import("zonelab._errors")?.getattr("RunError")?;
-        Ok(PyErr::from_value(class.call1((e.to_string(),))?))
+        Ok(PyErr::from_value(class.call1((message,))?))
     };
     make().unwrap_or_else(|e| e)
+}
+
+/// Runs `f`, turning a panic into [`internal_error`]: every entry point goes through it.
+fn guarded<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| Err(internal_error(py, &*payload)))
+}
+
+/// Panics, for the tests of [`guarded`] (a panic cannot be provoked from valid input).
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+    guarded(py, || panic!("a deliberate panic"))
 }
 
 /// Keeps trace records in memory for Python (`Result.trace`).
@@ -106,8 +136,10 @@ fn check(
     overrides: Vec<String>,
     source: Option<&str>,
 ) -> PyResult<(String, String)> {
-    let (cfg, exp) = load(py, text, default_name, &overrides, source)?;
-    Ok((cfg.to_toml(), exp.name))
+    guarded(py, || {
+        let (cfg, exp) = load(py, text, default_name, &overrides, source)?;
+        Ok((cfg.to_toml(), exp.name))
+    })
 }
 
 /// Panic payload that unwinds a run out of the core when Python wants it stopped (Ctrl-C, or an
@@ -140,7 +172,7 @@ fn run(
     source: Option<&str>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Run> {
-    let (cfg, exp) = load(py, text, default_name, &overrides, source)?;
+    let (cfg, exp) = guarded(py, || load(py, text, default_name, &overrides, source))?;
     quiet_stop_panics();
     let fingerprint = cfg.fingerprint();
     let mut stopped: Option<PyErr> = None;
@@ -154,6 +186,7 @@ fn run(
                 trace_sink: exp
                     .trace
                     .then(|| Box::new(Collect(records.clone())) as Box<dyn TraceSink>),
+                limits: Default::default(),
             };
             let out = zonelab::run(&exp, inputs, fingerprint, &mut |p| {
                 let stop = Python::attach(|py| {
@@ -181,21 +214,25 @@ fn run(
         Err(payload) if payload.is::<Stop>() => {
             Err(stopped.expect("a stopped run leaves its exception"))
         }
-        Err(payload) => resume_unwind(payload),
+        Err(payload) => Err(internal_error(py, &*payload)),
     }
 }
 
 /// An experiment given as a dict, as the TOML text the CLI would read.
 #[pyfunction]
 fn dict_to_toml(dict: &Bound<'_, PyDict>) -> PyResult<String> {
-    let table = value::table(dict, "")?;
-    Ok(toml::to_string(&table).expect("a TOML table always serializes"))
+    guarded(dict.py(), || {
+        let table = value::table(dict, "")?;
+        Ok(toml::to_string(&table).expect("a TOML table always serializes"))
+    })
 }
 
 /// `key=value` for the core's override parser, the value written as a TOML literal.
 #[pyfunction]
 fn override_assignment(key: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
-    Ok(format!("{key}={}", value::to_toml(value, key)?))
+    guarded(value.py(), || {
+        Ok(format!("{key}={}", value::to_toml(value, key)?))
+    })
 }
 
 /// The device presets: (name, description, TOML text).
@@ -233,8 +270,8 @@ impl Run {
 
 #[pymethods]
 impl Run {
-    fn summary_json(&self) -> String {
-        convert::summary_json(&self.state().out)
+    fn summary_json(&self, py: Python<'_>) -> PyResult<String> {
+        guarded(py, || Ok(convert::summary_json(&self.state().out)))
     }
 
     fn config_toml(&self) -> String {
@@ -242,11 +279,11 @@ impl Run {
     }
 
     fn ops(&self, py: Python<'_>) -> PyResult<Py<PyDict>> {
-        convert::ops(py, &self.state().out)
+        guarded(py, || convert::ops(py, &self.state().out))
     }
 
     fn timeseries(&self, py: Python<'_>) -> PyResult<Py<PyDict>> {
-        convert::timeseries(py, &self.state().out)
+        guarded(py, || convert::timeseries(py, &self.state().out))
     }
 
     fn cdf_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -264,24 +301,30 @@ impl Run {
     }
 
     fn latency_cdf(&self, py: Python<'_>, kind: &str) -> PyResult<Option<Py<PyDict>>> {
-        convert::latency_cdf(py, &self.state().out, kind)
+        guarded(py, || convert::latency_cdf(py, &self.state().out, kind))
     }
 
     fn zones(&self, py: Python<'_>) -> PyResult<Py<PyDict>> {
-        convert::zones(py, &self.state().out)
+        guarded(py, || convert::zones(py, &self.state().out))
     }
 
     fn firmware(&self, py: Python<'_>) -> PyResult<Option<(String, Py<PyDict>)>> {
-        convert::firmware(py, &self.state().out)
+        guarded(py, || convert::firmware(py, &self.state().out))
     }
 
     /// Writes the results directory `zonelab run -o DIR` writes (same files, same bytes).
-    fn write(&self, dir: PathBuf) -> PyResult<()> {
+    fn write(&self, py: Python<'_>, dir: PathBuf) -> PyResult<()> {
+        guarded(py, || self.write_files(&dir))
+    }
+}
+
+impl Run {
+    fn write_files(&self, dir: &Path) -> PyResult<()> {
         let state = self.state();
         let os = |e: anyhow::Error| pyo3::exceptions::PyOSError::new_err(format!("{e:#}"));
         // The trace goes in after (it is kept in memory): any trace.csv there now is stale.
         let files = state.out.files(&state.cfg.to_toml());
-        zonelab_io::write_results_dir(&dir, &files, &[]).map_err(os)?;
+        zonelab_io::write_results_dir(dir, &files, &[]).map_err(os)?;
         if state.cfg.trace.enabled {
             let channels = state.cfg.device.geometry.channels;
             let mut text = String::from(zonelab::trace::CSV_HEADER);
@@ -305,6 +348,7 @@ fn _zonelab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dict_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(override_assignment, m)?)?;
     m.add_function(wrap_pyfunction!(preset_list, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_class::<Run>()?;
     Ok(())
 }

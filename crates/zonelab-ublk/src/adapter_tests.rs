@@ -349,6 +349,7 @@ fn the_trace_of_what_the_host_sent_replays_in_a_zonelab_run() {
     let inputs = zonelab::Inputs {
         traces: vec![Box::new(std::io::Cursor::new(csv))],
         trace_sink: None,
+        limits: Default::default(),
     };
     let out = zonelab::run(&exp, inputs, 0, &mut |_| {}).unwrap();
     let s = out.summary;

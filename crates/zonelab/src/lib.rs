@@ -18,6 +18,8 @@ mod prefetch;
 pub mod report;
 pub mod sim;
 pub mod state;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod time;
 pub mod trace;
 pub mod units;
@@ -29,7 +31,7 @@ pub use config::{ConfigError, ExperimentConfig};
 pub use sim::{Experiment, Inputs, Progress, RunError, RunOutput, run};
 
 /// Cases a fuzzing property test runs: `default` (bounded, as CI runs it), or
-/// `ZONELAB_FUZZ_CASES` for a longer run (`scripts/fuzz.sh`).
+/// `ZONELAB_FUZZ_CASES` for a longer run.
 #[cfg(test)]
 pub(crate) fn test_cases(default: u32) -> u32 {
     std::env::var("ZONELAB_FUZZ_CASES")

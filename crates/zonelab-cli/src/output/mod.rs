@@ -34,11 +34,12 @@ pub fn run(
     }
     let validate = |c: &ExperimentConfig| c.validate(&crate::default_name(path));
     let in_file = || format!("in {}", path.display());
-    let (cfg, exp, device, identity) = match state {
+    // With a state file, its lock is held until the device is saved back (`_lock`).
+    let (cfg, exp, device, identity, _lock) = match state {
         None => {
             let exp = validate(&cfg).with_context(in_file)?;
             let device = zonelab::sim::build_device(&exp);
-            (cfg, exp, device, None)
+            (cfg, exp, device, None, None)
         }
         Some(file) => {
             let l =
@@ -46,7 +47,13 @@ pub fn run(
             if !quiet && !l.created {
                 println!("device from {} (its clock at {})", file.display(), l.start);
             }
-            (l.cfg, l.exp, l.device, Some((file, l.identity)))
+            (
+                l.cfg,
+                l.exp,
+                l.device,
+                Some((file, l.identity)),
+                Some(l.lock),
+            )
         }
     };
     let print = cfg.fingerprint();
@@ -60,7 +67,14 @@ pub fn run(
         print!("{}", describe(&exp, &cfg));
     }
     let dir = output.unwrap_or_else(|| default_dir(&exp.name));
-    let inputs = inputs(path, &exp, &dir)?;
+    let mut inputs = inputs(path, &exp, &dir)?;
+    // Ctrl-C (or SIGTERM) stops the run; it ends with its results so far, written as usual.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = stop.clone();
+    // (A second handler cannot be installed, as when Python or a test runs two experiments in
+    // one process: those runs are then stopped the way the process is.)
+    let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
+    inputs.limits.stop = Some(stop);
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
@@ -109,6 +123,14 @@ pub fn run(
             dir.display()
         );
     }
+    if let Some(why) = out.summary.stopped_early {
+        eprintln!(
+            "stopped early ({why:?}) at simulated {:.3} s: the results so far are in {} (summary.json says so)",
+            out.summary.simulated_time_ns as f64 / 1e9,
+            dir.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
     if out.summary.errors.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
@@ -154,7 +176,11 @@ pub fn inputs(path: &Path, exp: &Experiment, dir: &Path) -> Result<Inputs> {
     } else {
         None
     };
-    Ok(Inputs { traces, trace_sink })
+    Ok(Inputs {
+        traces,
+        trace_sink,
+        limits: Default::default(),
+    })
 }
 
 /// The per-command trace, streamed to a CSV file.

@@ -184,6 +184,7 @@ pub fn validate(
     let z = info.zoned.as_ref().expect("zoned");
     let cap_blocks = z.zone_capacity_lbas * info.lba_size_bytes / BLOCK_BYTES;
     let capacity = capacity_blocks(&spec, cap_blocks) * BLOCK_BYTES;
+    let zenfs = matches!(spec.personality, crate::host::fs::Personality::Zenfs(_));
     let mut workloads = Vec::new();
     let mut names: Vec<String> = Vec::new();
     for (i, c) in filebench.iter().enumerate() {
@@ -265,6 +266,9 @@ pub fn validate(
                 ));
             }
         };
+        if random && zenfs {
+            return Err(append_only(&f("rw")));
+        }
         let name = c.name.clone().unwrap_or_else(|| format!("fio{i}"));
         let need = c.threads as u64 * c.size.0.div_ceil(BLOCK_BYTES) * BLOCK_BYTES;
         if need > capacity {
@@ -292,6 +296,9 @@ pub fn validate(
     }
     for (i, c) in updates.iter().enumerate() {
         let f = |n: &str| format!("updates[{i}].{n}");
+        if zenfs {
+            return Err(append_only(&format!("updates[{i}]")));
+        }
         let bs = c.bs.map_or(BLOCK_BYTES, |b| b.0);
         if bs == 0 || !bs.is_multiple_of(BLOCK_BYTES) {
             return Err(ConfigError::field(
@@ -332,7 +339,10 @@ pub fn validate(
                     if !(v > 0.0 && v < 1.0) {
                         return Err(ConfigError::field(
                             f(n),
-                            format!("{v} must be between 0 and 1 (exclusive)"),
+                            format!(
+                                "{} must be between 0 and 1 (exclusive)",
+                                super::ranges::number(v)
+                            ),
                         ));
                     }
                 }
@@ -375,4 +385,14 @@ pub fn validate(
         workloads,
         seed,
     }))
+}
+
+/// ZenFS files are written once, at their end (RocksDB's WAL and SST files): a workload that
+/// overwrites blocks in place cannot run on it. Every such write failed at run time, and the
+/// run ended having done nothing (issue 36, found by the seed swarm).
+fn append_only(field: &str) -> ConfigError {
+    ConfigError::field(
+        field,
+        "overwrites blocks of its files in place, but ZenFS files are append-only; use fs.personality = \"f2fs\" (or rw = \"write\" for fio on files)",
+    )
 }

@@ -144,7 +144,7 @@ impl FirmwareConfig {
                     if !(0.0..=1.0).contains(&v) {
                         return Err(ConfigError::field(
                             name,
-                            format!("{v} must be between 0 and 1"),
+                            format!("{} must be between 0 and 1", super::ranges::number(v)),
                         ));
                     }
                 }

@@ -263,7 +263,7 @@ impl FsConfig {
                 self.validate_f2fs(f, zone_count, cap_blocks, limit)?;
             }
             Personality::Zenfs(zs) => {
-                self.validate_zenfs(zs, zone_count)?;
+                self.validate_zenfs(zs, zone_count, limit)?;
             }
         }
         Ok(spec)
@@ -296,7 +296,7 @@ impl FsConfig {
             if !(0.0..=1.0).contains(&t) {
                 return Err(ConfigError::field(
                     "fs.gc.threshold_cold",
-                    format!("{t} must be between 0 and 1"),
+                    format!("{} must be between 0 and 1", super::ranges::number(t)),
                 ));
             }
             gc.threshold_cold = t;
@@ -434,7 +434,10 @@ impl FsConfig {
         {
             return Err(ConfigError::field(
                 "fs.f2fs.overprovision",
-                format!("{p} must be a percentage below 100"),
+                format!(
+                    "{} must be a percentage below 100",
+                    super::ranges::number(p)
+                ),
             ));
         }
         let spz = cap_blocks / f.segment_blocks as u64;
@@ -475,7 +478,12 @@ impl FsConfig {
         Ok(())
     }
 
-    fn validate_zenfs(&self, zs: &mut ZenfsSpec, zone_count: u32) -> Result<(), ConfigError> {
+    fn validate_zenfs(
+        &self,
+        zs: &mut ZenfsSpec,
+        zone_count: u32,
+        open_limit: Option<u32>,
+    ) -> Result<(), ConfigError> {
         let c = &self.zenfs;
         zs.meta_zones = c.meta_zones.unwrap_or(zs.meta_zones);
         if zs.meta_zones < 2 || zs.meta_zones + 1 >= zone_count {
@@ -495,6 +503,23 @@ impl FsConfig {
                     "{} is above the {} zones left for files",
                     zs.reserved_zones,
                     zone_count - zs.meta_zones
+                ),
+            ));
+        }
+        // ZenFS (fs/zbd_zenfs.cc, ZonedBlockDevice::Open and WaitForOpenIOZoneToken) keeps
+        // `reserved_zones` of the device's open and active zones for metadata and extent
+        // migration, and lets files other than the WAL take all open I/O zones but one: the
+        // WAL and another file need two more zones at once, or writers wait for each other
+        // forever (issue 36, defect 6, as `fs.f2fs.active_logs` for F2FS).
+        let needed = zs.reserved_zones + 2;
+        if let Some(limit) = open_limit
+            && limit < needed
+        {
+            return Err(ConfigError::field(
+                "fs.zenfs.reserved_zones",
+                format!(
+                    "ZenFS keeps {} zones for metadata and extent migration and needs 2 more open at once (the WAL and another file): {needed} open and active zones, but the device allows {limit} (writers would wait for each other forever)",
+                    zs.reserved_zones
                 ),
             ));
         }

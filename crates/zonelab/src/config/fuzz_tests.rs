@@ -2,7 +2,9 @@
 //! added; values swapped for other types, sizes in odd units, absurd numbers; tables and arrays
 //! swapped; array entries duplicated). Each mutant is either refused with an error that names a
 //! field, or accepted; an accepted one, bounded to a few simulated milliseconds of work, runs
-//! without a panic. Bounded in CI; `ZONELAB_FUZZ_CASES=N` (scripts/fuzz.sh) runs longer.
+//! without a panic. Bounded in CI; `ZONELAB_FUZZ_CASES=N` runs longer. (The seed swarm,
+//! `crates/zonelab-swarm`, now draws devices, policies, front ends and workloads from one seed;
+//! this mutates the shipped files, which the swarm does not draw.)
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};

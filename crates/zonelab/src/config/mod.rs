@@ -10,7 +10,7 @@ pub mod kv;
 pub mod layer;
 mod overrides;
 pub mod presets;
-mod ranges;
+pub(crate) mod ranges;
 mod region;
 pub mod replay;
 mod setup;
@@ -587,5 +587,7 @@ pub fn fingerprint(text: &str) -> u64 {
 mod doc_tests;
 #[cfg(test)]
 mod fuzz_tests;
+#[cfg(test)]
+mod limits_tests;
 #[cfg(test)]
 mod tests;

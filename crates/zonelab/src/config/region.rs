@@ -175,6 +175,7 @@ fn resolve_namespace_budget(
         .map(|j| j.max_open_zones as u64 * j.numjobs as u64)
         .sum::<u64>()
         + thread_zones;
+    check_abandoned_zones(jobs, index, thread_zones, z, prefill_active)?;
     if wanted > limit as u64 {
         let why = if prefill_active > 0 {
             format!(
@@ -191,4 +192,57 @@ fn resolve_namespace_budget(
         ));
     }
     Ok(())
+}
+
+/// Writers that abandon zones (`zone_fill_action = "abandon"`) leave each zone they stop
+/// writing open, holding an active resource until they come back and reset it: such a writer
+/// may keep every zone of its region active at once. With the other writers' open zones,
+/// those must fit the device's active limit, or the run fails with Too Many Active Zones
+/// (issue 36, defect 7).
+fn check_abandoned_zones(
+    jobs: &[JobSpec],
+    index: &[usize],
+    thread_zones: u64,
+    z: &ZonedInfo,
+    prefill_active: u32,
+) -> Result<(), ConfigError> {
+    let Some(active) = z.max_active_zones else {
+        return Ok(());
+    };
+    let abandons = |j: &JobSpec| {
+        j.rw.writes()
+            && j.zone_fill_lbas.is_some()
+            && j.zone_fill_action == crate::workload::ZoneFillAction::Abandon
+    };
+    let Some(first) = jobs.iter().position(abandons) else {
+        return Ok(());
+    };
+    let wanted: u64 = jobs
+        .iter()
+        .filter(|j| j.rw.writes())
+        .map(|j| {
+            if abandons(j) {
+                j.zone_count as u64
+            } else {
+                j.max_open_zones as u64 * j.numjobs as u64
+            }
+        })
+        .sum::<u64>()
+        + thread_zones
+        + prefill_active as u64;
+    if wanted <= active as u64 {
+        return Ok(());
+    }
+    Err(ConfigError::field(
+        format!("job[{}].zone_fill_action", index[first]),
+        format!(
+            "\"abandon\" leaves each zone of the job's {} zones active until the job comes back to reset it; with the other writers{} that is up to {wanted} active zones, above the device's {active}; use \"reset\", a smaller size, or a device with more active zones",
+            jobs[first].zone_count,
+            if prefill_active > 0 {
+                " and the prefill's partly written zones"
+            } else {
+                ""
+            },
+        ),
+    ))
 }

@@ -255,7 +255,10 @@ impl PrefillConfig {
         if !(0.0..=1.0).contains(&self.fraction) {
             return Err(ConfigError::field(
                 "prefill.fraction",
-                format!("{} must be between 0 and 1", self.fraction),
+                format!(
+                    "{} must be between 0 and 1",
+                    super::ranges::number(self.fraction)
+                ),
             ));
         }
         let (first, count, _) =

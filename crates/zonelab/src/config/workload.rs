@@ -225,7 +225,7 @@ impl JobConfig {
             if !(0.0..=1.0).contains(&v) {
                 return Err(ConfigError::field(
                     f(name),
-                    format!("{v} must be between 0 and 1"),
+                    format!("{} must be between 0 and 1", super::ranges::number(v)),
                 ));
             }
         }

@@ -14,8 +14,10 @@
 //! - The zombie-zone daemon runs every `zombie_scan_period`: an active zone the host has not
 //!   written for `zombie_idle` gives its unwritten remainder to the spare-list. The zone keeps its
 //!   data, its write pointer and its state (the host sees nothing); a partial unit waiting in the
-//!   controller is programmed, padded. If the host writes the zone again, it gets new space like
-//!   any zone that outgrew its piece, so nothing is lost or misread.
+//!   controller stays there and the zone keeps that unit (padding it would cost the zone a unit
+//!   its capacity never counted, and enough such units over-commit the device: issue 36). If
+//!   the host writes the zone again, it fills that unit, then gets new space like any zone that
+//!   outgrew its piece, so nothing is lost or misread.
 //! - ReGC: when the spare-list holds more than `regc_fraction` of all zones, the Rzone with the
 //!   *least* remaining capacity (the least useful) is released: erased at once in the background
 //!   if nothing maps to it, otherwise erased when its last piece is released.
@@ -384,7 +386,7 @@ impl ResetPolicy for Renewable {
                 // Not the tail of its zone: its space is not contiguous with anything to give.
                 continue;
             }
-            // The zone keeps what it wrote (a staged partial unit is programmed, padded).
+            // The zone keeps what it wrote, and the unit a staged partial unit will fill.
             self.phys[c.piece.zone as usize].next = c.piece.end_unit + c.staged as u64;
             if self.remaining(c.piece.zone) > 0 {
                 self.put_spare(c.piece.zone);

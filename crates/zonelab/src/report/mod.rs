@@ -365,6 +365,22 @@ pub struct Summary {
     /// phases), by name.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub layers: BTreeMap<String, serde_json::Value>,
+    /// Why the run stopped before its workload ended (interrupted, or a budget ran out): the
+    /// results are those of the run so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_early: Option<EarlyStop>,
+}
+
+/// Why a run stopped before its workload ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EarlyStop {
+    /// The front end was asked to stop (Ctrl-C).
+    Interrupted,
+    /// The run's event budget ran out.
+    Events,
+    /// The run's simulated-time budget ran out.
+    SimulatedTime,
 }
 
 /// How far behind the model a real-time front end delivered completions. A completion counts as
@@ -479,6 +495,7 @@ pub fn summarize(
         erase_wait: r.erase_wait,
         realtime: None,
         layers: BTreeMap::new(),
+        stopped_early: None,
     }
 }
 

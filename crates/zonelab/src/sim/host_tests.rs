@@ -248,3 +248,73 @@ fn a_timed_wait_ends_at_its_deadline_or_at_the_notification() {
     .unwrap();
     assert_eq!(*seen.borrow(), [(false, 50_000, 0), (true, 80_000, 0)]);
 }
+
+/// Regression (issue 36, item 13, found by the swarm's seed 11044): host tasks waiting for each
+/// other on a device whose firmware timer comes back forever (ReZNS's zombie daemon every
+/// 5 ms) never emptied the event queue, so the run went on in simulated time instead of
+/// saying it cannot progress.
+#[test]
+fn a_deadlock_is_reported_while_the_device_timer_runs_on() {
+    let exp = experiment("[firmware]\npolicy = \"renewable\"\nzombie_scan_period = \"5ms\"\n");
+    let inputs = Inputs {
+        limits: RunLimits {
+            max_simulated: Some(Duration::from_secs(3_600)),
+            ..RunLimits::default()
+        },
+        ..Inputs::default()
+    };
+    let err = run_with(&exp, build_device(&exp), inputs, 0, &mut |_| {}, &|host| {
+        let never = Rc::new(Condvar::new());
+        let h = host.clone();
+        host.spawn("stuck", false, async move {
+            h.io(Command::new(Op::Write, 0, 1)).await.unwrap();
+            never.notified(&h).await;
+        });
+    })
+    .err()
+    .expect("a deadlock, not a run to the budget");
+    assert!(
+        matches!(&err, RunError::Deadlock(t) if t == &["stuck".to_string()]),
+        "{err}"
+    );
+}
+
+/// A run stops at its event budget, its simulated-time budget, or its stop flag, and ends
+/// with its results so far, saying why (the swarm's hang checks; Ctrl-C in `zonelab run`).
+#[test]
+fn a_run_stops_at_its_limits_with_its_results_so_far() {
+    let job = "[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\ntime_based = true\nruntime = \"10s\"\n";
+    let exp = experiment(job);
+    let limited = |limits: RunLimits| {
+        let inputs = Inputs {
+            limits,
+            ..Inputs::default()
+        };
+        run(&exp, inputs, 0, &mut |_| {}).unwrap().summary
+    };
+    let s = limited(RunLimits {
+        max_events: Some(1000),
+        ..RunLimits::default()
+    });
+    assert_eq!(s.stopped_early, Some(crate::report::EarlyStop::Events));
+    let writes = s.ops.get("write").map_or(0, |o| o.count);
+    assert!(writes > 0 && writes <= 1000, "{writes}");
+    let s = limited(RunLimits {
+        max_simulated: Some(Duration::from_ms(10)),
+        ..RunLimits::default()
+    });
+    assert_eq!(
+        s.stopped_early,
+        Some(crate::report::EarlyStop::SimulatedTime)
+    );
+    assert!(s.simulated_time_ns <= 11_000_000, "{}", s.simulated_time_ns);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let s = limited(RunLimits {
+        stop: Some(stop),
+        ..RunLimits::default()
+    });
+    assert_eq!(s.stopped_early, Some(crate::report::EarlyStop::Interrupted));
+    let full = limited(RunLimits::default());
+    assert_eq!(full.stopped_early, None);
+    assert!(full.ops["write"].count > 1000);
+}

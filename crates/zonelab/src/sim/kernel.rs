@@ -327,6 +327,14 @@ impl Kernel {
     }
 
     /// A DeviceWake event at `now` fired.
+    /// Nothing can wake a host task any more: no event is queued but the device's own next
+    /// wake-up (a firmware timer keeps coming back forever), and no command waits for a
+    /// completion the device reports later.
+    pub(crate) fn host_cannot_wake(&self) -> bool {
+        let queued = self.queue.with(|q| q.len());
+        queued <= self.device_wake.get().is_some() as usize && self.waiters.borrow().is_empty()
+    }
+
     pub(crate) fn device_woke(&self, now: Instant) {
         if self.device_wake.get() == Some(now) {
             self.device_wake.set(None);

@@ -12,9 +12,13 @@ pub mod cores;
 pub mod host;
 pub(crate) mod kernel;
 mod leaf;
+mod limits;
 mod queue;
 pub(crate) mod runner;
 pub mod sync;
+
+use limits::Watch;
+pub use limits::{MAX_EVENTS_AT_ONE_INSTANT, RunLimits, STOP_CHECK_EVENTS};
 
 use std::io::BufRead;
 use std::rc::Rc;
@@ -27,7 +31,7 @@ use crate::ftl::{Ftl, FtlSpec, PreconditionPlan};
 use crate::metrics::Metrics;
 use crate::metrics::series::Sampling;
 use crate::nand::NandSpec;
-use crate::report::{HostReport, JobReport, RunIdentity, Summary, summarize};
+use crate::report::{EarlyStop, HostReport, JobReport, RunIdentity, Summary, summarize};
 use crate::time::{Duration, Instant};
 use crate::trace::TraceSink;
 use crate::trace::read::{TraceError, TraceReader};
@@ -115,6 +119,8 @@ pub struct Inputs {
     pub traces: Vec<Box<dyn BufRead>>,
     /// Where the per-command trace goes (with `[trace] enabled`).
     pub trace_sink: Option<Box<dyn TraceSink>>,
+    /// When to stop early.
+    pub limits: RunLimits,
 }
 
 /// Why a run could not finish.
@@ -128,6 +134,10 @@ pub enum RunError {
     Deadlock(Vec<String>),
     #[error("cannot write the trace: {0}")]
     TraceWrite(String),
+    #[error(
+        "the run cannot progress: {events} events at simulated time {at} without the clock moving (host tasks or the device wake each other forever)"
+    )]
+    NoProgress { at: Instant, events: u64 },
 }
 
 /// The outcome of a run: the summary and the state it came from.
@@ -215,6 +225,7 @@ impl Experiment {
 
 struct Simulation<'a> {
     experiment: &'a Experiment,
+    limits: RunLimits,
     kernel: Rc<Kernel>,
     tasks: Rc<Tasks>,
     runners: Vec<Runner>,
@@ -244,7 +255,8 @@ impl Simulation<'_> {
         (parts.iter().sum::<f64>() / parts.len().max(1) as f64).min(1.0)
     }
 
-    fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<(), RunError> {
+    /// Runs to the end, or until a limit stops it (then: why).
+    fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<Option<EarlyStop>, RunError> {
         let k = self.kernel.clone();
         k.advance_device();
         for r in 0..self.runners.len() {
@@ -254,6 +266,8 @@ impl Simulation<'_> {
         // Runners not done yet (a runner once done stays done), kept per event instead of
         // asking every runner at every event.
         let mut running = self.runners.iter().filter(|r| !r.done()).count();
+        let mut watch = Watch::new(&self.limits, k.now.get());
+        let mut stopped = None;
         loop {
             if running == 0 && self.tasks.live() == 0 {
                 break;
@@ -262,6 +276,10 @@ impl Simulation<'_> {
                 break;
             };
             let now = event.time;
+            if let Some(why) = watch.before(now)? {
+                stopped = Some(why);
+                break;
+            }
             k.now.set(now);
             match event.kind {
                 EventKind::RunnerComplete {
@@ -290,6 +308,11 @@ impl Simulation<'_> {
                 EventKind::DeviceWake => {
                     k.device_woke(now);
                     k.advance_device();
+                    // Host tasks all waiting on each other while the device's timers run on
+                    // would otherwise keep the run going forever in simulated time.
+                    if running == 0 && self.tasks.live() > 0 && k.host_cannot_wake() {
+                        return Err(RunError::Deadlock(self.tasks.stuck()));
+                    }
                 }
                 EventKind::TaskWake(task) => {
                     k.advance_device();
@@ -303,6 +326,13 @@ impl Simulation<'_> {
                     fraction: self.fraction_done(now),
                 });
             }
+            if let Some(why) = watch.after(events) {
+                stopped = Some(why);
+                break;
+            }
+        }
+        if let Some(why) = stopped {
+            return Ok(Some(why));
         }
         debug_assert_eq!(
             running,
@@ -323,7 +353,7 @@ impl Simulation<'_> {
                 });
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     fn fio_runner_count(&self) -> usize {
@@ -516,12 +546,13 @@ pub(crate) fn run_with(
 
     let mut sim = Simulation {
         experiment,
+        limits: inputs.limits.clone(),
         kernel: kernel.clone(),
         tasks: tasks.clone(),
         runners,
         lba_bytes,
     };
-    sim.run(progress)?;
+    let stopped_early = sim.run(progress)?;
     let last = kernel.metrics.with(|m| m.last_done());
     progress(Progress {
         simulated: last,
@@ -581,6 +612,7 @@ pub(crate) fn run_with(
     };
     let mut summary = summarize(&identity, &*device, &metrics, host_report, reports, errors);
     summary.layers = layers;
+    summary.stopped_early = stopped_early;
     Ok(RunOutput {
         summary,
         metrics,

@@ -57,6 +57,11 @@ impl EventQueue {
         }
     }
 
+    /// Events waiting, not counting one handed out by [`EventQueue::next`].
+    pub fn len(&self) -> usize {
+        self.heap.len() - self.taken as usize
+    }
+
     /// The earliest event; the one handed out before leaves the queue now if nothing has
     /// replaced it.
     pub fn next(&mut self) -> Option<Event> {

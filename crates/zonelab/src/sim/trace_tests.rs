@@ -77,6 +77,7 @@ fn traced(text: &str, replay: Option<&str>) -> (Result<RunOutput, RunError>, Str
             .into_iter()
             .collect(),
         trace_sink: Some(Box::new(sink.clone())),
+        limits: Default::default(),
     };
     let out = run(&exp, inputs, 0, &mut |_| {});
     let text = sink.0.borrow().clone();

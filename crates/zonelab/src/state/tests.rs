@@ -305,3 +305,42 @@ fn an_aged_device_keeps_its_data_ages_and_retry_draws() {
         .unwrap();
     assert!(err.to_string().contains("aging"), "{err}");
 }
+
+/// Regression (issue 36, defect 2): with a zone capacity that is not a multiple of the program
+/// unit (65532 KiB in 32 KiB units), a whole-zone piece holds the capacity rounded up to whole
+/// units, and restoring refused every synchronous-policy state file ("pieces do not hold the
+/// zone's data"): the device could be saved but never loaded again. Save -> load -> the same
+/// file, on every policy.
+#[test]
+fn a_capacity_not_a_multiple_of_the_unit_loads_again() {
+    for policy in [
+        "synchronous",
+        "mapping",
+        "preemptive",
+        "renewable",
+        "round_robin",
+    ] {
+        let text = format!(
+            "preset = \"rezns-40g\"\n[device.zones]\nzone_count = 4\nzone_capacity_bytes = \"65532KiB\"\n[data]\nretention = true\n[firmware]\npolicy = \"{policy}\"\n"
+        );
+        let cfg = ExperimentConfig::parse(&text, &[]).unwrap();
+        let exp = cfg.validate_device("state-test").unwrap();
+        let mut d = crate::sim::build_device(&exp);
+        let data = vec![7u8; 64 << 20];
+        let lbas = 65532 / 4;
+        d.submit(
+            Instant::ZERO,
+            crate::device::Command::write(0, lbas)
+                .with_data(crate::device::Data::Out(&data[..(lbas * 4096) as usize])),
+        )
+        .unwrap();
+        let bytes = encode(&identity(&cfg), Instant::from_ns(5), &*d).unwrap();
+        let back = restore(&exp, decode(&bytes).unwrap().device)
+            .unwrap_or_else(|e| panic!("{policy}: {e}"));
+        assert_eq!(
+            encode(&identity(&cfg), Instant::from_ns(5), &*back).unwrap(),
+            bytes,
+            "{policy}"
+        );
+    }
+}

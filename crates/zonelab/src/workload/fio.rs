@@ -133,6 +133,16 @@ impl JobGen {
         ) && self.cap_lbas - (d.wp - d.zslba) >= self.bs
     }
 
+    /// The zone still holds an active resource the writer must release: open or closed,
+    /// below its capacity (a Finish releases it when less than a block is left).
+    fn unfinished(&self, device: &dyn DeviceModel, zone: u32) -> bool {
+        let d = device.zone(self.spec.nsid, zone);
+        !matches!(
+            d.state,
+            ZoneState::Full | ZoneState::ReadOnly | ZoneState::Offline | ZoneState::Empty
+        ) && d.wp - d.zslba < self.cap_lbas
+    }
+
     fn hold_open(&mut self, zone: u32) {
         self.open.push(zone);
         self.is_open[(zone - self.first) as usize] = true;
@@ -207,11 +217,16 @@ impl JobGen {
         let (written, writable) = if request.op == Op::Write {
             let written = request.slba + request.nlb - zone as u64 * self.zone_lbas.get();
             debug_assert_eq!(written, device.written_lbas(self.spec.nsid, zone));
-            (written, self.cap_lbas - written >= self.bs)
+            // A zone left with room below one block is not done with: the writer's next
+            // command for it is the Finish that releases its active resource (`write_into`).
+            // Moving on without it left the zone active, and the next zone opened past the
+            // device's active limit (issue 36, defect 7).
+            (written, written < self.cap_lbas)
         } else {
+            // (After an append too: a zone with room below one block waits for its Finish.)
             (
                 device.written_lbas(self.spec.nsid, zone),
-                self.can_write(device, zone),
+                self.unfinished(device, zone),
             )
         };
         if let Some(fill) = self.spec.zone_fill_lbas

@@ -36,10 +36,13 @@ impl Device {
     }
 
     /// Every physical zone is pinned by live pieces (ReZNS can get here; the paper does not say
-    /// what then). The policy picks a zone; pieces still being written into it are closed at
-    /// their data (their staged bytes programmed, padded, their unused units given back); its
-    /// live units are read into the controller, the zone is erased, and they are written back
-    /// from unit 0. Foreground I/O waits for all of it.
+    /// what then). The policy picks a zone; pieces still being written into it give back the
+    /// units they reserved beyond their data (a partial unit stays staged, and reserved); its
+    /// programmed units are read into the controller, the zone is erased, and they are written
+    /// back from unit 0. Foreground I/O waits for all of it. Nothing is padded, so every
+    /// logical zone keeps needing at most its capacity in units, and live data always fits
+    /// (the invariant `check_invariants` asserts): a zone with room to compact always exists
+    /// when the firmware has no space left.
     pub(super) fn compact(&mut self, now: Instant) {
         let unit = self.layout.unit_bytes;
         let mut live: Vec<CompactionCandidate> = (0..self.phys_high.len() as u32)
@@ -70,7 +73,7 @@ impl Device {
             })
             .collect();
         for zi in open {
-            self.flush_and_close(now, zi, true);
+            self.release_unused(zi);
         }
         let start = self.foreground_start(now);
         let layout = self.layout;
@@ -103,7 +106,8 @@ impl Device {
         let mut done = erased;
         for &(zi, k) in &owners {
             let p = &mut self.zones[zi].pieces[k];
-            let units = p.data.div_ceil(unit);
+            // What was programmed is programmed again; a staged partial unit stays staged.
+            let units = p.programmed_units;
             for j in 0..units {
                 let programmed = self
                     .nand
@@ -111,15 +115,15 @@ impl Device {
                 done = done.max(programmed);
             }
             p.punit = next;
-            p.programmed_units = units;
-            p.staged_bytes = 0;
-            p.reserved_units = units;
+            p.reserved_units = units + (p.staged_bytes > 0) as u64;
+            p.cap = p.cap.min(p.reserved_units * unit);
             let base = p.stream_base;
+            let reserved = p.reserved_units;
             let z = &mut self.zones[zi];
             if k + 1 == z.pieces.len() {
                 z.units_streamed = base + units;
             }
-            next += units;
+            next += reserved;
         }
         self.programs_done = self.programs_done.max(done);
         self.phys_high[victim as usize] = next;
@@ -181,7 +185,7 @@ impl Device {
             .collect();
         let decision = self.policy.on_timer(now, &candidates);
         for zi in decision.reclaimed {
-            self.flush_and_close(now, zi, true);
+            self.release_unused(zi);
         }
         for order in &decision.erase_background {
             self.execute(now, order);

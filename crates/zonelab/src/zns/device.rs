@@ -333,6 +333,23 @@ impl Device {
                 );
                 expect += p.cap;
             }
+            // The firmware never promises space it cannot deliver: the units a zone's pieces
+            // take, plus those its unwritten capacity still needs, stay within the zone's
+            // share of the device (so live data plus reservations always fit).
+            let taken: u64 = z.pieces.iter().map(|p| p.data.div_ceil(unit)).sum();
+            // (Counted from the end of the unit the data reaches: a partial unit is taken.)
+            let written = (z.data_lbas * self.lba_bytes).next_multiple_of(unit);
+            let to_come = match z.state {
+                ZoneState::Full | ZoneState::ReadOnly | ZoneState::Offline => 0,
+                _ => (self.cap_lbas * self.lba_bytes)
+                    .saturating_sub(written)
+                    .div_ceil(unit),
+            };
+            assert!(
+                z.pieces.len() <= 1 || taken + to_come <= self.cap_units,
+                "zone {i}: {taken} units taken and {to_come} to come exceed the zone's {}",
+                self.cap_units
+            );
             if let Some(last) = z.pieces.last() {
                 assert_eq!(
                     z.units_streamed,

@@ -94,9 +94,8 @@ impl Device {
     }
 
     /// Programs the staged partial unit of zone `zi`'s last piece, padded; the piece takes no
-    /// more writes afterwards. With `give_back`, the units it reserved but did not use go back
-    /// to the firmware (a zombie reclaim).
-    pub(super) fn flush_and_close(&mut self, now: Instant, zi: u32, give_back: bool) -> Instant {
+    /// more writes afterwards (a Finish).
+    pub(super) fn flush_and_close(&mut self, now: Instant, zi: u32) -> Instant {
         let unit = self.layout.unit_bytes;
         let Some(piece) = self.zones[zi as usize].pieces.last() else {
             return now;
@@ -112,10 +111,21 @@ impl Device {
             .last_mut()
             .expect("the piece just programmed");
         piece.cap = piece.data;
-        if give_back {
-            piece.reserved_units = piece.programmed_units;
-        }
         done
+    }
+
+    /// Gives back the units zone `zi`'s last piece reserved beyond the unit its data reaches,
+    /// without padding anything: a partial unit stays staged in the controller and the piece
+    /// keeps that unit, so the zone's later writes fill it instead of starting a new unit. (A
+    /// padded unit would cost the zone a unit of physical space its capacity never counted;
+    /// enough of them and live data no longer fits the device: issue 36, defect 1.)
+    pub(super) fn release_unused(&mut self, zi: u32) {
+        let unit = self.layout.unit_bytes;
+        let Some(piece) = self.zones[zi as usize].pieces.last_mut() else {
+            return;
+        };
+        piece.reserved_units = piece.programmed_units + (piece.staged_bytes > 0) as u64;
+        piece.cap = piece.cap.min(piece.reserved_units * unit);
     }
 
     /// Programs the staged partial unit of zone `zi`'s last piece padded, its bytes having
@@ -147,7 +157,7 @@ impl Device {
                 done = self.program_last_piece(zi, filler, now);
             }
         }
-        let done = done.max(self.flush_and_close(now, zi, false));
+        let done = done.max(self.flush_and_close(now, zi));
         self.set_state(zi, ZoneState::Full);
         self.zones[zi as usize].wp = self.cap_lbas;
         self.counters.zone_finishes += 1;

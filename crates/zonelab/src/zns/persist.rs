@@ -273,7 +273,10 @@ fn check_zone(d: &Device, i: usize, z: &Zone) -> Result<(), String> {
         expect += p.cap;
         stored += p.data;
     }
-    if stored != z.data_lbas * d.lba_bytes || expect > d.cap_lbas * d.lba_bytes {
+    // A whole-zone piece holds the capacity rounded up to whole program units (the last unit
+    // is programmed padded), so pieces may reach past a capacity that is not a multiple of the
+    // unit, never past its units.
+    if stored != z.data_lbas * d.lba_bytes || expect > d.cap_units * unit {
         return bad("pieces do not hold the zone's data");
     }
     if d.policy.static_mapping() && z.pieces.len() != 1 {

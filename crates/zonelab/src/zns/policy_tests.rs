@@ -320,7 +320,7 @@ fn every_policy_agrees(cmds: &[Cmd], t_free: u32) -> Result<(), TestCaseError> {
             }
         }
     }
-    // scripts/fuzz.sh counts the device commands the long run applied.
+    // A long run (ZONELAB_FUZZ_STATS=1) counts the device commands it applied.
     if std::env::var_os("ZONELAB_FUZZ_STATS").is_some() {
         let host = cmds
             .iter()

@@ -222,7 +222,8 @@ fn zombies_are_zones_idle_past_the_threshold_at_a_scan() {
     let spec = figure2_spec();
     let mut d = device(&spec, &renewable(0.25, 0.5, 10 * MIN, 30 * MIN));
     write_blocks(&mut d, 0, 0, 2);
-    // Partial unit staged in zone 2: it is programmed, padded, when the zone is reclaimed.
+    // Partial unit staged in zone 2: it stays staged, and the zone keeps that unit, when the
+    // zone is reclaimed (padding it would cost the zone a unit its capacity never counted).
     d.write(at(0), 2 * ZONE_LBAS, 2, Some(&[9u8; 2 * 4096]))
         .unwrap();
     write_blocks(&mut d, 25 * MIN, 1, 2);
@@ -245,16 +246,20 @@ fn zombies_are_zones_idle_past_the_threshold_at_a_scan() {
     assert_eq!(r.spare_zones, 2);
     assert_eq!(
         d.nand_counters().page_programs,
-        4 + 4 + 1,
-        "zones 0 and 1, and zone 2's padded unit"
+        4 + 4,
+        "zones 0 and 1; zone 2's partial unit is not padded"
     );
-    // The host writes a zombie again: it gets new space and keeps every byte.
+    // The host writes a zombie again: it fills the unit it kept and loses no byte.
     d.write(at(31 * MIN), 2 * ZONE_LBAS + 2, 1, Some(&[7u8; 4096]))
         .unwrap();
     let mut buf = vec![0u8; 3 * 4096];
     d.read(at(32 * MIN), 2 * ZONE_LBAS, 3, Some(&mut buf))
         .unwrap();
     assert!(buf[..2 * 4096].iter().all(|&b| b == 9) && buf[2 * 4096..].iter().all(|&b| b == 7));
+    assert_eq!(d.zone_pieces(2).len(), 1);
+    // Past that unit it gets new space like any zone that outgrew its piece.
+    d.write(at(33 * MIN), 2 * ZONE_LBAS + 3, 4, Some(&[5u8; 4 * 4096]))
+        .unwrap();
     assert_eq!(d.zone_pieces(2).len(), 2);
     d.check_invariants();
 }
@@ -292,4 +297,52 @@ fn when_pieces_pin_every_zone_the_least_live_one_is_compacted_in_place() {
         assert_reads_back(&mut d, zone, 1_000);
     }
     d.check_invariants();
+}
+
+/// Regression (issue 36, defect 1): tiny zones (48 KiB of 256 KiB in 32 KiB units), writers
+/// that abandon zones part-written, and a zombie daemon: compaction and zombie reclaims padded
+/// partial units, zones came to need more units than their capacity, and `zonelab run` aborted
+/// ("a physical zone with room to compact"). The run ends, with no command refused.
+#[test]
+fn abandoned_tiny_zones_never_over_commit() {
+    let text = r#"
+        preset = "rezns-40g"
+        [device.geometry]
+        pages_per_block = 4
+        [device.zones]
+        dies_per_zone = 1
+        zone_size_bytes = "256KiB"
+        zone_capacity_bytes = "48KiB"
+        zone_count = 8
+        [device.timing]
+        write_buffer_units_per_zone = 0
+        [firmware]
+        policy = "renewable"
+        [[job]]
+        rw = "write"
+        bs = "8KiB"
+        size = "2z"
+        zone_fill = "40KiB"
+        zone_fill_action = "abandon"
+        io_size = "4096KiB"
+        thinktime = "1ms"
+        startdelay = "1ms"
+        [[job]]
+        rw = "write"
+        bs = "4KiB"
+        offset = "2z"
+        size = "3z"
+        thinktime = "1ms"
+        startdelay = "5ms"
+        [[job]]
+        rw = "write"
+        bs = "16KiB"
+        offset = "5z"
+        io_size = "4096KiB"
+    "#;
+    let cfg = crate::config::ExperimentConfig::parse(text, &[]).unwrap();
+    let exp = cfg.validate("issue36").unwrap();
+    let out = crate::sim::run(&exp, crate::sim::Inputs::default(), 0, &mut |_| {}).unwrap();
+    assert_eq!(out.summary.errors_total, 0, "{:?}", out.summary.errors);
+    out.device.check_invariants();
 }

@@ -2,37 +2,29 @@
 //! get them back. A zone's bytes are always a prefix of the zone, because zones are written only
 //! at the write pointer.
 //!
-//! Speed matters here: with retention on, copying the host's data is most of the device's work.
-//! A zone takes a buffer of its whole capacity at its first write (address space only; the kernel
-//! backs the pages as they are written), so the bytes never move. A reset hands the zone's buffer
-//! to a pool that the next zone to be written takes from, instead of returning the memory and
-//! faulting it in again: resident memory stays bounded by the most zones ever holding data at
-//! once. Large writes into memory a buffer has held before are copied with non-temporal stores,
-//! which skip reading the destination into the cache first; writes into fresh memory are copied
-//! plainly, because the kernel has just zeroed those pages into the cache (streaming over them
-//! measured slower).
+//! Memory follows the data written, not the capacity: a zone's buffer grows as it is written
+//! (a buffer of the zone's whole capacity at its first write reserved 1.1 GB of address space
+//! for a 5.7 MB run, and aborted under an address-space limit: issue 36). A reset hands the
+//! zone's buffer, emptied but keeping its memory, to a pool that the next zone to be written
+//! takes from, so resident memory stays bounded by the most data the zones ever held at once.
+//! Large writes into memory a buffer has held before are copied with non-temporal stores, which
+//! skip reading the destination into the cache first.
 
 use std::mem::MaybeUninit;
 
 pub(crate) struct ZoneStore {
     /// Per zone; a zone that holds no data may have no buffer.
     zones: Vec<Buffer>,
-    /// Buffers released by resets, most recent last.
+    /// Buffers released by resets, most recent last (empty, keeping their memory).
     spare: Vec<Buffer>,
     zone_capacity_bytes: usize,
 }
 
-/// A zone's bytes: `len` bytes of a buffer of the zone's capacity, allocated zeroed (the kernel
-/// backs its pages only as they are written, so zeros appended to a fresh buffer, as a prefill
-/// appends them, cost no memory).
+/// A zone's bytes (its length is the bytes held); the memory behind it may be longer, kept
+/// from an earlier zone's data.
 #[derive(Default)]
 struct Buffer {
     bytes: Vec<u8>,
-    /// Bytes held.
-    len: usize,
-    /// Below this the buffer may hold bytes other than zeros (written since it was allocated);
-    /// above it, it is still as allocated: zeros, possibly not yet backed.
-    high_water: usize,
 }
 
 impl ZoneStore {
@@ -46,19 +38,14 @@ impl ZoneStore {
 
     /// Bytes held for `zone`.
     pub(crate) fn len(&self, zone: u32) -> usize {
-        self.zones[zone as usize].len
+        self.zones[zone as usize].bytes.len()
     }
 
-    /// Gives `zone` a buffer if it has none: a reset zone's, or a fresh zeroed one.
+    /// Gives `zone` a buffer if it has none: a reset zone's, or a new empty one.
     fn buffer(&mut self, zone: u32) -> &mut Buffer {
-        let cap = self.zone_capacity_bytes;
         let b = &mut self.zones[zone as usize];
-        if b.bytes.is_empty() {
-            *b = self.spare.pop().unwrap_or_else(|| Buffer {
-                bytes: vec![0; cap],
-                len: 0,
-                high_water: 0,
-            });
+        if b.bytes.capacity() == 0 {
+            *b = self.spare.pop().unwrap_or_default();
         }
         b
     }
@@ -67,43 +54,47 @@ impl ZoneStore {
     pub(crate) fn append(&mut self, zone: u32, bytes: usize, data: Option<&[u8]>) {
         let cap = self.zone_capacity_bytes;
         let buffer = self.buffer(zone);
-        let start = buffer.len;
+        let start = buffer.bytes.len();
         let end = start + bytes;
         assert!(
             end <= cap,
             "zone {zone}: retained data beyond the zone's capacity"
         );
+        if end > buffer.bytes.capacity() {
+            // Grow geometrically (amortised O(1) per byte), never past the zone's capacity.
+            let want = end.max(2 * start).min(cap);
+            buffer.bytes.reserve_exact(want - start);
+        }
         match data {
             Some(d) => {
                 assert_eq!(d.len(), bytes, "zone {zone}: data length");
-                let dst = &mut buffer.bytes[start..end];
-                if end <= buffer.high_water {
-                    copy_streaming(dst, d);
+                if end <= buffer.bytes.capacity() && bytes >= STREAMING_MIN_BYTES {
+                    // Memory held before: stream into it.
+                    let spare = &mut buffer.bytes.spare_capacity_mut()[..bytes];
+                    copy_to_uninit(spare, d);
+                    // SAFETY: the `bytes` bytes past the length were just initialised.
+                    unsafe { buffer.bytes.set_len(end) };
                 } else {
-                    dst.copy_from_slice(d);
+                    buffer.bytes.extend_from_slice(d);
                 }
-                buffer.high_water = buffer.high_water.max(end);
             }
-            // Only memory written before needs zeroing; the rest is zeros as allocated.
-            None => buffer.bytes[start..end.min(buffer.high_water.max(start))].fill(0),
+            None => buffer.bytes.resize(end, 0),
         }
-        buffer.len = end;
     }
 
     /// Fills `buf` from `zone` at `offset_bytes`; bytes never written read as zeros.
     pub(crate) fn read(&self, zone: u32, offset_bytes: usize, buf: &mut [u8]) {
-        let b = &self.zones[zone as usize];
-        let have = b.len.saturating_sub(offset_bytes).min(buf.len());
+        let b = &self.zones[zone as usize].bytes;
+        let have = b.len().saturating_sub(offset_bytes).min(buf.len());
         if have > 0 {
-            buf[..have].copy_from_slice(&b.bytes[offset_bytes..offset_bytes + have]);
+            buf[..have].copy_from_slice(&b[offset_bytes..offset_bytes + have]);
         }
         buf[have..].fill(0);
     }
 
     /// The bytes held for `zone` (a prefix of the zone).
     pub(crate) fn bytes(&self, zone: u32) -> &[u8] {
-        let b = &self.zones[zone as usize];
-        &b.bytes[..b.len]
+        &self.zones[zone as usize].bytes
     }
 
     /// Makes `zone` hold `len` bytes: zeros, with each `(offset, bytes)` extent laid over them
@@ -119,27 +110,18 @@ impl ZoneStore {
             len <= self.zone_capacity_bytes,
             "zone {zone}: restored data beyond capacity"
         );
-        if len == 0 {
-            self.zones[zone as usize] = Buffer::default();
-            return;
-        }
-        let mut b = Buffer {
-            bytes: vec![0; self.zone_capacity_bytes],
-            len,
-            high_water: 0,
-        };
+        let mut bytes = vec![0; len];
         for (offset, data) in extents {
-            b.bytes[offset..offset + data.len()].copy_from_slice(data);
-            b.high_water = b.high_water.max(offset + data.len());
+            bytes[offset..offset + data.len()].copy_from_slice(data);
         }
-        self.zones[zone as usize] = b;
+        self.zones[zone as usize] = Buffer { bytes };
     }
 
     /// Forgets `zone`'s data (a reset); its buffer goes to the next zone to be written.
     pub(crate) fn clear(&mut self, zone: u32) {
         let mut buffer = std::mem::take(&mut self.zones[zone as usize]);
-        if !buffer.bytes.is_empty() {
-            buffer.len = 0;
+        if buffer.bytes.capacity() != 0 {
+            buffer.bytes.clear();
             self.spare.push(buffer);
         }
     }
@@ -150,6 +132,7 @@ impl ZoneStore {
 const STREAMING_MIN_BYTES: usize = 1024;
 
 /// `dst.copy_from_slice(src)`, with non-temporal stores for large copies.
+#[cfg(test)]
 fn copy_streaming(dst: &mut [u8], src: &[u8]) {
     // SAFETY: a `u8` is a valid `MaybeUninit<u8>`, and only initialised bytes are written.
     let dst = unsafe { &mut *(dst as *mut [u8] as *mut [MaybeUninit<u8>]) };
@@ -245,6 +228,11 @@ mod tests {
         let mut store = ZoneStore::new(3, 8192);
         store.append(0, 8192, Some(&pattern(8192, 2)));
         let first = store.zones[0].bytes.as_ptr();
+        assert_eq!(
+            store.zones[0].bytes.capacity(),
+            8192,
+            "no more than the data written"
+        );
         store.clear(0);
         store.clear(2); // never written: nothing to hand on
         assert_eq!(store.spare.len(), 1);
@@ -276,6 +264,21 @@ mod tests {
         assert_eq!(&buf[4096..5120], &pattern(1024, 9)[..]);
         assert!(buf[5120..].iter().all(|&b| b == 0));
         assert_eq!(store.bytes(1).len(), 5120);
+    }
+
+    /// Regression (issue 36, defect 8): a zone took a buffer of its whole capacity at its first
+    /// write (1 GiB zones: 1 GiB of address space for 4 KiB of data), so a 5.7 MB run aborted
+    /// under a 4 GiB address-space limit. Memory now follows the data written.
+    #[test]
+    fn retained_memory_follows_the_data_not_the_capacity() {
+        let mut store = ZoneStore::new(4, 1 << 30);
+        store.append(2, 4096, Some(&pattern(4096, 4)));
+        assert!(store.zones[2].bytes.capacity() < 1 << 20);
+        assert_eq!(store.zones[0].bytes.capacity(), 0);
+        for _ in 0..100 {
+            store.append(2, 4096, None);
+        }
+        assert!(store.zones[2].bytes.capacity() <= 2 * 101 * 4096);
     }
 
     #[test]

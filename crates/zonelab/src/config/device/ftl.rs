@@ -125,7 +125,10 @@ impl DeviceConfig {
         if !(op.is_finite() && op > 0.0 && op <= 1000.0) {
             return Err(ConfigError::field(
                 f("ftl.over_provisioning_percent"),
-                format!("{op} must be above 0 and at most 1000"),
+                format!(
+                    "{} must be above 0 and at most 1000",
+                    crate::config::ranges::number(op)
+                ),
             ));
         }
         // Superblocks: one block of every die each.

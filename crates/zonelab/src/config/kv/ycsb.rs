@@ -114,7 +114,10 @@ impl YcsbConfig {
                 if !(0.0..=1.0).contains(&v) {
                     return Err(ConfigError::field(
                         f(name),
-                        format!("{v} must be between 0 and 1"),
+                        format!(
+                            "{} must be between 0 and 1",
+                            crate::config::ranges::number(v)
+                        ),
                     ));
                 }
                 *dst = v;

@@ -1,0 +1,197 @@
+//! What one seed draws: a device (tiny to small), a firmware policy with its parameters, a front
+//! end and a workload. Everything is written as an experiment file, so a case is text a person
+//! can read, edit and run with `zonelab run`, and the configuration checks (`zonelab check`)
+//! see every draw too.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::rng::Rng;
+
+/// The front end a case drives the device through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Front {
+    /// The device seam, command by command (what every front end calls).
+    Direct,
+    /// `zonelab zone`/`zonelab io`'s device manager on a state file, a new process lifetime
+    /// (load, commands, save) every `per_life` commands.
+    Manager { per_life: u32 },
+    /// The fio engine's device (`zonelab_ffi::Engine`), in this process.
+    Fio,
+    /// The command stream written as a ZoneLab trace and replayed by `zonelab run`.
+    Replay,
+    /// A whole experiment: fio-like jobs or host layers (F2FS-like, ZenFS-like, KV store, eZNS)
+    /// run by the kernel.
+    Run,
+}
+
+/// The device part of an experiment file: `[device]`, `[firmware]`, `[data]`.
+pub struct DeviceDraw {
+    pub toml: String,
+    pub zone_count: u64,
+    pub zone_bytes: u64,
+    pub cap_bytes: u64,
+    pub lba: u64,
+    pub max_open: u64,
+    pub max_active: u64,
+}
+
+/// The kind of device a workload needs: the file layers need zones of a few segments, eZNS a
+/// power-of-two number of dies and an active limit to split; everything else takes any device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    Tiny,
+    Files,
+    Ezns,
+}
+
+/// Tiny to small: 1-8 dies, 1-64 zones, pages of 4-32 KiB, blocks of 2-16 pages, capacity
+/// below the zone size in LBAs (so not always whole program units), open and active limits,
+/// a write buffer, a shared write cache or neither.
+pub fn device(rng: &mut Rng, profile: Profile) -> DeviceDraw {
+    let lba: u64 = if profile == Profile::Tiny && rng.chance(15) {
+        512
+    } else {
+        4096
+    };
+    let channels = match profile {
+        Profile::Ezns => rng.pick(&[2, 4]),
+        _ => rng.range(1, 4),
+    };
+    let per_channel = rng.pick(&[1, 2]);
+    let dies = channels * per_channel;
+    let page = rng.pick(&[4096, 8192, 16384, 32768]).max(lba);
+    let pages_per_block = match profile {
+        Profile::Files => rng.pick(&[64, 128, 256]),
+        _ => rng.pick(&[2, 4, 8, 16]),
+    };
+    let pages_per_program = if rng.chance(25) { 2 } else { 1 };
+    let divisors: Vec<u64> = (1..=dies).filter(|&d| dies.is_multiple_of(d)).collect();
+    let dies_per_zone = match profile {
+        Profile::Ezns => 1,
+        _ => rng.pick(&divisors),
+    };
+    let blocks_per_zone_per_die = rng.range(1, 3);
+    let block = page * pages_per_block;
+    let zone_bytes = block * dies_per_zone * blocks_per_zone_per_die;
+    let zone_count: u64 = match profile {
+        Profile::Tiny => rng.pick(&[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]),
+        Profile::Files => rng.pick(&[12, 16, 24, 32, 48, 64]),
+        Profile::Ezns => rng.pick(&[32, 48, 64]),
+    };
+    let groups = dies / dies_per_zone;
+    let blocks_per_die =
+        (zone_count.div_ceil(groups) * blocks_per_zone_per_die).max(1) + rng.range(0, 2);
+    let zone_lbas = zone_bytes / lba;
+    let cap_lbas = match rng.range(0, 4) {
+        0 => zone_lbas,
+        1 => (zone_lbas * rng.range(1, 9) / 10).max(1),
+        2 => rng.range(1, zone_lbas),
+        _ => zone_lbas.saturating_sub(rng.range(0, 3)).max(1),
+    };
+    let cap_bytes = cap_lbas * lba;
+    let max_active = match profile {
+        Profile::Ezns => rng.range(4, 16),
+        Profile::Files if rng.chance(50) => rng.range(3, 8),
+        _ if rng.chance(30) => 0,
+        _ => rng.range(1, zone_count),
+    };
+    let max_open = match (max_active, rng.chance(30)) {
+        (_, true) => 0,
+        (0, false) if profile != Profile::Tiny => 0,
+        (0, false) => rng.range(1, zone_count),
+        (a, false) => rng.range(1, a),
+    };
+    let unit = page * pages_per_program;
+    let cap_units = cap_bytes / unit;
+    let mut s = String::from("preset = \"rezns-40g\"\n");
+    let _ = writeln!(
+        s,
+        "[device.geometry]\nchannels = {channels}\ndies_per_channel = {per_channel}\n\
+         blocks_per_die = {blocks_per_die}\npages_per_block = {pages_per_block}\n\
+         page_size_bytes = {page}\npages_per_program = {pages_per_program}\nlba_size_bytes = {lba}"
+    );
+    let zasl = if rng.chance(30) {
+        rng.range(1, cap_lbas) * lba
+    } else {
+        0
+    };
+    let _ = writeln!(
+        s,
+        "[device.zones]\ndies_per_zone = {dies_per_zone}\nzone_size_bytes = {zone_bytes}\n\
+         zone_capacity_bytes = {cap_bytes}\nzone_count = {zone_count}\n\
+         max_open_zones = {max_open}\nmax_active_zones = {max_active}\n\
+         zone_append_size_limit_bytes = {zasl}"
+    );
+    let _ = writeln!(
+        s,
+        "[device.timing]\nread_latency_ns = {}\nprogram_latency_ns = {}\nerase_latency_ns = {}",
+        rng.pick(&[20_000, 50_000]),
+        rng.pick(&[200_000, 500_000]),
+        rng.pick(&[1_000_000, 3_000_000, 10_000_000]),
+    );
+    match rng.range(0, 3) {
+        0 if cap_units > 0 => {
+            let _ = writeln!(
+                s,
+                "write_buffer_units_per_zone = {}",
+                rng.range(1, cap_units.min(4))
+            );
+        }
+        1 if max_active > 0 => {
+            let _ = writeln!(s, "write_buffer_units_per_zone = 0");
+            let _ = writeln!(s, "write_cache_units = {}", max_active + rng.range(0, 4));
+        }
+        _ => {
+            let _ = writeln!(s, "write_buffer_units_per_zone = 0");
+        }
+    }
+    if rng.chance(15) {
+        s.push_str("read_priority = true\n[device.timing.erase_suspend]\nsuspend_ns = 20000\nresume_ns = 30000\n");
+    }
+    s.push_str(&firmware(rng, zone_count));
+    s.push_str("[data]\nretention = true\n");
+    DeviceDraw {
+        toml: s,
+        zone_count,
+        zone_bytes,
+        cap_bytes,
+        lba,
+        max_open,
+        max_active,
+    }
+}
+
+/// A firmware policy and its parameters (all in their documented ranges).
+fn firmware(rng: &mut Rng, zones: u64) -> String {
+    let t_free = rng.range(0, zones.saturating_sub(1));
+    let flag = |rng: &mut Rng| rng.chance(50);
+    match rng.range(0, 5) {
+        0 => format!(
+            "[firmware]\npolicy = \"synchronous\"\nerase_all_blocks = {}\n",
+            flag(rng)
+        ),
+        1 => format!(
+            "[firmware]\npolicy = \"mapping\"\nt_free = {t_free}\nwp_optimisation = {}\n",
+            flag(rng)
+        ),
+        2 => format!(
+            "[firmware]\npolicy = \"preemptive\"\nt_free = {t_free}\nt_invalid = {}\n\
+             wp_optimisation = {}\nidle = \"{}\"\n",
+            rng.range(1, zones),
+            flag(rng),
+            rng.pick(&["device", "zone_dies"])
+        ),
+        3 => format!(
+            "[firmware]\npolicy = \"renewable\"\nthreshold = {}\nregc_fraction = {}\n\
+             zombie_scan_period = \"{}\"\nzombie_idle = \"{}\"\nerase_all_blocks = {}\n",
+            rng.pick(&[0.0, 0.1, 0.25, 0.5, 0.9]),
+            rng.pick(&[0.0, 0.25, 0.5, 1.0]),
+            rng.pick(&["0s", "1ms", "5ms", "1h"]),
+            rng.pick(&["0s", "1ms", "3ms", "1h"]),
+            flag(rng)
+        ),
+        _ => "[firmware]\npolicy = \"round_robin\"\n".to_string(),
+    }
+}

@@ -1,0 +1,69 @@
+//! The seed swarm as CI runs it: a bounded run of seeds (every checker after every step), and
+//! every shrunk case in `regressions/` (each a defect the swarm found, fixed since: none may
+//! fail again). `ZONELAB_SWARM_SEEDS` and `ZONELAB_SWARM_START` change the bounded run;
+//! `scripts/swarm.sh` runs it longer.
+
+use zonelab_swarm::{Case, Outcome, draw, quiet_panics, replay_command, run};
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+#[test]
+fn a_bounded_swarm_finds_nothing() {
+    quiet_panics();
+    // 600 seeds: about 30 s of one core in the test profile (BENCHMARKS.md).
+    let (start, seeds) = (
+        env("ZONELAB_SWARM_START", 0),
+        env("ZONELAB_SWARM_SEEDS", 600),
+    );
+    let mut failed = Vec::new();
+    let mut checked = 0;
+    for seed in start..start + seeds {
+        match run(&draw(seed)) {
+            Outcome::Failed(f) => failed.push(format!(
+                "seed {seed}: {}{}\n  replay: {}",
+                if f.panic { "panic: " } else { "" },
+                f.message,
+                replay_command(seed)
+            )),
+            Outcome::Passed { .. } => checked += 1,
+            Outcome::Refused(_) => {}
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(
+        checked > seeds * 3 / 4,
+        "only {checked} of {seeds} seeds were checked"
+    );
+}
+
+#[test]
+fn every_regression_case_passes() {
+    quiet_panics();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/regressions");
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .expect("regressions/ exists")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty());
+    let mut failed = Vec::new();
+    for p in &paths {
+        let case: Case = serde_json::from_str(&std::fs::read_to_string(p).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        if let Outcome::Failed(f) = run(&case) {
+            failed.push(format!(
+                "{}: {} (once: {})",
+                p.display(),
+                f.message,
+                case.note
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
