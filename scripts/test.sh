@@ -29,6 +29,8 @@ bash python/setup.sh 2>&1 | tee -a "$log"
 bash scripts/build-pgo.sh --check 2>&1 | tee -a "$log"
 engine=$(bash fio/build.sh | tail -n 1)
 ZONELAB_FIO_ENGINE="$engine" cargo test --locked -p zonelab-ffi --test fio -- --ignored 2>&1 | tee -a "$log"
+# zonelab calibrate recovers zn540 from the calibration jobs run through fio on the engine.
+ZONELAB_FIO_ENGINE="$engine" cargo test --locked -p zonelab-cli --test calibrate -- --ignored 2>&1 | tee -a "$log"
 # fio's own t/zbd suite on three device shapes, in parallel (7.5 to 11 minutes measured on the
 # 2-core machine shared with other builds; its fixed 30-second tests dominate).
 ZONELAB_FIO_ENGINE="$engine" cargo test --locked -p zonelab-cli --test zbd -- --ignored --nocapture 2>&1 | tee -a "$log"

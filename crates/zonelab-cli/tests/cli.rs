@@ -267,7 +267,7 @@ fn presets_and_fresh_reports() {
         "nvmevirt-zn540",
         "zn540",
         "smallzone-4t",
-        "proto-zns-1t",
+        "hynix-1t",
         "zn540-conv-op7",
         "zn540-conv-op28",
         "proto-conv-1t-op7",

@@ -27,10 +27,6 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../../../presets/hynix-1t.toml"),
     ),
     (
-        "proto-zns-1t",
-        include_str!("../../../../presets/proto-zns-1t.toml"),
-    ),
-    (
         "zn540-conv-op7",
         include_str!("../../../../presets/zn540-conv-op7.toml"),
     ),

@@ -346,6 +346,15 @@ pub fn fit(
         }
     }
     let all: Vec<usize> = (0..targets.len()).collect();
+    // Fields that move the same measurements (a channel's rate and its per-operation cost, say)
+    // converge slowly one at a time: a few Levenberg-Marquardt steps on all of them at once
+    // finish the fit.
+    if sweeps > 0 && !fitted.is_empty() {
+        levenberg_marquardt(&mut device, &fitted, targets, 25, progress);
+        for fp in &mut fitted {
+            fp.after = current(&device, &fp.param);
+        }
+    }
     let (cost, values) = evaluate(&device, targets, &all);
     let residuals = targets
         .iter()
@@ -359,6 +368,132 @@ pub fn fit(
         residuals,
         cost,
     }
+}
+
+/// Each target's weighted log ratio (model over measured), or None if a run failed.
+fn residuals_at(device: &toml::Table, targets: &[Target]) -> Option<Vec<f64>> {
+    let mut runner = Runner::default();
+    targets
+        .iter()
+        .map(|t| {
+            let m = model_value(&mut runner, device, t).ok()?;
+            (m > 0.0 && t.measured > 0.0).then(|| t.weight.sqrt() * (m / t.measured).ln())
+        })
+        .collect()
+}
+
+fn with_logs(device: &toml::Table, fitted: &[FittedParam], logs: &[f64]) -> toml::Table {
+    let mut d = device.clone();
+    for (fp, &l) in fitted.iter().zip(logs) {
+        let x = l.exp().clamp(fp.param.lo, fp.param.hi);
+        set(&mut d, fp.param.key, x, fp.param.float);
+    }
+    d
+}
+
+/// Levenberg-Marquardt on the fields' logarithms, with a forward-difference Jacobian (1%).
+fn levenberg_marquardt(
+    device: &mut toml::Table,
+    fitted: &[FittedParam],
+    targets: &[Target],
+    iterations: u32,
+    progress: &mut dyn FnMut(&str),
+) {
+    let n = fitted.len();
+    let mut logs: Vec<f64> = fitted
+        .iter()
+        .map(|fp| current(device, &fp.param).ln())
+        .collect();
+    let Some(mut r) = residuals_at(device, targets) else {
+        return;
+    };
+    let cost = |r: &[f64]| r.iter().map(|v| v * v).sum::<f64>();
+    let mut lambda = 1e-2;
+    const H: f64 = 0.01;
+    for it in 0..iterations {
+        // Jacobian, column by column.
+        let mut jac = vec![vec![0.0; n]; r.len()];
+        for k in 0..n {
+            let mut l = logs.clone();
+            l[k] += H;
+            if let Some(rk) = residuals_at(&with_logs(device, fitted, &l), targets) {
+                for (i, row) in jac.iter_mut().enumerate() {
+                    row[k] = (rk[i] - r[i]) / H;
+                }
+            }
+        }
+        let mut jtj = vec![vec![0.0; n]; n];
+        let mut jtr = vec![0.0; n];
+        for (i, row) in jac.iter().enumerate() {
+            for a in 0..n {
+                jtr[a] += row[a] * r[i];
+                for b in 0..n {
+                    jtj[a][b] += row[a] * row[b];
+                }
+            }
+        }
+        let mut improved = false;
+        for _ in 0..6 {
+            let mut m = jtj.clone();
+            for (a, row) in m.iter_mut().enumerate() {
+                row[a] += lambda * jtj[a][a].max(1e-9);
+            }
+            let Some(step) = solve(m, jtr.iter().map(|v| -v).collect()) else {
+                lambda *= 10.0;
+                continue;
+            };
+            let trial: Vec<f64> = logs
+                .iter()
+                .zip(&step)
+                .zip(fitted)
+                .map(|((l, s), fp)| {
+                    (l + s.clamp(-1.0, 1.0)).clamp(fp.param.lo.ln(), fp.param.hi.ln())
+                })
+                .collect();
+            let d = with_logs(device, fitted, &trial);
+            match residuals_at(&d, targets) {
+                Some(rt) if cost(&rt) < cost(&r) => {
+                    logs = trial;
+                    r = rt;
+                    *device = d;
+                    lambda = (lambda / 3.0).max(1e-6);
+                    improved = true;
+                    break;
+                }
+                _ => lambda *= 10.0,
+            }
+        }
+        progress(&format!("refine {}: cost {:.6}", it + 1, cost(&r)));
+        if !improved || cost(&r) < 1e-12 {
+            break;
+        }
+    }
+}
+
+/// Solves `m x = b` by Gaussian elimination with partial pivoting; None if singular.
+fn solve(mut m: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+    let n = b.len();
+    for c in 0..n {
+        let p = (c..n).max_by(|&i, &j| m[i][c].abs().total_cmp(&m[j][c].abs()))?;
+        if m[p][c].abs() < 1e-15 {
+            return None;
+        }
+        m.swap(c, p);
+        b.swap(c, p);
+        for r in c + 1..n {
+            let f = m[r][c] / m[c][c];
+            for k in c..n {
+                m[r][k] -= f * m[c][k];
+            }
+            b[r] -= f * b[c];
+        }
+    }
+    let mut x = vec![0.0; n];
+    for c in (0..n).rev() {
+        let s: f64 = (c + 1..n).map(|k| m[c][k] * x[k]).sum();
+        x[c] = (b[c] - s) / m[c][c];
+    }
+    Some(x)
 }
 
 /// Golden-section search for the minimum of `f` on [lo, hi], starting from the better of
@@ -463,6 +598,16 @@ mod tests {
         let x = golden(&mut f, -3.0, 4.0, 0.0, 30);
         assert!((x - 1.3).abs() < 1e-4, "{x}");
         assert!(calls <= 34);
+    }
+
+    #[test]
+    fn solve_solves_a_small_system() {
+        let x = solve(vec![vec![2.0, 1.0], vec![1.0, 3.0]], vec![5.0, 10.0]).unwrap();
+        assert!(
+            (x[0] - 1.0).abs() < 1e-12 && (x[1] - 3.0).abs() < 1e-12,
+            "{x:?}"
+        );
+        assert!(solve(vec![vec![1.0, 2.0], vec![2.0, 4.0]], vec![1.0, 2.0]).is_none());
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 pub mod device;
 pub mod fit;
+pub mod jobs;
 mod kv;
 
 pub use kv::*;

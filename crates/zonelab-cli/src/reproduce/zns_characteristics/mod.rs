@@ -33,7 +33,7 @@ const PREDICTABILITY: &str =
     include_str!("../../../../../experiments/zns-characteristics/predictability.toml");
 const AGED: &str = include_str!("../../../../../experiments/zns-characteristics/aged-zones.toml");
 
-const ZNS: &str = "proto-zns-1t";
+const ZNS: &str = "hynix-1t";
 const CONV: &str = "proto-conv-1t-op7";
 /// Figure 5's block SSD is scaled down to 128 GiB so it can be preconditioned in seconds: the
 /// prototype's NAND with 548 blocks per die (chosen: 128 GiB x 1.07 in 256 MiB superblocks).

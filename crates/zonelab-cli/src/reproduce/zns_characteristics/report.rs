@@ -171,16 +171,15 @@ pub(super) fn summary(
     let _ = write!(
         s,
         "# Performance characteristics of ZNS SSDs (paper 002), reproduced with ZoneLab\n\n\
-         Source: 002_78400e817c039edc.txt, section IV (Table II, Figures 3 to 7). Rerun with `zonelab\n\
+         Source: Shin, Oh, Choi, Choi, \"Exploring Performance Characteristics of ZNS SSDs: Observation\n\
+         and Implication\", IEEE NVMSA 2020, section IV (Table II, Figures 3 to 7). Rerun with `zonelab\n\
          reproduce zns-characteristics`; the experiment files are in experiments/zns-characteristics/.\n\n\
-         **Devices.** The paper's prototype is known only by its Table I (1 TB, 1024 zones of 1 GB, PCIe\n\
-         Gen3, NVMe 1.2.1): `proto-zns-1t` keeps that and chooses the rest (64 dies on 8 channels, 16 KiB\n\
-         pages, a zone striped over 8 dies, FEMU's TLC read latency), with firmware overheads calibrated so\n\
-         that one 4 KiB request at QD1 takes what Table II implies (31.4 s / 262,144 writes = 120 us; 43.5 s\n\
-         / 262,144 reads = 166 us) and tPROG so that a zone accepts writes at about 400 MB/s (Table II's\n\
-         128 KiB writes). The paper's \"traditional SSD\" is not described; its stand-in `proto-conv-1t-op7`\n\
-         is a page-mapped block SSD on the same NAND with 7% over-provisioning and a 16 MiB DRAM write\n\
-         buffer, its overheads calibrated to Table II's Tr SSD rows at 4 KiB (32 us writes, 117 us reads).\n\
+         **Devices.** The paper's SK hynix prototype is known by its Table I (1 TB, 1024 zones of 1 GB,\n\
+         PCIe Gen3, NVMe 1.2.1) and Table II: `hynix-1t` assumes the geometry and has its timing fitted\n\
+         (`zonelab calibrate --rows hynix-1t`) to Table II's 4 KB and 128 KB rows and to the 28% drop of\n\
+         a writer beside two others (section IV.B). The paper's \"traditional SSD\" is known by Table II\n\
+         alone: `proto-conv-1t-op7` is a page-mapped block SSD (7% over-provisioning, a 16 MiB DRAM write\n\
+         buffer) with its timing fitted to Table II's Tr SSD rows at 4 KB and 128 KB.\n\
          Everything else (other request sizes, threads, utilisation, wear) follows from the model.\n\n"
     );
     let _ = write!(
