@@ -487,7 +487,7 @@ fn impossible_command_line_override() {
 }
 
 /// The Preemptive Zone Reset reproduction runs end to end and shows the paper's shape
-/// (001_da3b5f2dcfaef21c.txt, Figure 6): equal medians, mapping's tail growing with zone size,
+/// (Jung et al., Preemptive Zone Reset, Electronics 2023, Figure 6): equal medians, mapping's tail growing with zone size,
 /// preemptive's tail lower and flat.
 #[test]
 fn preemptive_reset_reproduction_shows_the_papers_shape() {
@@ -667,7 +667,7 @@ write_buffer_size = "64KiB"
 }
 
 /// The eZNS reproduction runs end to end with the paper's direction of effect
-/// (../shared/reference/ezns.md, "Experiments"): 4 writers on v-zones beat the static zone and
+/// (docs/reference/ezns.md, "Experiments"): 4 writers on v-zones beat the static zone and
 /// 16 match it; the busy namespace borrows spares while the others are idle and gives them back;
 /// congestion control cuts the narrow reader's tail; admission control the regular writers';
 /// the scheduler gives the reader of the read-write mix bandwidth back, and the device's read

@@ -19,23 +19,23 @@ use zonelab_cli::output::write_results;
 pub const PAPERS: &[(&str, &str)] = &[
     (
         "ezns",
-        "eZNS (004_337d4095dd30c3f9.txt), section 5: local and global overdrive, scheduler fairness (with the device's read priority too), device observations, RocksDB and YCSB tenants",
+        "eZNS (Min et al., eZNS, OSDI 2023 (talk notes)), section 5: local and global overdrive, scheduler fairness (with the device's read priority too), device observations, RocksDB and YCSB tenants",
     ),
     (
         "lsm-zgc",
-        "LSM-ZGC (003_b9d3f7203b354fdb.txt), section 4: GC overhead of Basic_ZGC vs LSM_ZGC on the F2FS-like layer by utilisation, hot/cold separation, threshold_cold, multi-thread run",
+        "LSM-ZGC (Choi et al., LSM-ZGC, HotStorage 2020), section 4: GC overhead of Basic_ZGC vs LSM_ZGC on the F2FS-like layer by utilisation, hot/cold separation, threshold_cold, multi-thread run",
     ),
     (
         "preemptive-reset",
-        "Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt), sections 4.1 and 4.2: fio tail latency, mapping vs preemptive vs synchronous; RocksDB db_bench on the ZenFS-like layer",
+        "Preemptive Zone Reset (Jung et al., Preemptive Zone Reset, Electronics 2023), sections 4.1 and 4.2: fio tail latency, mapping vs preemptive vs synchronous; RocksDB db_bench on the ZenFS-like layer",
     ),
     (
         "rezns",
-        "ReZNS (000_1e8e6a1fe63635bd.txt), section 4: fio and Filebench on the F2FS-like layer (and a labelled stand-in), resets, energy and throughput, baseline vs renewable",
+        "ReZNS (Lee et al., ReZNS, Appl. Sci. 2024), section 4: fio and Filebench on the F2FS-like layer (and a labelled stand-in), resets, energy and throughput, baseline vs renewable",
     ),
     (
         "zns-characteristics",
-        "ZNS characteristics (002_78400e817c039edc.txt): request size (Table II, Figure 3), isolation (Figure 4), predictability (Figures 5 and 6), aged zones (Figure 7); ZNS vs conventional",
+        "ZNS characteristics (Shin et al., NVMSA 2020): request size (Table II, Figure 3), isolation (Figure 4), predictability (Figures 5 and 6), aged zones (Figure 7); ZNS vs conventional",
     ),
     (
         "block-interface-tax",

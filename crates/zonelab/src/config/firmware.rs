@@ -11,14 +11,14 @@ use crate::time::Duration;
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(tag = "policy", rename_all = "lowercase", deny_unknown_fields)]
 pub enum FirmwareConfig {
-    /// Erase at once, holding the dies involved (001_da3b5f2dcfaef21c.txt, section 2.2.1).
+    /// Erase at once, holding the dies involved (Jung et al., Preemptive Zone Reset, Electronics 2023, section 2.2.1).
     Synchronous {
         /// Erase every block of the zone rather than only the programmed ones.
         #[serde(default)]
         erase_all_blocks: bool,
     },
     /// Logical-to-physical zone table; Full Zone Erases when free zones run down to `t_free`
-    /// (001_da3b5f2dcfaef21c.txt, section 2.2.2).
+    /// (Jung et al., Preemptive Zone Reset, Electronics 2023, section 2.2.2).
     Mapping {
         /// Full Zone Erases start when free zones fall to this many (default 1: only when the
         /// device is about to run out; the paper's Table 2 sets zone_count - 33 to force them).
@@ -28,7 +28,7 @@ pub enum FirmwareConfig {
         #[serde(default)]
         wp_optimisation: bool,
     },
-    /// Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt, section 3.2).
+    /// Preemptive Zone Reset (Jung et al., Preemptive Zone Reset, Electronics 2023, section 3.2).
     Preemptive {
         /// As for `mapping` (default 1).
         #[serde(default = "super::one")]
@@ -43,7 +43,7 @@ pub enum FirmwareConfig {
         #[serde(default)]
         idle: IdleScope,
     },
-    /// ReZNS renewable zones (000_1e8e6a1fe63635bd.txt, section 3).
+    /// ReZNS renewable zones (Lee et al., ReZNS, Appl. Sci. 2024, section 3).
     Renewable {
         /// A reset zone with more than this share unwritten becomes an Rzone (paper: 0.25).
         #[serde(default = "quarter")]
@@ -61,7 +61,7 @@ pub enum FirmwareConfig {
         #[serde(default = "yes")]
         erase_all_blocks: bool,
     },
-    /// The small-zone SSD eZNS runs on (../shared/reference/ezns.md): each newly written zone
+    /// The small-zone SSD eZNS runs on (docs/reference/ezns.md): each newly written zone
     /// on the next die in a fixed round-robin order, least-worn zone of that die, lazy erase.
     #[serde(rename = "round_robin")]
     RoundRobin {},

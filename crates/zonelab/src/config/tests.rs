@@ -272,7 +272,7 @@ fn hynix_qd1_mean_us(rw: &str, bs: &str) -> f64 {
     out.summary.ops[rw].latency_ns.mean / 1e3
 }
 
-/// presets/hynix-1t.toml is fitted to NVMSA'20 (002_78400e817c039edc.txt) Table II: a 1 GB
+/// presets/hynix-1t.toml is fitted to NVMSA'20 (Shin et al., NVMSA 2020) Table II: a 1 GB
 /// file written and read sequentially at QD1 took 31.4 s and 43.5 s in 4 KB requests, 2.6 s and
 /// 3.48 s in 128 KB ones, i.e. 120, 166, 317 and 425 us per request. The fit holds within 10%.
 #[test]

@@ -1,5 +1,5 @@
 //! The zones of the NVMe Zoned Namespace command set: zone states, zone management actions and
-//! report descriptors (TP 4053 / ZNS 1.1; see ../shared/reference/zns-semantics.md), and how
+//! report descriptors (TP 4053 / ZNS 1.1; see docs/reference/zns-semantics.md), and how
 //! nvme-cli and libzbd print a report.
 
 /// Zone states with their ZS codes.

@@ -1,4 +1,4 @@
-//! Logical-to-physical zone mapping (001_da3b5f2dcfaef21c.txt, section 2.2.2; ZNS+ style), the
+//! Logical-to-physical zone mapping (Jung et al., Preemptive Zone Reset, Electronics 2023, section 2.2.2; ZNS+ style), the
 //! paper's baseline: a host reset unlinks the physical zone and the logical zone is Empty at once;
 //! the first write to an empty logical zone takes a free physical zone; when free zones run down
 //! to T_free, invalid zones are erased whole while foreground I/O waits.

@@ -2,12 +2,12 @@
 //! zone a logical zone writes into. A policy decides; the device applies the decisions to its
 //! NAND timelines, its zone map and its counters.
 //!
-//! - [`Synchronous`]: erase at reset, logical zone = physical zone (001_da3b5f2dcfaef21c.txt, 2.2.1).
+//! - [`Synchronous`]: erase at reset, logical zone = physical zone (Jung et al., Preemptive Zone Reset, Electronics 2023, 2.2.1).
 //! - [`Mapping`]: a logical-to-physical zone table; erases wait until free zones run short (2.2.2).
 //! - [`Preemptive`]: Preemptive Zone Reset with partial erases in idle time (3.2).
-//! - [`Renewable`]: ReZNS renewable zones (000_1e8e6a1fe63635bd.txt, section 3).
+//! - [`Renewable`]: ReZNS renewable zones (Lee et al., ReZNS, Appl. Sci. 2024, section 3).
 //! - [`RoundRobin`]: the small-zone SSD eZNS runs on: each new physical zone on the next die,
-//!   least-worn zone in it, lazy erase (../shared/reference/ezns.md).
+//!   least-worn zone in it, lazy erase (docs/reference/ezns.md).
 
 mod mapping;
 mod pool;

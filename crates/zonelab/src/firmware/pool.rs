@@ -1,4 +1,4 @@
-//! The zone pool both zone-mapping policies keep (001_da3b5f2dcfaef21c.txt, sections 2.2.2 and
+//! The zone pool both zone-mapping policies keep (Jung et al., Preemptive Zone Reset, Electronics 2023, sections 2.2.2 and
 //! 3.2.3): a queue of free physical zones and a queue of invalid ones, with the next row to erase
 //! tracked for the zone at the head. Z_total = Z_alloc + Z_invalid + Z_free holds at all times.
 //!

@@ -1,4 +1,4 @@
-//! Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt, section 3.2): the zone mapping of
+//! Preemptive Zone Reset (Jung et al., Preemptive Zone Reset, Electronics 2023, section 3.2): the zone mapping of
 //! [`super::Mapping`] plus three states.
 //!
 //! - S0: serve foreground I/O only.

@@ -1,4 +1,4 @@
-//! ReZNS renewable zones (000_1e8e6a1fe63635bd.txt, section 3, Algorithm 1, Figure 2), invisible
+//! ReZNS renewable zones (Lee et al., ReZNS, Appl. Sci. 2024, section 3, Algorithm 1, Figure 2), invisible
 //! to the host.
 //!
 //! - A host reset of a logical zone whose physical zone still has more than `threshold` (25%) of

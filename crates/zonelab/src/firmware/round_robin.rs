@@ -1,4 +1,4 @@
-//! The small-zone SSD's zone placement, as eZNS relies on it (../shared/reference/ezns.md,
+//! The small-zone SSD's zone placement, as eZNS relies on it (docs/reference/ezns.md,
 //! "Device assumptions eZNS relies on"; eZNS OSDI'23 section 2): a physical zone is blocks of
 //! one die; an open does not bind a die, the first write does: the next physical zone goes to
 //! the next die in a fixed round-robin order, and inside that die to its least-worn free zone.

@@ -1,4 +1,4 @@
-//! Synchronous zone reset (001_da3b5f2dcfaef21c.txt, section 2.2.1): the blocks of the zone are
+//! Synchronous zone reset (Jung et al., Preemptive Zone Reset, Electronics 2023, section 2.2.1): the blocks of the zone are
 //! erased as soon as the host asks, holding the dies involved until the erases finish. Logical and
 //! physical zones map one to one, so no mapping table is needed.
 

@@ -17,7 +17,7 @@ use crate::time::Instant;
 pub(super) const NONE: u32 = u32::MAX;
 /// Free superblocks the host's stream leaves: one for GC's stream to copy into, so collecting
 /// always makes progress, and the one the host opens.
-const RESERVED_FREE: usize = 2;
+pub(super) const RESERVED_FREE: usize = 2;
 
 /// Sizes derived from the spec, in mapping units ("slots" on the physical side).
 #[derive(Clone, Copy, Debug)]

@@ -19,7 +19,7 @@
 
 use smallvec::SmallVec;
 
-use super::device::{Ftl, NONE, SbState};
+use super::device::{Ftl, NONE, RESERVED_FREE, SbState};
 use super::victim::Candidate;
 use crate::time::Instant;
 
@@ -73,11 +73,15 @@ impl Ftl {
         };
         let s = self.geo.slots_per_sb as f64;
         let v = self.sbs[victim as usize].valid as f64;
+        // The copies that free the space the host writes, or faster if the host would run
+        // into the superblocks it must leave before then (small superblocks, a low threshold).
+        let headroom = self.host_headroom_units(v as u32) as f64;
+        let ratio = (v / (s - v).max(1.0)).max(v / headroom.max(1.0));
         self.sbs[victim as usize].state = SbState::Collecting;
         self.collection = Collection {
             victim,
             next_page: 0,
-            ratio: (v / (s - v).max(1.0)).min(MAX_COPIES_PER_HOST_UNIT),
+            ratio: ratio.min(MAX_COPIES_PER_HOST_UNIT),
             owed: 0.0,
         };
         match trigger {
@@ -86,6 +90,33 @@ impl Ftl {
             Trigger::WearLevelling => self.ftl.wear_leveling_moves += 1,
         }
         true
+    }
+
+    /// Host units the host stream can place before it would have to take one of the free
+    /// superblocks it leaves (`open_host`), if GC copies `copies` units meanwhile: what is left
+    /// of its open superblock, and whole superblocks it may still open after GC's stream has
+    /// taken those it needs. O(dies): once per collection.
+    fn host_headroom_units(&self, copies: u32) -> u64 {
+        let g = self.geo;
+        let s = g.slots_per_sb as u64;
+        let host_left = if self.host.sb == NONE {
+            0
+        } else {
+            s - self.host.next as u64
+        };
+        let gc_room: u64 = if self.gc.sb == NONE {
+            0
+        } else {
+            let upb = g.pus_per_sb / g.dies;
+            self.gc
+                .dies
+                .iter()
+                .map(|f| ((upb - f.units) * g.slots_per_pu - f.slots) as u64)
+                .sum()
+        };
+        let gc_sbs = (copies as u64).saturating_sub(gc_room).div_ceil(s);
+        let host_sbs = (self.free.len() as u64 + 1).saturating_sub(RESERVED_FREE as u64 + gc_sbs);
+        host_left + host_sbs * s
     }
 
     /// After a host unit is placed: start collecting below the threshold, and make the copies

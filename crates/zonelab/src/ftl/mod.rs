@@ -1,6 +1,6 @@
 //! The conventional SSD: a page-mapped flash translation layer behind the block interface
-//! (read, write, trim, flush), on the same NAND model as the ZNS device. It is what paper 002
-//! (002_78400e817c039edc.txt) compares its ZNS prototype with, and what "the block interface tax"
+//! (read, write, trim, flush), on the same NAND model as the ZNS device. It is what Shin et al. (NVMSA 2020)
+//! (Shin et al., NVMSA 2020) compares its ZNS prototype with, and what "the block interface tax"
 //! is measured on: over-provisioning, a DRAM mapping table and device garbage collection.
 //!
 //! - **Mapping.** The logical space is cut into mapping units (4 KiB by default); a table holds

@@ -1,4 +1,4 @@
-//! The performance monitor (002_78400e817c039edc.txt, section III): latency histograms down to
+//! The performance monitor (Shin et al., NVMSA 2020, section III): latency histograms down to
 //! P100 keyed by (layer, operation, tenant), so device commands, file operations and key-value
 //! operations are recorded side by side; bandwidth and IOPS over time per tenant, with a memory
 //! bound. A tenant is whoever the operations are for: a job, a workload, a namespace.

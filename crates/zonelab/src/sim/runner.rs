@@ -12,6 +12,8 @@ use crate::workload::fio::JobGen;
 use crate::workload::replay::ReplayGen;
 use crate::workload::{Next, Request, StopReason};
 
+// One per clone, so the size does not matter; a box would add a pointer chase per request.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Source {
     Fio(JobGen),
     /// A fio-like job on a conventional (block) device.

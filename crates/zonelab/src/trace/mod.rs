@@ -1,4 +1,4 @@
-//! The per-command trace (the time-and-space trace of 002_78400e817c039edc.txt's analysis tool):
+//! The per-command trace (the time-and-space trace of Shin et al., NVMSA 2020's analysis tool):
 //! one record per device command with when it was submitted, started and completed, what it
 //! was, where it went (zone, LBA, length, the dies and channels it used), how long it waited on
 //! an erase, and who sent it. Records go to a [`TraceSink`] the front end provides, so memory

@@ -480,12 +480,14 @@ fn solve(mut m: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         }
         m.swap(c, p);
         b.swap(c, p);
-        for r in c + 1..n {
-            let f = m[r][c] / m[c][c];
-            for k in c..n {
-                m[r][k] -= f * m[c][k];
+        let (top, below) = m.split_at_mut(c + 1);
+        let pivot = &top[c];
+        for (i, row) in below.iter_mut().enumerate() {
+            let f = row[c] / pivot[c];
+            for (x, p) in row[c..].iter_mut().zip(&pivot[c..]) {
+                *x -= f * p;
             }
-            b[r] -= f * b[c];
+            b[c + 1 + i] -= f * b[c];
         }
     }
     let mut x = vec![0.0; n];

@@ -297,6 +297,6 @@ mod tests {
         let v = JOBS[0].from_fio(&doc);
         assert_eq!(v, [Some(72.6), Some(69.12), Some(81.408)]);
         let v = JOBS[4].from_fio(&doc);
-        assert_eq!(v, [Some(53.5166015625)]);
+        assert_eq!(v, [Some(53.517578125)]);
     }
 }

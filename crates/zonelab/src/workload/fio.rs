@@ -1,4 +1,4 @@
-//! fio-like jobs (the workload generator of 002_78400e817c039edc.txt, section III) that drive the
+//! fio-like jobs (the workload generator of Shin et al., NVMSA 2020, section III) that drive the
 //! device the way fio's `zonemode=zbd` does. Writes go to the write pointer of a zone the job holds
 //! open; at most `max_open_zones` are held; a full zone the job must write again is reset first
 //! (after the job's in-flight I/O drains, as fio does); `zone_reset_threshold` and

@@ -1,5 +1,5 @@
 //! A power-loss-protected write cache shared by all dies, as the small-zone SSD eZNS runs on has
-//! it (../shared/reference/ezns.md, "Device assumptions eZNS relies on"): `C` program units in
+//! it (docs/reference/ezns.md, "Device assumptions eZNS relies on"): `C` program units in
 //! all, at least one per active zone. A zone's write stream holds one slot for the unit it is
 //! filling; once the unit is full it is programmed and its slot frees when the program ends. A
 //! write completes once every unit its bytes went into holds a slot, so writes complete when

@@ -1,4 +1,4 @@
-//! ReZNS (000_1e8e6a1fe63635bd.txt) on the device: the Figure 2 walkthrough block by block, the
+//! ReZNS (Lee et al., ReZNS, Appl. Sci. 2024) on the device: the Figure 2 walkthrough block by block, the
 //! 25% threshold edge, spare-list order, ReGC and zombie detection.
 
 use super::device_tests::small_spec;

@@ -1,5 +1,5 @@
-//! The device observations that motivate eZNS (004_337d4095dd30c3f9.txt, sections 7-9;
-//! ../shared/reference/ezns.md), on `smallzone-4t` with its default placement (physical zone p
+//! The device observations that motivate eZNS (Min et al., eZNS, OSDI 2023 (talk notes), sections 7-9;
+//! docs/reference/ezns.md), on `smallzone-4t` with its default placement (physical zone p
 //! on die p % 128; die d on channel d % 16) and static logical zones whose physical zones the
 //! runs place explicitly: read bandwidth against stripe size and width, logical zones placed 2,
 //! 4 or 8 per channel, two logical zones overlapping on 0-100% of their dies, and a narrow writer

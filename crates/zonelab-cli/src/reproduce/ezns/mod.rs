@@ -1,4 +1,4 @@
-//! eZNS (004_337d4095dd30c3f9.txt; ../shared/reference/ezns.md, "Experiments"), on
+//! eZNS (Min et al., eZNS, OSDI 2023 (talk notes); docs/reference/ezns.md, "Experiments"), on
 //! `smallzone-4t` with round-robin zone placement: local overdrive (4, 8 and 16 writers, v-zone
 //! against static logical zone), global overdrive (four namespaces over 100 s, three of them
 //! idle from 30 s to 80 s: bandwidth and spares per namespace over time), and the scheduler's
@@ -110,7 +110,7 @@ pub fn run(out: &Path) -> Result<()> {
         .with_context(|| format!("cannot create {}", figures.display()))?;
     let mut s = String::from(
         "# eZNS, reproduced with ZoneLab\n\n\
-         Source: 004_337d4095dd30c3f9.txt and ../shared/reference/ezns.md (OSDI'23 section 5).\n\
+         Source: Min et al., eZNS, OSDI 2023 (talk notes) and docs/reference/ezns.md (OSDI'23 section 5).\n\
          Device: `smallzone-4t` (eZNS Table 1: 128 dies, 40,704 one-die physical zones of 96 MiB,\n\
          256 active, a 512-unit shared write cache) with round-robin zone placement. eZNS as the\n\
          paper evaluates it: 4 namespaces of 32 essential + 32 spare active zones, 16 active\n\

@@ -1,5 +1,5 @@
-//! eZNS's RocksDB and YCSB runs (004_337d4095dd30c3f9.txt, talk notes sections 14-15;
-//! ../shared/reference/ezns.md, "Experiments"): a RocksDB-like store per namespace on its own
+//! eZNS's RocksDB and YCSB runs (Min et al., eZNS, OSDI 2023 (talk notes), talk notes sections 14-15;
+//! docs/reference/ezns.md, "Experiments"): a RocksDB-like store per namespace on its own
 //! ZenFS-like file layer over `smallzone-4t`, eZNS against static logical zones. Single tenant
 //! readwhilewriting, four tenants (two overwrite, two readrandom) and YCSB A, B, C, F over six
 //! namespaces; read tails and throughput per store, beside the paper's.

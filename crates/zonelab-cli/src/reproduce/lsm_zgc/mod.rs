@@ -1,4 +1,4 @@
-//! LSM-ZGC (003_b9d3f7203b354fdb.txt, HotStorage'20 slides, section 4) on `hynix-1t`: GC
+//! LSM-ZGC (Choi et al., LSM-ZGC, HotStorage 2020, HotStorage'20 slides, section 4) on `hynix-1t`: GC
 //! overhead (time and bytes copied) of Basic_ZGC against LSM_ZGC by average utilisation under
 //! uniform and 70/30 updates, LSM_ZGC with and without hot/cold separation at utilisation 0.6,
 //! the sensitivity to threshold_cold at 0.6, and the multi-thread run ([`threads`]). The runs
@@ -146,7 +146,7 @@ pub fn run(out: &Path) -> Result<()> {
 
     let mut s = String::from(
         "# LSM-ZGC, reproduced with ZoneLab\n\n\
-         Source: 003_b9d3f7203b354fdb.txt (HotStorage'20 slides), section 4 and appendix. Device:\n\
+         Source: Choi et al., LSM-ZGC, HotStorage 2020 (HotStorage'20 slides), section 4 and appendix. Device:\n\
          `hynix-1t` (1 TB, 1 GiB zones). Stack: the F2FS-like layer on 32 of its zones with\n\
          Basic_ZGC or LSM_ZGC as its zone GC (greedy victims, 2 MiB segments, threshold_cold 0.8).\n\
          Workload (experiments/lsm-zgc/updates.toml): 16 files filled to the average utilisation,\n\

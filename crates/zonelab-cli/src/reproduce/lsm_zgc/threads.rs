@@ -1,4 +1,4 @@
-//! The multi-thread run (003_b9d3f7203b354fdb.txt, appendix, "Performance comparison using
+//! The multi-thread run (Choi et al., LSM-ZGC, HotStorage 2020, appendix, "Performance comparison using
 //! multi-thread & Scalability": worker only 40, with LSM_ZGC 45, with Basic_ZGC 53, "Non-linear
 //! Scalability"): the same updates by 1, 2, 4 and 8 worker threads on 8 modelled cores (the
 //! slides' Intel Core i7, 8 cores), with no zone GC needed (worker only), with LSM_ZGC and with

@@ -1,4 +1,4 @@
-//! Preemptive Zone Reset (001_da3b5f2dcfaef21c.txt), section 4.1, on the `cosmos-zns` preset:
+//! Preemptive Zone Reset (Jung et al., Preemptive Zone Reset, Electronics 2023), section 4.1, on the `cosmos-zns` preset:
 //! 2 MiB synchronous writes into the zones of the first 16 GiB, 64 GiB in all, zone sizes 512 MiB
 //! and 1 GiB, thresholds of Table 2, synchronous vs mapping vs preemptive; sequential,
 //! random-zone and mixed (with concurrent reads) variants; and section 4.2, RocksDB on ZenFS
@@ -248,7 +248,7 @@ fn yes(b: bool) -> &'static str {
 fn summary(rows: &[Row], table: &str) -> String {
     let mut s = String::from(
         "# Preemptive Zone Reset, reproduced with ZoneLab\n\n\
-         Source: 001_da3b5f2dcfaef21c.txt, section 4.1 (Figures 6 and 7, Table 2). Device: the\n\
+         Source: Jung et al., Preemptive Zone Reset, Electronics 2023, section 4.1 (Figures 6 and 7, Table 2). Device: the\n\
          `cosmos-zns` preset (Cosmos+ OpenSSD: 4 channels x 8 ways, 16 KiB pages striped over 32\n\
          dies, one 128 MiB erase row = one 4 MiB block on each die, 5 ms per erase). Workload: 2 MiB\n\
          synchronous writes (QD1, no think time) into the logical zones of the first 16 GiB, 64 GiB\n\

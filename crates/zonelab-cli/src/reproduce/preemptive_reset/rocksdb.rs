@@ -1,4 +1,4 @@
-//! Preemptive Zone Reset's RocksDB runs (001_da3b5f2dcfaef21c.txt, section 4.2, Figures 8-10):
+//! Preemptive Zone Reset's RocksDB runs (Jung et al., Preemptive Zone Reset, Electronics 2023, section 4.2, Figures 8-10):
 //! db_bench fillrandom, overwrite and mixgraph (nine puts per get) on the RocksDB-like store over
 //! the ZenFS-like layer on `cosmos-zns`, 512 MiB and 1 GiB zones, Table 2 thresholds, mapping
 //! against preemptive: write latency CDFs to P100, block erases, mixgraph read latency CDFs.

@@ -1,4 +1,4 @@
-//! The paper's stack (000_1e8e6a1fe63635bd.txt, sections 4.2 and 4.3): the F2FS-like file layer
+//! The paper's stack (Lee et al., ReZNS, Appl. Sci. 2024, sections 4.2 and 4.3): the F2FS-like file layer
 //! over `rezns-40g` filled 50%, running fio on files (fsync every 16, 64, 128 writes, three
 //! consecutive runs; Figures 3 and 4) and Filebench varmail and fileserver for one minute
 //! (Figures 5 and 6), baseline (synchronous, whole-zone erases) against ReZNS (renewable), with

@@ -1,4 +1,4 @@
-//! ReZNS (000_1e8e6a1fe63635bd.txt), section 4, on `rezns-40g`: the paper's stack ([`f2fs`]:
+//! ReZNS (Lee et al., ReZNS, Appl. Sci. 2024), section 4, on `rezns-40g`: the paper's stack ([`f2fs`]:
 //! fio and Filebench on the F2FS-like file layer, Figures 3-6 and 11-14; YCSB on RocksDB over
 //! it, [`ycsb`], Figures 7-14) and, labelled as a stand-in, the writers that reset
 //! partially written zones ([`standin`]). Every run goes to every core at once.

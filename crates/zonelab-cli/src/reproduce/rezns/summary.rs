@@ -12,7 +12,7 @@ fn gib(b: u64) -> f64 {
 pub fn paper_stack(pairs: &[Pair], scale: Scale) -> String {
     let mut s = format!(
         "# ReZNS, reproduced with ZoneLab\n\n\
-         Source: 000_1e8e6a1fe63635bd.txt, sections 4.2-4.5 (Figures 3-6, 11-14; Table 1). Rerun with\n\
+         Source: Lee et al., ReZNS, Appl. Sci. 2024, sections 4.2-4.5 (Figures 3-6, 11-14; Table 1). Rerun with\n\
          `zonelab reproduce rezns`.\n\n\
          ## The paper's stack: fio and Filebench on the F2FS-like layer\n\n\
          Device: `rezns-40g` (640 zones of 64 MiB, 96 ms and 1.38 mJ per zone erase), filled 50% by a\n\

@@ -1,4 +1,4 @@
-//! ReZNS's YCSB runs (000_1e8e6a1fe63635bd.txt, section 4.4; Figures 7-14): YCSB A, B and F on
+//! ReZNS's YCSB runs (Lee et al., ReZNS, Appl. Sci. 2024, section 4.4; Figures 7-14): YCSB A, B and F on
 //! the RocksDB-like store over the F2FS-like layer on `rezns-40g`, with 64 MiB and 1 GiB zones,
 //! baseline (synchronous reset) against ReZNS (renewable): throughput, zone resets and energy,
 //! beside the paper's.

@@ -1,4 +1,4 @@
-//! Paper 002 (002_78400e817c039edc.txt, Shin et al., "Exploring Performance Characteristics of
+//! Paper 002 (Shin et al., NVMSA 2020, Shin et al., "Exploring Performance Characteristics of
 //! ZNS SSDs: Observation and Implication"), section IV, on `proto-zns-1t` (its prototype as far as
 //! Table I describes it) against `proto-conv-1t-op7` (a block SSD on the same NAND):
 //! - Table II and Figure 3: a 1 GiB file written and read sequentially at 4-128 KiB, QD1;

@@ -170,7 +170,7 @@ pub(super) fn summary(
     let mut s = String::new();
     let _ = write!(
         s,
-        "# Performance characteristics of ZNS SSDs (paper 002), reproduced with ZoneLab\n\n\
+        "# Performance characteristics of ZNS SSDs (Shin et al., NVMSA 2020), reproduced with ZoneLab\n\n\
          Source: Shin, Oh, Choi, Choi, \"Exploring Performance Characteristics of ZNS SSDs: Observation\n\
          and Implication\", IEEE NVMSA 2020, section IV (Table II, Figures 3 to 7). Rerun with `zonelab\n\
          reproduce zns-characteristics`; the experiment files are in experiments/zns-characteristics/.\n\n\

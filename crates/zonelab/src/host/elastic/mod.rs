@@ -1,5 +1,5 @@
 //! eZNS (Min et al., "eZNS: An Elastic Zoned Namespace for Commodity ZNS SSDs", OSDI 2023;
-//! ../shared/reference/ezns.md is the spec): a host-side layer over a small-zone ZNS SSD that
+//! docs/reference/ezns.md is the spec): a host-side layer over a small-zone ZNS SSD that
 //! presents namespaces of *v-zones*, logical zones built from single-die physical zones, grows
 //! and shrinks them with the workload (zone ballooning), and schedules each tenant's I/O to cut
 //! die interference. It sits behind the device seam: it is a [`DeviceModel`] wrapping the ZNS

@@ -1,5 +1,5 @@
 //! The F2FS personality in zoned mode (Linux fs/f2fs as of 5.16, f2fs-tools 1.14;
-//! ../shared/reference/host-stack.md (b)).
+//! docs/reference/host-stack.md (b)).
 //!
 //! - Main area: every zone of the region is a section of 2 MiB segments; LFS only (no
 //!   in-place updates, no SSR). Six logs (`active_logs`; 2 and 4 map as F2FS does): hot data

@@ -25,7 +25,7 @@
 //! `None` the layer models timing and space only. Files are block maps of runs in zones; a run
 //! never crosses a zone. Errors are [`FsError`]s naming the path or descriptor.
 //!
-//! # Personalities (../shared/reference/host-stack.md)
+//! # Personalities (docs/reference/host-stack.md)
 //!
 //! - `zenfs` (`zenfs.rs`): append-only files; a 1 MiB buffer per file; each file appends to its
 //!   own zone, chosen by lifetime hints and ZenFS's allocation scoring, under open and active
@@ -42,7 +42,7 @@
 //!
 //! GC policies are host tasks competing with the workload for the device and the modelled
 //! cores: the personality's own, none, Basic_ZGC (`gc/basic.rs`) or LSM_ZGC (`gc/lsm.rs`), as
-//! 003_b9d3f7203b354fdb.txt describes them. The report separates the file layer's write
+//! Choi et al., LSM-ZGC, HotStorage 2020 describes them. The report separates the file layer's write
 //! amplification (GC and metadata blocks over user blocks) from the device's.
 
 mod f2fs;

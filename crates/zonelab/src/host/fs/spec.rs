@@ -37,7 +37,7 @@ impl Personality {
     }
 }
 
-/// ZenFS (westerndigitalcorporation/zenfs @919c2eb; ../shared/reference/host-stack.md (a)).
+/// ZenFS (westerndigitalcorporation/zenfs @919c2eb; docs/reference/host-stack.md (a)).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ZenfsSpec {
     /// Metadata log zones at the start of the region (`ZENFS_META_ZONES` 3).
@@ -72,7 +72,7 @@ impl Default for ZenfsSpec {
     }
 }
 
-/// F2FS in zoned mode (fs/f2fs, f2fs-tools; ../shared/reference/host-stack.md (b)).
+/// F2FS in zoned mode (fs/f2fs, f2fs-tools; docs/reference/host-stack.md (b)).
 #[derive(Clone, Debug, PartialEq)]
 pub struct F2fsSpec {
     /// Segment: 512 blocks = 2 MiB.
@@ -160,9 +160,9 @@ pub enum GcPolicyKind {
     Native,
     /// No GC: space comes back only when whole zones die.
     None,
-    /// Basic_ZGC (003_b9d3f7203b354fdb.txt): copy valid runs, reset the victim.
+    /// Basic_ZGC (Choi et al., LSM-ZGC, HotStorage 2020): copy valid runs, reset the victim.
     BasicZgc,
-    /// LSM_ZGC (003_b9d3f7203b354fdb.txt): large reads, C0/C1C/C1H/C2 levels.
+    /// LSM_ZGC (Choi et al., LSM-ZGC, HotStorage 2020): large reads, C0/C1C/C1H/C2 levels.
     LsmZgc,
 }
 

@@ -1,5 +1,5 @@
 //! The ZenFS personality (westerndigitalcorporation/zenfs @919c2eb, fs/zbd_zenfs.cc,
-//! fs/io_zenfs.cc, fs/fs_zenfs.cc; ../shared/reference/host-stack.md (a)).
+//! fs/io_zenfs.cc, fs/fs_zenfs.cc; docs/reference/host-stack.md (a)).
 //!
 //! - Each file being written holds one zone (its "active zone"), acquired by
 //!   `AllocateIOZone`: the finish threshold first (non-WAL files), an open token (WAL files may

@@ -1,6 +1,6 @@
 //! The store's validated options, named as RocksDB names them, with RocksDB 7.8.3's defaults
 //! (include/rocksdb/options.h, advanced_options.h, table.h at tag v7.8.3; the values are also in
-//! ../shared/reference/host-stack.md (f)), and the CPU costs of its operations on the modelled
+//! docs/reference/host-stack.md (f)), and the CPU costs of its operations on the modelled
 //! host cores, measured with Debian's db_bench 7.8.3 on this project's machine
 //! (docs/rocksdb-reference.md).
 

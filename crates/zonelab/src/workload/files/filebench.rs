@@ -1,5 +1,5 @@
 //! Filebench's `varmail` and `fileserver` personalities (filebench/filebench workloads @ca9b7af,
-//! code @22620e6; ../shared/reference/host-stack.md (d)), run for a given time.
+//! code @22620e6; docs/reference/host-stack.md (d)), run for a given time.
 //!
 //! A fileset of `nfiles` entries in a directory tree `meandirwidth` wide; `prealloc` percent of
 //! the entries exist at the start, each `meanfilesize` bytes (sizes are used verbatim, as

@@ -1,5 +1,5 @@
 //! fio writing files through the file layer, as ReZNS section 4.2 runs it
-//! (000_1e8e6a1fe63635bd.txt): `threads` jobs, each writing its own file of `file_bytes` with
+//! (Lee et al., ReZNS, Appl. Sci. 2024): `threads` jobs, each writing its own file of `file_bytes` with
 //! `bs` writes at queue depth 1, in a random order that covers every block once (fio's random
 //! map), an fsync after every `fsync` writes; the whole job run `loops` times back to back (the
 //! paper's "consecutively ran ... 3 times"), each run reopening the files the last one wrote.

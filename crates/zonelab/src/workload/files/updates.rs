@@ -1,4 +1,4 @@
-//! Block updates over a data set, for zone-GC studies (LSM-ZGC, 003_b9d3f7203b354fdb.txt): the
+//! Block updates over a data set, for zone-GC studies (LSM-ZGC, Choi et al., LSM-ZGC, HotStorage 2020): the
 //! set-up fills `files` files with `dataset_bytes` in large sequential writes; then `threads`
 //! threads update `updates` blocks of `bs` bytes in place, each block chosen uniformly or with a
 //! hot/cold skew (`hot_updates` of the updates go to the hot `hot_data` share of the data: the

@@ -90,7 +90,7 @@ pub struct MixGraph {
 }
 
 impl Default for MixGraph {
-    /// The widely used ZippyDB-like set (../shared/reference/host-stack.md (f)); db_bench's
+    /// The widely used ZippyDB-like set (docs/reference/host-stack.md (f)); db_bench's
     /// own defaults are all-gets and no key-range model.
     fn default() -> Self {
         MixGraph {

@@ -1,4 +1,4 @@
-//! Basic_ZGC (003_b9d3f7203b354fdb.txt, "Basic Zone Garbage Collection"; the authors'
+//! Basic_ZGC (Choi et al., LSM-ZGC, HotStorage 2020, "Basic Zone Garbage Collection"; the authors'
 //! simulator `basic_zgc`): pick a victim zone (greedy or cost-benefit), find its valid blocks
 //! in the zone bitmap, read each run of valid blocks (at most one 128 KiB unit per read), pack
 //! them into 128 KiB writes to one destination zone, and reset the victim.

@@ -1,4 +1,4 @@
-//! LSM_ZGC (003_b9d3f7203b354fdb.txt, "LSM-ZGC Design" and "LSM (Log Structured Merge) Zone
+//! LSM_ZGC (Choi et al., LSM-ZGC, HotStorage 2020, "LSM-ZGC Design" and "LSM (Log Structured Merge) Zone
 //! GC"; the authors' simulator `lsm_zgc`).
 //!
 //! - Zones are divided into segments (2 MiB) for hot/cold separation; the zone stays the unit
