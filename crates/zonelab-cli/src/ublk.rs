@@ -357,6 +357,8 @@ mod tests {
         // The second run's writes go on from there, and are saved in turn.
         submit(&mut s.adapter, now, Op::Write, zone + 24, &mut more);
         save_state(&s.adapter, s.saved.as_ref().unwrap()).unwrap();
+        // The device holds its state file's lock until it is dropped.
+        drop(s);
         let mut s = open_adapter(Some(config(8)), "t", &[], Some(&path), MAX_IO).unwrap();
         let mut report = vec![0u8; BLK_ZONE_BYTES];
         let now = s.adapter.start_ns();
@@ -372,6 +374,7 @@ mod tests {
         let path = state_path("refused");
         let s = open_adapter(Some(config(8)), "t", &[], Some(&path), MAX_IO).unwrap();
         save_state(&s.adapter, s.saved.as_ref().unwrap()).unwrap();
+        drop(s);
         let other = open_adapter(Some(config(16)), "t", &[], Some(&path), MAX_IO);
         let e = format!("{:#}", other.err().expect("another device"));
         assert!(e.contains("zone_count"), "{e}");

@@ -279,7 +279,10 @@ fn presets_and_fresh_reports() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("Table 1"));
     let o = zonelab(&["report-zones", "--preset", "zn540", "--max", "1"]);
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.starts_with("nr_zones: 3542\n"), "{text}");
+    assert!(
+        text.starts_with("nr_zones: 904\n"),
+        "the 1 TB model: {text}"
+    );
     assert!(
         text.contains("Cap: 0x43500"),
         "1077 MiB = 0x43500 4 KiB LBAs: {text}"
@@ -355,6 +358,9 @@ preset = "zn540-conv-op28"
 [device.geometry]
 blocks_per_die = 32
 pages_per_block = 128
+[device.ftl]
+gc_free_superblocks = 3
+background_gc_free_superblocks = 4
 [metrics]
 interval = "10ms"
 [precondition]
@@ -767,7 +773,9 @@ fn ezns_reproduction_shows_overdrive_and_fair_scheduling() {
             .sum();
         bytes / (1 << 20) as f64 / secs
     };
-    assert!(jobs_mib_s("dev-stripe-w1-16k", "") > 3.0 * jobs_mib_s("dev-stripe-w1-4k", ""));
+    // Below the page size a stripe read costs a page read for less data (a 4 KiB one senses a
+    // partial page, faster: 2.8x less bandwidth than 16 KiB stripes on smallzone-4t).
+    assert!(jobs_mib_s("dev-stripe-w1-16k", "") > 2.5 * jobs_mib_s("dev-stripe-w1-4k", ""));
     assert!(jobs_mib_s("dev-stripe-w16-16k", "") > 8.0 * jobs_mib_s("dev-stripe-w1-16k", ""));
     assert!(jobs_mib_s("dev-channel-2-16k", "") > 1.5 * jobs_mib_s("dev-channel-8-16k", ""));
     assert!(jobs_mib_s("dev-overlap-0", "") > 1.5 * jobs_mib_s("dev-overlap-4", ""));

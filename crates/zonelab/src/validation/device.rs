@@ -351,83 +351,8 @@ pub fn metric(s: &Summary, name: &str) -> Result<f64, String> {
     })
 }
 
-/// The known disagreements as a Markdown list: each row, ZoneLab's value and why.
-pub fn disagreements_markdown(outcomes: &[Outcome]) -> String {
-    let mut out = String::new();
-    for o in outcomes {
-        let Some(why) = &o.row.disagreement else {
-            continue;
-        };
-        let model = match &o.model {
-            Ok(m) => format!("{} {}", fmt_value(*m), o.row.unit),
-            Err(e) => format!("failed: {e}"),
-        };
-        out.push_str(&format!(
-            "- `{}` ({}): published {} {}, ZoneLab {model}. {why}\n",
-            o.row.id,
-            o.row.what,
-            fmt_value(o.row.published),
-            o.row.unit
-        ));
-    }
-    out
-}
-
-/// The outcomes as a Markdown table.
-pub fn markdown(outcomes: &[Outcome]) -> String {
-    let mut out = String::from(
-        "| id | device | measurement | published | ZoneLab | error | tolerance | role | source |\n\
-         |---|---|---|---:|---:|---:|---:|---|---|\n",
-    );
-    for o in outcomes {
-        let r = &o.row;
-        let (model, error) = match (&o.model, o.error) {
-            (Ok(m), Some(e)) => (
-                format!("{} {}", fmt_value(*m), r.unit),
-                format!(
-                    "{:+.1}%{}",
-                    e * 100.0,
-                    match (o.ok, r.disagreement.is_some()) {
-                        (true, _) => "",
-                        (false, true) => " (known, below)",
-                        (false, false) => " **off**",
-                    }
-                ),
-            ),
-            (Err(e), _) => (format!("failed: {e}"), "-".into()),
-            (Ok(m), None) => (fmt_value(*m), "-".into()),
-        };
-        out.push_str(&format!(
-            "| {} | {} | {} | {} {} | {model} | {error} | {:.0}% | {} | {} |\n",
-            r.id,
-            r.device,
-            r.what,
-            fmt_value(r.published),
-            r.unit,
-            r.tolerance * 100.0,
-            match r.role {
-                Role::Calibration => "calibration",
-                Role::Check => "check",
-            },
-            r.source
-        ));
-    }
-    out
-}
-
-/// Three significant digits, without exponents.
-pub fn fmt_value(v: f64) -> String {
-    let a = v.abs();
-    if a >= 100.0 || a == 0.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
-}
+mod doc;
+pub use doc::{document, fmt_value};
 
 #[cfg(test)]
 mod tests;

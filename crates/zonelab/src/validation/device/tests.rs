@@ -105,6 +105,12 @@ fn every_row_is_within_its_tolerance() {
         off.len(),
         off.join("\n")
     );
+    // docs/validation.md is this run's table.
+    let committed = include_str!("../../../../../docs/validation.md");
+    assert!(
+        document(&out) == committed,
+        "docs/validation.md is not current: run `zonelab validate-device --markdown docs/validation.md`"
+    );
     let passing: Vec<&Outcome> = out.iter().filter(|o| o.ok).collect();
     let devices: BTreeSet<&str> = passing.iter().map(|o| o.row.device.as_str()).collect();
     assert!(
