@@ -29,6 +29,8 @@ pub(super) struct DieFill {
 pub(super) struct GcStream {
     pub sb: u32,
     pub dies: Vec<DieFill>,
+    /// Dies whose block of the superblock is full (it closes when all are).
+    pub full_dies: u32,
 }
 
 impl GcStream {
@@ -36,6 +38,7 @@ impl GcStream {
         GcStream {
             sb: NONE,
             dies: vec![DieFill::default(); dies as usize],
+            full_dies: 0,
         }
     }
 }
@@ -51,6 +54,7 @@ impl Ftl {
             self.open(sb, false);
             self.gc.sb = sb;
             self.gc.dies.fill(DieFill::default());
+            self.gc.full_dies = 0;
         }
         // Its own die, or the next with room.
         let d = (0..g.dies)
@@ -74,8 +78,15 @@ impl Ftl {
                 ready: Instant::ZERO,
             };
             self.nand_program(r, d, sb, units);
+            if units + 1 == upb {
+                self.gc.full_dies += 1;
+            }
         }
-        if self.gc.dies.iter().all(|f| f.units == upb) {
+        debug_assert_eq!(
+            self.gc.full_dies as usize,
+            self.gc.dies.iter().filter(|f| f.units == upb).count()
+        );
+        if self.gc.full_dies == g.dies {
             self.close(sb, now);
             self.gc.sb = NONE;
         }
