@@ -8,9 +8,17 @@
 # package and its test tools into target/pyenv); scripts/build-pgo.sh installs llvm-N (rustc's LLVM
 # version) for llvm-profdata; fio/build.sh installs fio, its sources and gcc;
 # scripts/kv-validate.sh installs rocksdb-tools with apt; vm/build.sh QEMU, busybox, f2fs-tools,
-# rocksdb-tools and a Debian 6.12 kernel.
-set -euo pipefail
+# rocksdb-tools and a Debian 6.12 kernel. Every stage runs whatever the others do; the end prints
+# the total and the stages that failed (exit 1 if any). `--quick`: formatting, clippy and the
+# cargo test suite only.
+set -uo pipefail
 cd "$(dirname "$0")/.."
+quick=0
+case "${1:-}" in
+  --quick) quick=1 ;;
+  "") ;;
+  *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
 command -v cargo >/dev/null || { echo "error: cargo not found; install Rust with rustup" >&2; exit 1; }
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 if ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
@@ -18,24 +26,44 @@ if ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
   sudo_ apt-get update -qq
   DEBIAN_FRONTEND=noninteractive sudo_ apt-get install -y -qq libclang-dev >/dev/null
 fi
-cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cargo test --workspace --all-targets --all-features --locked 2>&1 | tee "$log"
-# The Python package: virtualenv under target/, wheel built with maturin, pytest (python/setup.sh).
-bash python/setup.sh 2>&1 | tee -a "$log"
-# The PGO build gives the release build's results, byte for byte (scripts/build-pgo.sh --check).
-bash scripts/build-pgo.sh --check 2>&1 | tee -a "$log"
-engine=$(bash fio/build.sh | tail -n 1)
-ZONELAB_FIO_ENGINE="$engine" cargo test --locked -p zonelab-ffi --test fio -- --ignored 2>&1 | tee -a "$log"
-# zonelab calibrate recovers zn540 from the calibration jobs run through fio on the engine.
-ZONELAB_FIO_ENGINE="$engine" cargo test --locked -p zonelab-cli --test calibrate -- --ignored 2>&1 | tee -a "$log"
-# fio's own t/zbd suite on three device shapes, in parallel (7.5 to 11 minutes measured on the
-# 2-core machine shared with other builds; its fixed 30-second tests dominate).
-ZONELAB_FIO_ENGINE="$engine" cargo test --locked -p zonelab-cli --test zbd -- --ignored --nocapture 2>&1 | tee -a "$log"
-bash scripts/kv-validate.sh 2>&1 | tee -a "$log"
-bash vm/test.sh 2>&1 | tee -a "$log"
+failed=()
+# A stage runs to its end whatever the others do; its output goes to the terminal and the log.
+stage() {
+  local name=$1
+  shift
+  echo "== stage: $name"
+  local t0=$SECONDS
+  if "$@" 2>&1 | tee -a "$log"; then
+    echo "== stage: $name passed ($((SECONDS - t0)) s)"
+  else
+    echo "== stage: $name FAILED ($((SECONDS - t0)) s)"
+    failed+=("$name")
+  fi
+}
+fio_test() { # TEST [ARGS...]: an ignored cargo test that drives real fio through the engine
+  local engine
+  engine=$(bash fio/build.sh | tail -n 1) || return 1
+  ZONELAB_FIO_ENGINE="$engine" cargo test --locked "$@"
+}
+stage fmt cargo fmt --all -- --check
+stage clippy cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+stage cargo-test cargo test --workspace --all-targets --all-features --locked
+if [ "$quick" = 0 ]; then
+  # The Python package: virtualenv under target/, wheel built with maturin, pytest.
+  stage python bash python/setup.sh
+  # The PGO build gives the release build's results, byte for byte.
+  stage pgo bash scripts/build-pgo.sh --check
+  stage fio fio_test -p zonelab-ffi --test fio -- --ignored
+  # zonelab calibrate recovers zn540 from the calibration jobs run through fio on the engine.
+  stage calibrate fio_test -p zonelab-cli --test calibrate -- --ignored
+  # fio's own t/zbd suite on three device shapes, in parallel (7.5 to 11 minutes measured on
+  # the 2-core machine shared with other builds; its fixed 30-second tests dominate).
+  stage zbd fio_test -p zonelab-cli --test zbd -- --ignored --nocapture
+  stage kv-validate bash scripts/kv-validate.sh
+  stage vm bash vm/test.sh
+fi
 # cargo's "test result: ok. N passed; M failed; ..." lines, pytest's "M failed, N passed in T s",
 # kv-validate's "kv-validate: N passed, M failed", the PGO check's "pgo: N passed, M failed" and
 # the VM's "vm: N passed, M failed, K skipped".
@@ -43,3 +71,7 @@ awk '/^test result:/ { p += $4; f += $6; next }
      /^(vm|kv-validate|pgo): [0-9]+ passed/ { p += $2; f += $4; next }
      /(passed|failed).* in [0-9.]+s/ { for (i = 2; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) } }
      END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed stages: ${failed[*]}"
+  exit 1
+fi

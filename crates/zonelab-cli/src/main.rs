@@ -71,8 +71,10 @@ enum Command {
     /// Report zones like nvme-cli or libzbd: of a fresh preset, an experiment's device after its
     /// set-up (faults, prefill), or the device at the end of a run.
     ReportZones {
+        /// A fresh device of this preset (`zonelab presets list`).
         #[arg(long, conflicts_with_all = ["experiment", "results"])]
         preset: Option<String>,
+        /// The device of this experiment file after its set-up (faults, prefill).
         #[arg(long, conflicts_with = "results")]
         experiment: Option<PathBuf>,
         /// A results directory written by `zonelab run`.
@@ -80,12 +82,13 @@ enum Command {
         results: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = Format::Nvme)]
         format: Format,
-        /// Only zones in this state (EMPTY, IMP_OPENED, EXP_OPENED, CLOSED, READONLY, FULL, OFFLINE).
+        /// Only zones in this state (EMPTY, IMP_OPENED, EXP_OPENED, CLOSED, READONLY, FULL, OFFLINE),
+        /// as `zonelab zone report --filter` (`--state` names a state file elsewhere).
+        #[arg(long, value_name = "ZONE_STATE")]
+        filter: Option<String>,
+        /// At most this many descriptors (default: all).
         #[arg(long)]
-        state: Option<String>,
-        /// At most this many descriptors.
-        #[arg(long, default_value_t = usize::MAX)]
-        max: usize,
+        max: Option<usize>,
     },
     /// Rerun one paper's experiments: results, figures (SVG), a table and a summary.
     Reproduce {
@@ -237,10 +240,11 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             experiment,
             results,
             format,
-            state,
+            filter,
             max,
         } => {
-            let filter = match state {
+            let max = max.unwrap_or(usize::MAX);
+            let filter = match filter {
                 None => ReportFilter::All,
                 Some(s) => ReportFilter::State(
                     ZoneState::parse(&s).with_context(|| format!("unknown zone state `{s}`"))?,

@@ -58,7 +58,7 @@ fn run_writes_every_result_file_and_is_deterministic() {
             "seed and config first: {stdout}"
         );
         assert!(stdout.contains("seed 11"));
-        assert!(stdout.contains("p99.99"), "summary table: {stdout}");
+        assert!(stdout.contains("p99.99 us"), "summary table: {stdout}");
     }
     for f in [
         "summary.json",
@@ -128,12 +128,21 @@ fn run_writes_every_result_file_and_is_deterministic() {
             >= 1
     );
 
+    // `--state` names a state file everywhere; report-zones filters with `--filter`.
+    let o = zonelab(&["report-zones", "--preset", "zn540", "--state", "FULL"]);
+    assert_eq!(o.status.code(), Some(2));
+    let help = zonelab(&["report-zones", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("--filter") && !help.contains("18446744073709551615"),
+        "{help}"
+    );
     // report-zones reads the end state back, in both styles.
     let o = zonelab(&[
         "report-zones",
         "--results",
         a.to_str().unwrap(),
-        "--state",
+        "--filter",
         "FULL",
         "--max",
         "2",

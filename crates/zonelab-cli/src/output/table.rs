@@ -82,7 +82,7 @@ pub fn table(s: &Summary) -> String {
     );
     let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(7);
     let mut t = format!(
-        "\n{:<w$} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}\n",
+        "\n{:<w$} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}\n",
         "op",
         "count",
         "IOPS",
@@ -91,14 +91,14 @@ pub fn table(s: &Summary) -> String {
         "p50 us",
         "p99 us",
         "p99.9 us",
-        "p99.99",
+        "p99.99 us",
         "p100 us"
     );
     for (name, o) in &rows {
         let p = |q| o.latency_ns.get(q);
         let _ = writeln!(
             t,
-            "{:<w$} {:>10} {:>10.0} {:>9.1} {:>9.1} {:>9} {:>9} {:>9} {:>9} {:>10}",
+            "{:<w$} {:>10} {:>10.0} {:>9.1} {:>9.1} {:>9} {:>9} {:>9} {:>10} {:>10}",
             name,
             o.count,
             o.iops,
