@@ -231,10 +231,11 @@ pub fn run(out: &Path) -> Result<()> {
          over-provisioning and the write pattern, not on the absolute size.\n\
          - The paper's Figure 1 is a plot without a table; the summary above states ZoneLab's numbers and\n  \
          the paper's shape (ZNS flat, block SSDs lower, 28% above 7%), not a digit-by-digit comparison.\n\
-         - ZoneLab's block SSD collects garbage stop-the-world, one superblock at a time, when free\n  \
-         superblocks run out (greedy victims, no background GC while writers keep the device busy), so its\n  \
-         throughput in 0.5 s intervals swings between full speed and GC bursts; a real controller\n  \
-         interleaves GC and host writes more evenly. The average over the pass is what compares.\n\
+         - ZoneLab's block SSD collects garbage incrementally (greedy victims, no background GC while\n  \
+         writers keep the device busy): below 16 free superblocks of 512 (zn540-conv-op7's threshold,\n  \
+         chosen) each host unit written owes the victim its share of page copies, so GC and host writes\n  \
+         interleave and throughput falls evenly instead of in bursts. The paper's firmware is not\n  \
+         published; the average over the pass is what compares.\n\
          - The WAF of uniform random overwrites under greedy GC follows from the spare space: with 7%\n  \
          over-provisioning it is high (the paper's point), and ZoneLab keeps two superblocks for GC and two\n  \
          open for writing out of the spare space, which matters more on a small device.\n\n\
