@@ -355,4 +355,6 @@ mod doc;
 pub use doc::{document, fmt_value};
 
 #[cfg(test)]
+mod physics_tests;
+#[cfg(test)]
 mod tests;
