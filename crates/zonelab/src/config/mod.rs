@@ -387,6 +387,24 @@ impl ExperimentConfig {
             .enumerate()
             .map(|(i, j)| j.validate(i, &info))
             .collect::<Result<Vec<_>, _>>()?;
+        // `--set job.NAME.key=value` reaches a job by its name: two jobs of one name would leave
+        // the second out of reach (and the reports could not tell them apart).
+        for (i, name) in self
+            .jobs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, j)| Some((i, j.name.as_deref()?)))
+        {
+            if let Some(k) = self.jobs[..i]
+                .iter()
+                .position(|j| j.name.as_deref() == Some(name))
+            {
+                return Err(ConfigError::field(
+                    format!("job[{i}].name"),
+                    format!("`{name}` is also job[{k}]'s name: give each job its own"),
+                ));
+            }
+        }
         let replays = self
             .replays
             .iter()

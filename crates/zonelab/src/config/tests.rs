@@ -722,3 +722,15 @@ fn type_errors_say_what_the_field_takes() {
         );
     }
 }
+
+/// Two jobs of one name: `--set job.NAME.key` could reach only the first, so it is refused.
+#[test]
+fn duplicate_job_names_are_refused() {
+    let job = "[[job]]\nname = \"w\"\nrw = \"write\"\nbs = \"4KiB\"\nsize = \"1z\"\n";
+    let (path, message) = field_error(parse(&format!("preset = \"rezns-40g\"\n{job}{job}")));
+    assert_eq!(path, "job[1].name");
+    assert!(message.contains("job[0]"), "{message}");
+    // Unnamed jobs are told apart by their index.
+    let unnamed = "[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\nsize = \"1z\"\n";
+    parse(&format!("preset = \"rezns-40g\"\n{unnamed}{unnamed}")).unwrap();
+}
