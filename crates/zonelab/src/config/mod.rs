@@ -236,8 +236,34 @@ fn deserialize<T: serde::de::DeserializeOwned>(
             (false, true) => prefix.trim_end_matches('.').to_string(),
             (false, false) => format!("{prefix}{path}"),
         };
-        ConfigError::field(path, e.into_inner().message().to_string())
+        ConfigError::field(path, plain(e.into_inner().message()))
     })
+}
+
+/// serde's type errors in the words of the experiment file: `invalid value: integer `-4`,
+/// expected u32` becomes "-4 is not a whole number from 0 to 4294967295". Other messages pass.
+fn plain(message: &str) -> String {
+    let Some((what, expected)) = message.rsplit_once(", expected ") else {
+        return message.to_string();
+    };
+    let wanted = match expected {
+        "u8" => format!("a whole number from 0 to {}", u8::MAX),
+        "u16" => format!("a whole number from 0 to {}", u16::MAX),
+        "u32" => format!("a whole number from 0 to {}", u32::MAX),
+        "u64" | "usize" => format!("a whole number from 0 to {}", u64::MAX),
+        "i64" => "a whole number".to_string(),
+        "f64" | "f32" => "a number".to_string(),
+        "a boolean" => "true or false".to_string(),
+        _ => return message.to_string(),
+    };
+    // "invalid value: integer `-4`" or "invalid type: string \"x\"": the value as written.
+    let value = what
+        .split_once(": ")
+        .map_or(what, |(_, v)| v)
+        .split_once(' ')
+        .map_or(what, |(_, v)| v)
+        .trim_matches('`');
+    format!("{value} is not {wanted}")
 }
 
 /// Whether `t` reads as a `T`.

@@ -734,3 +734,22 @@ fn duplicate_job_names_are_refused() {
     let unnamed = "[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\nsize = \"1z\"\n";
     parse(&format!("preset = \"rezns-40g\"\n{unnamed}{unnamed}")).unwrap();
 }
+
+/// Type errors speak the file's language, and out-of-range values are echoed.
+#[test]
+fn type_errors_name_the_value_and_what_is_wanted() {
+    let job = |kv: &str| {
+        format!("preset = \"rezns-40g\"\n[[job]]\nrw = \"randrw\"\nbs = \"4KiB\"\n{kv}\n")
+    };
+    let (path, message) = field_error(parse(&job("iodepth = -4")));
+    assert_eq!(path, "job[0].iodepth");
+    assert_eq!(message, "-4 is not a whole number from 0 to 4294967295");
+    let (_, message) = field_error(parse(&job("iodepth = \"deep\"")));
+    assert_eq!(
+        message,
+        "\"deep\" is not a whole number from 0 to 4294967295"
+    );
+    let (path, message) = field_error(parse(&job("rwmixread = 150")));
+    assert_eq!(path, "job[0].rwmixread");
+    assert!(message.contains("150"), "{message}");
+}

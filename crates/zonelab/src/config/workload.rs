@@ -140,12 +140,7 @@ impl JobConfig {
         if let Some(r) = self.rate_iops {
             super::ranges::within(&f("rate_iops"), r, 1, MAX_RATE_IOPS)?;
         }
-        if self.rwmixread > 100 {
-            return Err(ConfigError::field(
-                f("rwmixread"),
-                "must be between 0 and 100",
-            ));
-        }
+        super::ranges::within(&f("rwmixread"), self.rwmixread as u64, 0, 100)?;
         if self.time_based && self.runtime.is_none() {
             return Err(ConfigError::field(f("time_based"), "needs a runtime"));
         }
