@@ -223,9 +223,14 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
         Command::Presets {
             action: None | Some(PresetAction::List),
         } => {
+            let w = presets::PRESETS
+                .iter()
+                .map(|(n, _)| n.len())
+                .max()
+                .unwrap_or(0);
             for (name, text) in presets::PRESETS {
                 let cfg: zonelab::config::DeviceConfig = toml::from_str(text)?;
-                println!("{name:<16} {}", cfg.description);
+                println!("{name:<w$}  {}", cfg.description);
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -284,6 +284,17 @@ fn presets_and_fresh_reports() {
     ] {
         assert!(list.contains(p), "{p} missing from {list}");
     }
+    // Descriptions start in one column, whatever the length of the names.
+    let columns: std::collections::BTreeSet<usize> = list
+        .lines()
+        .map(|l| {
+            l.find(char::is_whitespace).unwrap()
+                + l[l.find(char::is_whitespace).unwrap()..]
+                    .find(|c: char| !c.is_whitespace())
+                    .unwrap()
+        })
+        .collect();
+    assert_eq!(columns.len(), 1, "{list}");
     let o = zonelab(&["presets", "show", "rezns-40g"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("Table 1"));
     let o = zonelab(&["report-zones", "--preset", "zn540", "--max", "1"]);

@@ -7,6 +7,7 @@ use zonelab::Experiment;
 use zonelab::config::ExperimentConfig;
 use zonelab::sim::DeviceSpec;
 use zonelab::workload::HostWorkload;
+use zonelab::workload::files::updates::UpdatePattern;
 
 /// What the experiment resolved to, in a few lines.
 pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
@@ -120,13 +121,23 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
                             j.loops
                         ),
                         FileWorkload::Updates(u) => format!(
-                            "updates {}: {} files x {} MiB, {} updates of {} KiB ({:?}), {} threads",
+                            "updates {}: {} files x {} MiB, {} updates of {} KiB ({}), {} threads",
                             u.name,
                             u.files,
                             u.file_bytes >> 20,
                             u.updates,
                             u.bs >> 10,
-                            u.pattern,
+                            match u.pattern {
+                                UpdatePattern::Uniform => "uniform".to_string(),
+                                UpdatePattern::HotCold {
+                                    hot_updates,
+                                    hot_data,
+                                } => format!(
+                                    "{:.0}% of updates to the hottest {:.0}% of the data",
+                                    hot_updates * 100.0,
+                                    hot_data * 100.0
+                                ),
+                            },
                             u.threads
                         ),
                     };
