@@ -177,21 +177,10 @@ pub fn calibrate(args: CalibrateArgs) -> Result<ExitCode> {
         bail!("preset {preset} has no calibration rows");
     }
     let params = chosen_params(&args.fit)?;
-    eprintln!(
-        "fitting {} fields of {base_name} to {} measurements",
-        params.len(),
-        targets.len()
-    );
-    let fitted = fit::fit(&base, &targets, &params, args.sweeps, &mut |m| {
-        eprintln!("  {m}")
-    });
-    report_fit(&fitted);
-    if let Some(out) = &args.output {
-        let comment = format!("FITTED by `zonelab calibrate --rows {preset}`");
-        write_fitted(&base_text, &fitted, &comment, out)?;
-        println!("wrote {}", out.display());
-    }
-    Ok(ExitCode::SUCCESS)
+    let comment = format!("FITTED by `zonelab calibrate --rows {preset}`");
+    fit_and_write(
+        &args, &base, &base_text, base_name, &targets, &params, &comment,
+    )
 }
 
 fn chosen_params(names: &[String]) -> Result<Vec<&'static fit::Param>> {
@@ -422,18 +411,34 @@ fn calibrate_results(args: &CalibrateArgs, dir: &Path) -> Result<ExitCode> {
         args.fit.clone()
     };
     let params = chosen_params(&names)?;
+    let comment = format!("FITTED by `zonelab calibrate` to {}", dir.display());
+    fit_and_write(
+        args, &base, &base_text, base_name, &targets, &params, &comment,
+    )
+}
+
+/// Fits `params` of `base` to `targets`, prints each field and residual, and writes the fitted
+/// preset to `--output` (if given) with `comment` on each fitted line.
+fn fit_and_write(
+    args: &CalibrateArgs,
+    base: &toml::Table,
+    base_text: &str,
+    base_name: &str,
+    targets: &[Target],
+    params: &[&'static fit::Param],
+    comment: &str,
+) -> Result<ExitCode> {
     eprintln!(
         "fitting {} fields of {base_name} to {} measurements",
         params.len(),
         targets.len()
     );
-    let fitted = fit::fit(&base, &targets, &params, args.sweeps, &mut |m| {
+    let fitted = fit::fit(base, targets, params, args.sweeps, &mut |m| {
         eprintln!("  {m}")
     });
     report_fit(&fitted);
     if let Some(out) = &args.output {
-        let comment = format!("FITTED by `zonelab calibrate` to {}", dir.display());
-        write_fitted(&base_text, &fitted, &comment, out)?;
+        write_fitted(base_text, &fitted, comment, out)?;
         println!("wrote {}", out.display());
     }
     Ok(ExitCode::SUCCESS)

@@ -124,10 +124,13 @@ impl Ftl {
     #[inline]
     pub(super) fn pace(&mut self, now: Instant) {
         if !self.collection.active() {
+            // Free superblocks first: `next_trigger` scans every superblock when wear levelling
+            // is on, and this runs for every host unit.
+            if self.free.len() >= self.spec.gc_free_superblocks as usize {
+                return;
+            }
             let trigger = self.next_trigger(Trigger::Foreground);
-            if self.free.len() >= self.spec.gc_free_superblocks as usize
-                || !self.start_collection(now, trigger)
-            {
+            if !self.start_collection(now, trigger) {
                 return;
             }
         }
