@@ -10,9 +10,9 @@
 # Failing seeds are shrunk into swarm-failures/ (add them to crates/zonelab-swarm/regressions/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --locked --profile swarm -p zonelab-swarm >&2
+cargo build --locked --profile quick -p zonelab-swarm >&2
 target="${CARGO_TARGET_DIR:-target}"
-bin="$target/swarm/zonelab-swarm"
+bin="$target/quick/zonelab-swarm"
 if [[ "${1:-}" == --* ]]; then
   exec "$bin" "$@"
 fi
