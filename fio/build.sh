@@ -38,9 +38,11 @@ if [ ! -f "$src/config-host.h" ]; then
   (cd "$src" && ./configure --disable-native --prefix=/usr >/dev/null)
 fi
 
-cargo build --profile release-unwind --locked -p zonelab-ffi
+# ZONELAB_FIO_PROFILE: the Cargo profile (scripts/test.sh builds the engine it tests with `quick`).
+profile=${ZONELAB_FIO_PROFILE:-release-unwind}
+cargo build --profile "$profile" --locked -p zonelab-ffi
 gcc -O2 -g -Wall -D_GNU_SOURCE -fPIC -shared -rdynamic \
   -I"$src" -include "$src/config-host.h" \
   -o "$out/zonelab-fio.so" "$root/fio/zonelab_engine.c" \
-  "$target/release-unwind/libzonelab_ffi.a" -lpthread -ldl -lm
+  "$target/$profile/libzonelab_ffi.a" -lpthread -ldl -lm
 echo "$out/zonelab-fio.so"

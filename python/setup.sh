@@ -18,7 +18,7 @@ if [ ! -x "$venv/bin/python" ]; then
         || { echo "error: cannot create a virtualenv; on Debian: apt-get install python3-venv" >&2; exit 1; }
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-dev.txt
-cargo build --release --locked -p zonelab-cli
+cargo build --release --locked -p zonelab-cli ${ZONELAB_CLI_FEATURES:+--features "$ZONELAB_CLI_FEATURES"}
 rm -f target/wheels/zonelab-*.whl
 (cd python && ../"$venv"/bin/maturin build --locked --quiet \
     --interpreter ../"$venv"/bin/python --compatibility linux --out ../target/wheels)

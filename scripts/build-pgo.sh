@@ -60,7 +60,9 @@ cp "$out/build/$host/release/zonelab" "$out/zonelab"
 echo "$out/zonelab"
 
 [ "${1:-}" = --check ] || exit 0
-cargo build --release --locked -p zonelab-cli
+# ZONELAB_CLI_FEATURES: as scripts/test.sh builds the release CLI for every stage (the features
+# add front ends; the simulation is the same code).
+cargo build --release --locked -p zonelab-cli ${ZONELAB_CLI_FEATURES:+--features "$ZONELAB_CLI_FEATURES"}
 rm -rf "$out/check"
 passed=0 failed=0
 for e in peers/s1-seqwrite peers/s2-randread quickstart/rezns-randrw lsm-zgc/updates \

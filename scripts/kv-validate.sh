@@ -10,7 +10,8 @@
 #   scripts/kv-validate.sh --committed # no db_bench: the committed reference only
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --locked -q -p zonelab-cli
+# ZONELAB_CLI_FEATURES: the features scripts/test.sh builds the release CLI with, so it is built once.
+cargo build --release --locked -q -p zonelab-cli ${ZONELAB_CLI_FEATURES:+--features "$ZONELAB_CLI_FEATURES"}
 bin=target/release/zonelab
 if [ "${1:-}" = "--committed" ]; then
   ref=()

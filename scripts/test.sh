@@ -45,22 +45,29 @@ stage() {
 fio_test() { # TEST [ARGS...]: an ignored cargo test that drives real fio through the engine
   local engine
   engine=$(bash fio/build.sh | tail -n 1) || return 1
-  ZONELAB_FIO_ENGINE="$engine" cargo test --locked "$@"
+  # The cargo-test stage's workspace and features, so its test build is reused, not redone.
+  ZONELAB_FIO_ENGINE="$engine" cargo test --workspace --all-features --locked --test "$@"
 }
 stage fmt cargo fmt --all -- --check
 stage clippy cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 stage cargo-test cargo test --workspace --all-targets --all-features --locked
 if [ "$quick" = 0 ]; then
+  # One release CLI for every stage below: the VM needs the ublk front end, so all build it
+  # with the same features (a feature change would rebuild and relink it with whole-program LTO).
+  export ZONELAB_CLI_FEATURES=ublk
+  # The Python wheel and the fio engine are tested, not timed: built without whole-program LTO
+  # (Cargo profile `quick`); they give the same results as the release builds.
+  export ZONELAB_WHEEL_PROFILE=quick ZONELAB_FIO_PROFILE=quick
   # The Python package: virtualenv under target/, wheel built with maturin, pytest.
   stage python bash python/setup.sh
   # The PGO build gives the release build's results, byte for byte.
   stage pgo bash scripts/build-pgo.sh --check
-  stage fio fio_test -p zonelab-ffi --test fio -- --ignored
+  stage fio fio_test fio -- --ignored
   # zonelab calibrate recovers zn540 from the calibration jobs run through fio on the engine.
-  stage calibrate fio_test -p zonelab-cli --test calibrate -- --ignored
+  stage calibrate fio_test calibrate -- --ignored
   # fio's own t/zbd suite on three device shapes, in parallel (7.5 to 11 minutes measured on
   # the 2-core machine shared with other builds; its fixed 30-second tests dominate).
-  stage zbd fio_test -p zonelab-cli --test zbd -- --ignored --nocapture
+  stage zbd fio_test zbd -- --ignored --nocapture
   stage kv-validate bash scripts/kv-validate.sh
   stage vm bash vm/test.sh
 fi

@@ -68,7 +68,7 @@ zbd="$root/target/fio/fio-${fiov%%-*}/t/zbd"
 [ -f "$zbd/test-zbd-support" ] || bash fio/build.sh >&2
 [ -f "$zbd/test-zbd-support" ] || { echo "error: $zbd/test-zbd-support missing" >&2; exit 1; }
 
-cargo build --release --locked -p zonelab-cli --features ublk >&2
+cargo build --release --locked -p zonelab-cli --features "ublk${ZONELAB_CLI_FEATURES:+,$ZONELAB_CLI_FEATURES}" >&2
 
 # The initramfs tree.
 tree="$out/initramfs"

@@ -34,6 +34,7 @@ struct Cli {
 enum Command {
     /// Run an experiment file and write its results.
     Run {
+        /// The experiment file (TOML: device, firmware, jobs or host layers; see experiments/).
         experiment: PathBuf,
         /// Results directory (default: results/<experiment name>).
         #[arg(short, long)]
@@ -54,7 +55,9 @@ enum Command {
     },
     /// Validate an experiment file and show what it resolves to.
     Check {
+        /// The experiment file (TOML: device, firmware, jobs or host layers; see experiments/).
         experiment: PathBuf,
+        /// Override a field, as `zonelab run --set` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
     },
@@ -80,6 +83,7 @@ enum Command {
         /// A results directory written by `zonelab run`.
         #[arg(long)]
         results: Option<PathBuf>,
+        /// How to print the zones: nvme-cli's `zns report-zones` format or libzbd's.
         #[arg(long, value_enum, default_value_t = Format::Nvme)]
         format: Format,
         /// Only zones in this state (EMPTY, IMP_OPENED, EXP_OPENED, CLOSED, READONLY, FULL, OFFLINE),
@@ -144,13 +148,20 @@ enum Command {
 
 #[derive(Subcommand)]
 enum PresetAction {
+    /// Every preset: its name and the drive it models.
     List,
-    Show { name: String },
+    /// One preset's file: its whole device configuration, with the source of each value.
+    Show {
+        /// The preset's name (`zonelab presets list`).
+        name: String,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
+    /// As `nvme zns report-zones` prints them.
     Nvme,
+    /// As libzbd's `zbd report` prints them.
     Zbd,
 }
 
@@ -459,4 +470,47 @@ fn results_report(dir: &Path, filter: ReportFilter, max: usize) -> Result<(ZoneR
         zoned.zone_size_lbas,
         info.lba_size_bytes,
     ))
+}
+
+#[cfg(test)]
+mod help_tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Every subcommand says what it does, and every argument and value it takes what it means
+    /// (`zonelab X --help` answers without reading the source).
+    #[test]
+    fn every_subcommand_and_argument_has_a_description() {
+        let mut cmd = Cli::command();
+        cmd.build();
+        let mut missing = Vec::new();
+        walk(&cmd, "zonelab", &mut missing);
+        assert!(missing.is_empty(), "no description: {missing:#?}");
+    }
+
+    fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+        if cmd.get_about().is_none() && path != "zonelab" {
+            missing.push(path.to_string());
+        }
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if arg.is_hide_set() || id == "help" || id == "version" {
+                continue;
+            }
+            if arg.get_help().is_none() {
+                missing.push(format!("{path} <{id}>"));
+            }
+            for value in arg.get_possible_values() {
+                if value.get_help().is_none() && !value.is_hide_set() {
+                    missing.push(format!("{path} <{id}> {}", value.get_name()));
+                }
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            if sub.get_name() != "help" {
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+    }
 }

@@ -42,22 +42,31 @@ pub enum ZoneCmd {
     Report,
     /// The device: LBA size, zones, limits, firmware, clock.
     Info,
+    /// Zone Send Open Zone: an empty or closed zone becomes explicitly opened.
     Open,
+    /// Zone Send Close Zone: an opened zone becomes closed (it stays active).
     Close,
+    /// Zone Send Finish Zone: the zone becomes full, whatever is left of it unwritten.
     Finish,
+    /// Zone Send Reset Zone: the zone becomes empty, its write pointer at its start.
     Reset,
+    /// Zone Send Offline Zone: a read-only zone becomes offline.
     Offline,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
+    /// As `nvme zns report-zones` prints them.
     Nvme,
+    /// As libzbd's `zbd report` prints them.
     Zbd,
+    /// One line per zone: zone,zslba,state,wp,capacity_lbas.
     Csv,
 }
 
 #[derive(Args)]
 pub struct ZoneArgs {
+    /// What to do: report or info, or a Zone Send action on --zone or --all.
     #[arg(value_enum)]
     action: ZoneCmd,
     #[command(flatten)]
@@ -82,12 +91,15 @@ pub struct ZoneArgs {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum IoOp {
+    /// NVMe Read: the LBAs' bytes (zeros where never written).
     Read,
+    /// NVMe Write at the zone's write pointer (--lba must be it).
     Write,
 }
 
 #[derive(Args)]
 pub struct IoArgs {
+    /// Read or write.
     #[arg(value_enum)]
     op: IoOp,
     #[command(flatten)]

@@ -40,6 +40,8 @@ pub struct Args {
     /// Override a field, e.g. --set device.zones.zone_count=32 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     overrides: Vec<String>,
+    /// When commands complete: as soon as the model has them (virtual), or at the wall-clock
+    /// time the model computes (realtime, for latency measured by the host).
     #[arg(long, value_enum, default_value_t = Time::Virtual)]
     time: Time,
     /// Results directory (default: results/<experiment name>-ublk).

@@ -16,7 +16,7 @@ use std::sync::{Mutex, MutexGuard, Once};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use zonelab::config::{ConfigError, ExperimentConfig, presets};
+use zonelab::config::{Blame, ConfigError, ExperimentConfig, blame, presets};
 use zonelab::sim::{Inputs, RunError, RunOutput};
 use zonelab::trace::{TraceRecord, TraceSink};
 
@@ -90,11 +90,13 @@ fn replay_inputs(
 
 /// The Python exception for a bad experiment: `zonelab.ConfigError(message, field)`, defined in
 /// python/zonelab/_errors.py so it pickles (Dask workers send it back).
-fn config_error(py: Python<'_>, source: Option<&str>, e: &ConfigError) -> PyErr {
-    let message = match source {
-        // As the CLI prints it: `error: in FILE: field: rule`.
-        Some(s) => format!("in {s}: {e}"),
-        None => e.to_string(),
+fn config_error(py: Python<'_>, source: Option<&str>, blame: Blame<'_>, e: &ConfigError) -> PyErr {
+    // As the CLI prints it (`error: in FILE: field: rule`), with the input to fix first.
+    let message = match (blame, source) {
+        (Blame::Override(o), _) => format!("override {o}: {e}"),
+        (Blame::Overrides, Some(s)) => format!("in {s} with its overrides: {e}"),
+        (Blame::File, Some(s)) => format!("in {s}: {e}"),
+        (_, None) => e.to_string(),
     };
     let field = match e {
         ConfigError::Field { path, .. } => Some(path.clone()),
@@ -118,10 +120,10 @@ fn load(
     overrides: &[String],
     source: Option<&str>,
 ) -> PyResult<(ExperimentConfig, zonelab::Experiment)> {
-    let cfg = ExperimentConfig::parse(text, overrides).map_err(|e| config_error(py, source, &e))?;
-    let exp = cfg
-        .validate(default_name)
-        .map_err(|e| config_error(py, source, &e))?;
+    let fail =
+        |e: ConfigError| config_error(py, source, blame(text, default_name, overrides, &e), &e);
+    let cfg = ExperimentConfig::parse(text, overrides).map_err(fail)?;
+    let exp = cfg.validate(default_name).map_err(fail)?;
     Ok((cfg, exp))
 }
 

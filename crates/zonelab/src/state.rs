@@ -39,6 +39,11 @@ pub enum StateError {
     Truncated { have: u64, need: u64 },
     #[error("the state file is corrupt (its checksum does not match)")]
     Checksum,
+    #[error(
+        "the state file's header is corrupt: its length field says {declared} bytes, but the \
+         {holds} bytes after it are the whole device state (their checksum matches)"
+    )]
+    HeaderLength { declared: u64, holds: u64 },
     #[error("the state file cannot be decoded: {0}")]
     Decode(String),
     #[error("the state file holds another device: {0}")]
@@ -144,6 +149,13 @@ pub fn decode(bytes: &[u8]) -> Result<Saved<'_>, StateError> {
     let len = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
     let body = &bytes[HEADER_BYTES..];
     if body.len() as u64 != len {
+        // A damaged length field is not a short file: the body is intact when its checksum is.
+        if crc32fast::hash(body) == crc {
+            return Err(StateError::HeaderLength {
+                declared: len,
+                holds: body.len() as u64,
+            });
+        }
         return Err(StateError::Truncated {
             have: bytes.len() as u64,
             need: (HEADER_BYTES as u64).saturating_add(len),

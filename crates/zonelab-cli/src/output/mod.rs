@@ -13,6 +13,7 @@ use zonelab::config::ExperimentConfig;
 use zonelab::metrics::Layer;
 use zonelab::sim::{Inputs, RunOutput};
 use zonelab::trace::{TraceRecord, TraceSink};
+use zonelab::workload::StopReason;
 
 mod describe;
 mod table;
@@ -122,6 +123,17 @@ pub fn run(
             ios as f64 / wall_s.max(1e-9),
             dir.display()
         );
+    }
+    // A job that read nothing because nothing was there ran as asked, but is rarely what was
+    // meant: say so beside the (empty) table instead of exiting quietly.
+    for j in &out.summary.jobs {
+        if j.reads + j.writes + j.resets == 0 && j.stopped.contains(&StopReason::NoDataToRead) {
+            eprintln!(
+                "warning: job {} read nothing: the LBAs it reads hold no data (nothing was \
+                 prefilled or written before it); add a [prefill] or a job that writes first",
+                j.name
+            );
+        }
     }
     if let Some(why) = out.summary.stopped_early {
         eprintln!(

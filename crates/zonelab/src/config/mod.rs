@@ -23,7 +23,7 @@ pub use device::DeviceConfig;
 pub use firmware::FirmwareConfig;
 pub use kv::{DbBenchConfig, YcsbConfig};
 pub use layer::LayerConfig;
-pub use overrides::apply_override;
+pub use overrides::{Blame, apply_override, blame};
 pub use replay::ReplayConfig;
 pub use setup::{FillConfig, PatternConfig, PreconditionConfig, PrefillConfig};
 pub use threads::ThreadsConfig;

@@ -221,6 +221,24 @@ fn damaged_files_are_refused_saying_why() {
         decode(&bytes[..bytes.len() - 1]).err(),
         Some(StateError::Truncated { .. })
     ));
+    // Every byte of the length field flipped in turn: a damaged header, never "truncated".
+    for at in 16..24 {
+        let mut length = bytes.clone();
+        length[at] ^= 0x01;
+        assert!(
+            matches!(
+                decode(&length).err(),
+                Some(StateError::HeaderLength { holds, .. }) if holds == bytes.len() as u64 - 24
+            ),
+            "byte {at}: {:?}",
+            decode(&length).err()
+        );
+    }
+    for at in 12..16 {
+        let mut crc = bytes.clone();
+        crc[at] ^= 0x01;
+        assert_eq!(decode(&crc).err(), Some(StateError::Checksum), "byte {at}");
+    }
     let mut version = bytes.clone();
     version[8] = 99;
     assert_eq!(

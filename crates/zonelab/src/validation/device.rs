@@ -185,9 +185,62 @@ impl Table {
 #[derive(Default)]
 pub struct Runner {
     done: HashMap<(String, String), Result<Summary, String>>,
+    /// How many runs [`check`] makes at once (0 or 1: one after another).
+    threads: usize,
 }
 
 impl Runner {
+    /// A runner that makes up to `threads` runs at once when checking rows: each run is
+    /// deterministic and independent, so the outcomes are the same as one at a time.
+    pub fn with_threads(threads: usize) -> Self {
+        Runner {
+            threads,
+            ..Runner::default()
+        }
+    }
+
+    /// Runs, `self.threads` at a time, the experiments `rows` need that have not run yet (a
+    /// row whose text cannot be made is left to [`Runner::value`] to report).
+    fn prefetch(&mut self, table: &Table, rows: &[&Row]) {
+        let mut todo: Vec<String> = Vec::new();
+        for row in rows {
+            let mut sets = vec![row.set.clone()];
+            if let Some(b) = &row.baseline {
+                let mut set = row.set.clone();
+                set.extend(b.set.iter().map(|(k, v)| (k.clone(), v.clone())));
+                sets.push(set);
+            }
+            for set in sets {
+                if let Ok(text) = table.render(row, &set)
+                    && !self.done.contains_key(&(text.clone(), String::new()))
+                    && !todo.contains(&text)
+                {
+                    todo.push(text);
+                }
+            }
+        }
+        if self.threads <= 1 || todo.len() <= 1 {
+            return;
+        }
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results = std::sync::Mutex::new(Vec::with_capacity(todo.len()));
+        std::thread::scope(|scope| {
+            for _ in 0..self.threads.min(todo.len()) {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(text) = todo.get(i) else { break };
+                        let result = run_text(text, None);
+                        results.lock().expect("no run panics").push((i, result));
+                    }
+                });
+            }
+        });
+        for (i, result) in results.into_inner().expect("no run panics") {
+            self.done.insert((todo[i].clone(), String::new()), result);
+        }
+    }
+
     /// The summary of the experiment `text`, on `device` in place of the preset it names if
     /// given.
     pub fn summary(
@@ -258,6 +311,7 @@ fn run_text(text: &str, device: Option<&toml::Table>) -> Result<Summary, String>
 
 /// Checks `rows` of `table` (all of them if `rows` is empty).
 pub fn check(table: &Table, runner: &mut Runner, rows: &[&Row]) -> Vec<Outcome> {
+    runner.prefetch(table, rows);
     rows.iter()
         .map(|&row| {
             let model = runner.value(table, row, None);

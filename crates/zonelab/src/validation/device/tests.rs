@@ -88,7 +88,8 @@ fn metrics_read_the_summary() {
 fn every_row_is_within_its_tolerance() {
     let t = Table::committed();
     let rows: Vec<&Row> = t.row.iter().collect();
-    let out = check(&t, &mut Runner::default(), &rows);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let out = check(&t, &mut Runner::with_threads(threads), &rows);
     let off: Vec<String> = out
         .iter()
         .filter(|o| !o.as_expected())
