@@ -46,3 +46,23 @@ def test_the_policies_it_compares_differ_as_it_says():
     # README: "write P99 11.1 ms against 6.6 ms".
     assert round(p99["preemptive"] / 1e6, 1) == 11.1, p99
     assert round(p99["mapping"] / 1e6, 1) == 6.6, p99
+
+
+def test_the_readme_example_runs_as_a_notebook_cell(tmp_path, monkeypatch):
+    """The same block as one notebook cell (nbclient, the venv's kernel): there ``__name__`` is
+    ``"__main__"`` too, so the guarded code runs, and the sweep's workers need not import it."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    (tmp_path / "experiments").symlink_to(REPO / "experiments")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(readme_example())])
+    NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    outputs = nb.cells[0].get("outputs", [])
+    errors = [o for o in outputs if o.output_type == "error"]
+    assert not errors, "\n".join(f"{e.ename}: {e.evalue}" for e in errors)
+    stderr = "".join(o.get("text", "") for o in outputs if o.output_type == "stream" and o.name == "stderr")
+    assert "Traceback" not in stderr, stderr[-4000:]
+    assert (tmp_path / "results" / "pr-preemptive" / "summary.json").is_file()

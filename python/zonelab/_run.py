@@ -8,15 +8,24 @@ import sys
 import tomllib
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Union
 
 from . import _zonelab
 from ._source import ExperimentLike, OverridesLike, Source, assignments, source
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 #: ``progress``: None (a bar when stderr is a terminal), True/False, or ``f(fraction, simulated_ns)``.
 ProgressLike = Union[bool, None, Callable[[float, int], Any]]
+
+
+def _frame(data: Any, **kwargs: Any) -> pd.DataFrame:
+    """A DataFrame. pandas is imported here, when a table is first read, not by ``import
+    zonelab`` (it is most of that import's time)."""
+    import pandas as pd
+
+    return pd.DataFrame(data, **kwargs)
 
 
 class Result:
@@ -50,20 +59,20 @@ class Result:
         """One row per (layer, kind, tenant) that ran: ``layer`` (device, file, kv), ``kind``
         (read, write, fsync, get, ...), ``tenant`` (the job, workload or namespace), count, bytes,
         iops, mib_per_s, min_ns, mean_ns and every percentile (p50_ns ... p100_ns)."""
-        return pd.DataFrame(self._native.ops())
+        return _frame(self._native.ops())
 
     @cached_property
     def trace(self) -> pd.DataFrame | None:
         """One row per device command (the columns of trace.csv), or None unless the experiment
         has ``[trace] enabled = true``."""
         table = self._native.trace()
-        return None if table is None else pd.DataFrame(table)
+        return None if table is None else _frame(table)
 
     @cached_property
     def timeseries(self) -> pd.DataFrame:
         """Per interval ([metrics] interval, end time ``time_s``): MiB/s and IOPS for reads and
         writes, and the raw bytes and operation counts."""
-        return pd.DataFrame(self._native.timeseries())
+        return _frame(self._native.timeseries())
 
     @property
     def cdf_kinds(self) -> list[str]:
@@ -76,12 +85,12 @@ class Result:
         table = self._native.latency_cdf(kind)
         if table is None:
             raise KeyError(f"no latency distribution for {kind!r}; this run has {self.cdf_kinds}")
-        return pd.DataFrame(table)
+        return _frame(table)
 
     @cached_property
     def zones(self) -> pd.DataFrame:
         """The zones at the end of the run: zone, zslba, state (nvme-cli's names), wp, capacity_lbas."""
-        return pd.DataFrame(self._native.zones())
+        return _frame(self._native.zones())
 
     @cached_property
     def firmware(self) -> pd.DataFrame | None:
@@ -92,7 +101,7 @@ class Result:
         if report is None:
             return None
         kind, table = report
-        df = pd.DataFrame(table)
+        df = _frame(table)
         df.attrs["kind"] = kind
         return df
 
@@ -187,4 +196,4 @@ def check(experiment: ExperimentLike, overrides: OverridesLike = None) -> dict[s
 
 def presets() -> pd.DataFrame:
     """The device presets: name, description and the TOML text (``zonelab presets show NAME``)."""
-    return pd.DataFrame(_zonelab.preset_list(), columns=["name", "description", "toml"])
+    return _frame(_zonelab.preset_list(), columns=["name", "description", "toml"])

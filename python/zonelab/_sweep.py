@@ -17,12 +17,13 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ._errors import ConfigError
 from ._source import ExperimentLike, OverridesLike, Source, assignments, looks_like_toml, source
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The columns every sweep table starts with, after the grid's.
 FIXED_COLUMNS = ("point", "seed", "error")
@@ -457,6 +458,8 @@ def _on_dask(
 
 
 def _table(sweep: Sweep, todo: list[_Task], rows: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
     records = []
     for t, row in zip(todo, rows):
         fixed = {**t.values, "point": t.point, "seed": t.seed, "error": row.get("error")}
