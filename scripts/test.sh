@@ -27,7 +27,8 @@ if ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive sudo_ apt-get install -y -qq libclang-dev >/dev/null
 fi
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+start=$(mktemp)   # what the tests leave in the temporary directory is newer than this
+trap 'rm -f "$log" "$start"' EXIT
 failed=()
 # A stage runs to its end whatever the others do; its output goes to the terminal and the log.
 stage() {
@@ -71,6 +72,15 @@ if [ "$quick" = 0 ]; then
   stage kv-validate bash scripts/kv-validate.sh
   stage vm bash vm/test.sh
 fi
+# Tests clean up after themselves, passing or failing: nothing of theirs is left in the
+# temporary directory (a failed zbd suite keeps its work directory for its logs, and says so).
+leftovers() {
+  local left
+  left=$(find "${TMPDIR:-/tmp}" -mindepth 1 -maxdepth 1 -newer "$start" \
+    \( -name 'zonelab-*' -o -name '*-verify.state' \) -print)
+  [ -z "$left" ] || { echo "left in ${TMPDIR:-/tmp} by the tests:"; echo "$left"; return 1; }
+}
+stage leftovers leftovers
 # cargo's "test result: ok. N passed; M failed; ..." lines, pytest's "M failed, N passed in T s",
 # kv-validate's "kv-validate: N passed, M failed", the PGO check's "pgo: N passed, M failed" and
 # the VM's "vm: N passed, M failed, K skipped".

@@ -34,8 +34,9 @@ def test_bad_override_raises_the_clis_error(cli, overrides, field):
     with pytest.raises(zonelab.ConfigError) as e:
         zonelab.run(SEQ, overrides=overrides)
     assert e.value.field == field
-    assert f"error: {e.value}\n" == done.stderr
-    assert str(e.value).startswith(f"in {SEQ}: ")
+    # Both name the override to fix, the CLI as `--set KEY=VALUE`, Python as `override KEY=VALUE`.
+    assert str(e.value).startswith(f"override {field}="), str(e.value)
+    assert done.stderr == "error: --set " + str(e.value).removeprefix("override ") + "\n"
     assert field in str(e.value)
 
 
@@ -123,3 +124,16 @@ def test_a_panic_is_a_run_error_not_a_base_exception():
         assert "internal error" in str(e) and "a deliberate panic" in str(e)
     else:
         pytest.fail("no exception")
+
+
+EMPTY_READ = 'preset = "zn540"\n[[job]]\nrw = "randread"\nbs = "4KiB"\nsize = "4z"\nio_size = "4MiB"\n'
+
+
+def test_a_read_of_an_empty_device_warns_as_the_cli_does(cli, tmp_path):
+    path = tmp_path / "empty-read.toml"
+    path.write_text(EMPTY_READ)
+    done = run_cli(cli, "run", str(path), "-q", "-o", str(tmp_path / "out"))
+    assert done.returncode == 0
+    assert "warning: job job0 read nothing" in done.stderr
+    with pytest.warns(RuntimeWarning, match="job job0 read nothing"):
+        zonelab.run(path)

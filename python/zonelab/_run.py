@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import tomllib
+import warnings
 from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Union
@@ -160,7 +161,17 @@ def run_source(src: Source, overrides: list[str], progress: ProgressLike = False
         native = _zonelab.run(src.text, src.default_name, overrides, src.path, callback)
     finally:
         close()
-    return Result(native)
+    result = Result(native)
+    # As the CLI warns: a job that read nothing because nothing was there is rarely what was meant.
+    for job in result.summary.get("jobs", []):
+        if job["reads"] + job["writes"] + job["resets"] == 0 and "no data to read" in job["stopped"]:
+            warnings.warn(
+                f"job {job['name']} read nothing: the LBAs it reads hold no data (nothing was "
+                "prefilled or written before it); add a [prefill] or a job that writes first",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    return result
 
 
 def run(

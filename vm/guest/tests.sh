@@ -200,7 +200,7 @@ if want zbd; then
       result "$status" "zbd.test$n" "(done at ${t} s) $reason"
     done
   npass=$(grep -c '\.\.\. *PASS' /tmp/zbd.log)
-  check zbd.suite "exit $zrc: $(grep -E 'tests (passed|skipped|failed)|Run time' /tmp/zbd.log | tr '\n' ' ')" -- \
+  check zbd.suite "exit $zrc: $(grep -E 'tests (passed|skipped|failed)|Run time' /tmp/zbd.log | sed 's/^[0-9]* *//' | tr '\n' ';' | sed 's/;$//; s/;/; /g')" -- \
     test $zrc = 0 -a "$npass" -gt 0
   for f in /zbd/t/zbd/test-zbd-support.log.*; do
     tail -n 1 "$f" | grep -q FAIL && send_file "$f" "zbd/$(basename "$f")"

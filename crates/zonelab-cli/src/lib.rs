@@ -28,6 +28,13 @@ pub fn load_config(path: &Path, overrides: &[String]) -> Result<ExperimentConfig
         .map_err(|e| blamed(path, &text, &default_name(path), overrides, e))
 }
 
+/// A configuration error met after loading `path` with `overrides` (validating it again, say),
+/// as [`load`] reports it: prefixed with the input to fix.
+pub fn config_error(path: &Path, overrides: &[String], e: ConfigError) -> anyhow::Error {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    blamed(path, &text, &default_name(path), overrides, e)
+}
+
 fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
 }

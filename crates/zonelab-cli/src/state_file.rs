@@ -152,8 +152,12 @@ mod tests {
     /// durable; a failed save is the caller's error, with no answer to report.
     #[test]
     fn a_command_is_answered_only_once_its_device_is_saved() {
-        let dir = std::env::temp_dir().join(format!("zonelab-answer-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        // Removed when dropped, whether the test passes or fails.
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-answer-")
+            .tempdir()
+            .expect("a temporary directory");
+        let dir = tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("d.state");
         let text = zonelab::config::preset_file("rezns-40g");
@@ -166,6 +170,5 @@ mod tests {
         let r = submit_and_save(&path, &mut d, now, Command::write(1, 1)).unwrap();
         assert!(r.is_ok());
         assert!(path.exists());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -293,11 +293,14 @@ mod tests {
         ExperimentConfig::parse("preset = \"rezns-40g\"\n", &retaining(&overrides)).unwrap()
     }
 
-    fn state_path(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("zonelab-ublk-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join("dev.state")
+    /// A state file's path in a fresh directory, removed when the guard is dropped.
+    fn state_path(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("zonelab-ublk-{name}-"))
+            .tempdir()
+            .expect("a temporary directory");
+        let path = dir.path().join("dev.state");
+        (dir, path)
     }
 
     /// Sends `op` with `buf` (its sectors; a report's zones).
@@ -325,7 +328,7 @@ mod tests {
 
     #[test]
     fn state_file_is_loaded_at_start_and_saved_on_stop() {
-        let path = state_path("roundtrip");
+        let (_dir, path) = state_path("roundtrip");
         let mut s = open_adapter(Some(config(8)), "t", &[], Some(&path), MAX_IO).unwrap();
         assert!(s.saved.as_ref().unwrap().created);
         let zone = s.adapter.limits().zone_sectors as u64;
@@ -373,7 +376,7 @@ mod tests {
 
     #[test]
     fn a_state_file_of_another_device_or_a_corrupt_one_is_refused() {
-        let path = state_path("refused");
+        let (_dir, path) = state_path("refused");
         let s = open_adapter(Some(config(8)), "t", &[], Some(&path), MAX_IO).unwrap();
         save_state(&s.adapter, s.saved.as_ref().unwrap()).unwrap();
         drop(s);

@@ -82,8 +82,12 @@ fn perturb(text: &str, key: &str, factor: f64) -> String {
 fn calibrate_recovers_a_preset_from_its_own_fio_results() {
     let engine =
         std::env::var("ZONELAB_FIO_ENGINE").expect("ZONELAB_FIO_ENGINE (set by scripts/test.sh)");
-    let dir = std::env::temp_dir().join(format!("zonelab-calibrate-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    // Removed when dropped, whether the test passes or fails.
+    let tmp = tempfile::Builder::new()
+        .prefix("zonelab-calibrate-")
+        .tempdir()
+        .expect("a temporary directory");
+    let dir = tmp.path().to_path_buf();
     let jobs = dir.join("jobs");
     run(Command::new(ZONELAB)
         .args(["calibrate", "--jobs"])
@@ -192,5 +196,4 @@ fn calibrate_recovers_a_preset_from_its_own_fio_results() {
             "{key}: zn540 has {want}, the fit gave {got}\n{report}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

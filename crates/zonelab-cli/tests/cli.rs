@@ -11,11 +11,12 @@ fn zonelab(args: &[&str]) -> Output {
         .expect("zonelab runs")
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zonelab-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory, removed with everything in it when dropped (the test passed or failed).
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("zonelab-cli-{name}-"))
+        .tempdir()
+        .expect("a temporary directory")
 }
 
 const SMALL: &str = r#"
@@ -45,8 +46,9 @@ fn write_experiment(dir: &Path, text: &str) -> PathBuf {
 
 #[test]
 fn run_writes_every_result_file_and_is_deterministic() {
-    let dir = temp_dir("run");
-    let exp = write_experiment(&dir, SMALL);
+    let tmp = temp_dir("run");
+    let dir = tmp.path();
+    let exp = write_experiment(dir, SMALL);
     let a = dir.join("a");
     let b = dir.join("b");
     for out in [&a, &b] {
@@ -190,7 +192,8 @@ fn run_writes_every_result_file_and_is_deterministic() {
 /// the same `-o DIR`. Every file a run writes is one the clean-up recognises as ZoneLab's.
 #[test]
 fn stale_trace_in_a_reused_output_directory() {
-    let dir = temp_dir("stale");
+    let tmp = temp_dir("stale");
+    let dir = tmp.path();
     let out = dir.join("R");
     let listing = || {
         let mut v: Vec<String> = std::fs::read_dir(&out)
@@ -263,7 +266,7 @@ fn stale_trace_in_a_reused_output_directory() {
         second, expected,
         "the reused directory holds what a fresh one does"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -331,7 +334,8 @@ fn presets_with_no_subcommand_printed_no_list() {
 /// ublk front end's `results/<name>-ublk` too).
 #[test]
 fn an_experiment_name_escaped_the_results_directory() {
-    let dir = temp_dir("escape");
+    let tmp = temp_dir("escape");
+    let dir = tmp.path();
     let cwd = dir.join("a").join("b");
     std::fs::create_dir_all(&cwd).unwrap();
     let exp = dir.join("exp.toml");
@@ -368,7 +372,7 @@ fn an_experiment_name_escaped_the_results_directory() {
             d.display()
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A small conventional SSD on zn540's NAND: 1 GiB raw in 4 MiB blocks (32 superblocks).
@@ -395,8 +399,9 @@ io_size = "512MiB"
 
 #[test]
 fn a_conventional_ssd_runs_and_reports_its_ftl() {
-    let dir = temp_dir("conventional");
-    let exp = write_experiment(&dir, CONVENTIONAL);
+    let tmp = temp_dir("conventional");
+    let dir = tmp.path();
+    let exp = write_experiment(dir, CONVENTIONAL);
     let out = dir.join("out");
     let o = zonelab(&["run", exp.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -435,8 +440,9 @@ fn a_conventional_ssd_runs_and_reports_its_ftl() {
 
 /// Runs `check` on a broken experiment: a non-zero exit, the field named, no panic.
 fn rejects(text: &str, field: &str) {
-    let dir = temp_dir(&field.replace(['.', '[', ']'], "_"));
-    let exp = write_experiment(&dir, text);
+    let tmp = temp_dir(&field.replace(['.', '[', ']'], "_"));
+    let dir = tmp.path();
+    let exp = write_experiment(dir, text);
     for cmd in ["check", "run"] {
         let o = zonelab(
             &[
@@ -490,8 +496,9 @@ fn bad_input_names_the_field() {
 
 #[test]
 fn impossible_command_line_override() {
-    let dir = temp_dir("override");
-    let exp = write_experiment(&dir, SMALL);
+    let tmp = temp_dir("override");
+    let dir = tmp.path();
+    let exp = write_experiment(dir, SMALL);
     let o = zonelab(&[
         "check",
         exp.to_str().unwrap(),
@@ -517,7 +524,8 @@ fn impossible_command_line_override() {
 /// preemptive's tail lower and flat.
 #[test]
 fn preemptive_reset_reproduction_shows_the_papers_shape() {
-    let dir = temp_dir("reproduce");
+    let tmp = temp_dir("reproduce");
+    let dir = tmp.path();
     let o = zonelab(&["reproduce", "preemptive-reset", "-o", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
@@ -569,7 +577,8 @@ fn preemptive_reset_reproduction_shows_the_papers_shape() {
 /// plain run with no zone-rule error, command for command.
 #[test]
 fn a_captured_f2fs_trace_replays() {
-    let dir = temp_dir("f2fs-replay");
+    let tmp = temp_dir("f2fs-replay");
+    let dir = tmp.path();
     let exp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/ublk/f2fs-replay.toml");
     let out = zonelab(&[
         "run",
@@ -603,9 +612,10 @@ fn a_captured_f2fs_trace_replays() {
 /// config. (The store's files are in memory until it runs on the file layer.)
 #[test]
 fn key_value_workloads_run_end_to_end() {
-    let dir = temp_dir("kv");
+    let tmp = temp_dir("kv");
+    let dir = tmp.path();
     let exp = write_experiment(
-        &dir,
+        dir,
         r#"
 seed = 5
 preset = "cosmos-zns"
@@ -702,7 +712,8 @@ write_buffer_size = "64KiB"
 /// slower, and a narrow writer filling the cache slows the wide ones.
 #[test]
 fn ezns_reproduction_shows_overdrive_and_fair_scheduling() {
-    let dir = temp_dir("ezns");
+    let tmp = temp_dir("ezns");
+    let dir = tmp.path();
     let o = zonelab(&["reproduce", "ezns", "-o", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let read = |name: &str| -> serde_json::Value {
@@ -821,4 +832,38 @@ fn ezns_reproduction_shows_overdrive_and_fair_scheduling() {
     ] {
         assert!(dir.join("figures").join(f).exists(), "{f}");
     }
+}
+
+/// A read job on LBAs nothing wrote ends at once: the run succeeds, with a warning saying why
+/// the table is empty; with data there, no warning.
+#[test]
+fn a_read_of_an_empty_device_warns() {
+    let tmp = temp_dir("empty-read");
+    let dir = tmp.path();
+    let text = "preset = \"zn540\"\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\nsize = \"4z\"\nio_size = \"4MiB\"\n";
+    let exp = write_experiment(dir, text);
+    let out = dir.join("out");
+    let o = zonelab(&[
+        "run",
+        exp.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("warning: job job0 read nothing"),
+        "{stderr}"
+    );
+    let exp = write_experiment(dir, &format!("{text}[prefill]\nsize = \"4z\"\n"));
+    let o = zonelab(&[
+        "run",
+        exp.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
 }

@@ -1,7 +1,7 @@
 //! Persistent devices from the command line: `zonelab zone` and `zonelab io` (the device manager)
 //! and `zonelab run --state` on one device state file, across processes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn zonelab(dir: &Path, args: &[&str]) -> Output {
@@ -22,11 +22,12 @@ fn ok(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zonelab-state-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory, removed with everything in it when dropped (the test passed or failed).
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("zonelab-state-{name}-"))
+        .tempdir()
+        .expect("a temporary directory")
 }
 
 /// (state, write pointer) of the first `n` zones, from the CSV report.
@@ -49,7 +50,8 @@ fn zones(dir: &Path, n: usize) -> Vec<(String, u64)> {
 
 #[test]
 fn zone_and_io_commands_share_one_device_across_processes() {
-    let dir = temp_dir("manager");
+    let tmp = temp_dir("manager");
+    let dir = tmp.path();
     let create = [
         "zone",
         "info",
@@ -60,7 +62,7 @@ fn zone_and_io_commands_share_one_device_across_processes() {
         "--set",
         "device.zones.zone_count=8",
     ];
-    let info = ok(&dir, &create);
+    let info = ok(dir, &create);
     assert!(
         info.contains("zone_count: 8\n") && info.contains("retention: true\n"),
         "{info}"
@@ -68,14 +70,14 @@ fn zone_and_io_commands_share_one_device_across_processes() {
     let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7 % 256) as u8).collect();
     std::fs::write(dir.join("in.bin"), &data).unwrap();
     ok(
-        &dir,
+        dir,
         &[
             "io", "write", "--state", "d.state", "--lba", "0", "--data", "in.bin",
         ],
     );
     // Another process reads it back: 3 LBAs of 4 KiB, the last one padded with zeros.
     ok(
-        &dir,
+        dir,
         &[
             "io", "read", "--state", "d.state", "--lba", "0", "--len", "3", "--data", "out.bin",
         ],
@@ -85,36 +87,33 @@ fn zone_and_io_commands_share_one_device_across_processes() {
     assert_eq!(&back[..data.len()], &data[..]);
     assert!(back[data.len()..].iter().all(|&b| b == 0));
     assert_eq!(
-        zones(&dir, 2),
+        zones(dir, 2),
         [("IMP_OPENED".into(), 3), ("EMPTY".into(), 16384)]
     );
 
     // A write off the write pointer: the NVMe status, exit code 1, the device unchanged.
-    let o = zonelab(&dir, &["io", "write", "--state", "d.state", "--lba", "0"]);
+    let o = zonelab(dir, &["io", "write", "--state", "d.state", "--lba", "0"]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("Zone Invalid Write (SCT 1h, SC BCh)"), "{err}");
-    assert_eq!(zones(&dir, 1)[0], ("IMP_OPENED".into(), 3));
+    assert_eq!(zones(dir, 1)[0], ("IMP_OPENED".into(), 3));
 
     let out = ok(
-        &dir,
+        dir,
         &["zone", "finish", "--state", "d.state", "--zone", "1"],
     );
     assert!(
         out.starts_with("zns-finish-zone: Success, action:2 zone:4000"),
         "{out}"
     );
-    ok(&dir, &["zone", "open", "--state", "d.state", "--zone", "2"]);
-    ok(
-        &dir,
-        &["zone", "close", "--state", "d.state", "--zone", "2"],
-    );
-    let z = zones(&dir, 8);
+    ok(dir, &["zone", "open", "--state", "d.state", "--zone", "2"]);
+    ok(dir, &["zone", "close", "--state", "d.state", "--zone", "2"]);
+    let z = zones(dir, 8);
     assert_eq!(z[1], ("FULL".into(), 32768));
     assert_eq!(z[2].0, "CLOSED");
     // Offline needs a read-only zone: the status says so, nothing changes.
     let o = zonelab(
-        &dir,
+        dir,
         &["zone", "offline", "--state", "d.state", "--zone", "3"],
     );
     assert_eq!(o.status.code(), Some(1));
@@ -123,20 +122,21 @@ fn zone_and_io_commands_share_one_device_across_processes() {
         err.contains("Invalid Zone State Transition (SCT 1h, SC BFh)"),
         "{err}"
     );
-    assert_eq!(zones(&dir, 8)[3].0, "EMPTY");
-    ok(&dir, &["zone", "reset", "--state", "d.state", "--all"]);
-    let z = zones(&dir, 8);
+    assert_eq!(zones(dir, 8)[3].0, "EMPTY");
+    ok(dir, &["zone", "reset", "--state", "d.state", "--all"]);
+    let z = zones(dir, 8);
     assert!(z.iter().all(|(s, _)| s == "EMPTY"), "{z:?}");
-    let o = zonelab(&dir, &["io", "read", "--state", "d.state", "--lba", "0"]);
+    let o = zonelab(dir, &["io", "read", "--state", "d.state", "--lba", "0"]);
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("00000000: 00 00"));
 }
 
 #[test]
 fn a_mismatched_or_corrupt_state_file_is_refused_and_left_alone() {
-    let dir = temp_dir("refused");
+    let tmp = temp_dir("refused");
+    let dir = tmp.path();
     ok(
-        &dir,
+        dir,
         &[
             "zone",
             "info",
@@ -147,7 +147,7 @@ fn a_mismatched_or_corrupt_state_file_is_refused_and_left_alone() {
         ],
     );
     let o = zonelab(
-        &dir,
+        dir,
         &["zone", "info", "--state", "d.state", "--preset", "zn540"],
     );
     assert_eq!(o.status.code(), Some(2));
@@ -164,7 +164,7 @@ fn a_mismatched_or_corrupt_state_file_is_refused_and_left_alone() {
         &["zone", "reset", "--all", "--state", "d.state"][..],
         &["io", "write", "--lba", "0", "--state", "d.state"][..],
     ] {
-        let o = zonelab(&dir, args);
+        let o = zonelab(dir, args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("d.state: the state file is corrupt"), "{err}");
@@ -174,10 +174,10 @@ fn a_mismatched_or_corrupt_state_file_is_refused_and_left_alone() {
         bytes,
         "not rewritten"
     );
-    let o = zonelab(&dir, &["zone", "info", "--state", "none.state"]);
+    let o = zonelab(dir, &["zone", "info", "--state", "none.state"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("give --preset or --experiment"));
     // Only the saved file and its lock file are left: the atomic write's temporary is gone.
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
+    let mut names: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
@@ -187,7 +187,8 @@ fn a_mismatched_or_corrupt_state_file_is_refused_and_left_alone() {
 
 #[test]
 fn run_state_continues_the_device_of_the_previous_run() {
-    let dir = temp_dir("run");
+    let tmp = temp_dir("run");
+    let dir = tmp.path();
     std::fs::write(
         dir.join("e.toml"),
         r#"
@@ -214,26 +215,26 @@ io_size = "1MiB"
             .unwrap()
     };
     ok(
-        &dir,
+        dir,
         &["run", "e.toml", "--state", "d.state", "-o", "r1", "-q"],
     );
     assert_eq!(
-        zones(&dir, 2),
+        zones(dir, 2),
         [("IMP_OPENED".into(), 256), ("EMPTY".into(), 16384)]
     );
-    let first = clock(&dir);
+    let first = clock(dir);
     assert!(first > 0);
-    let out = ok(&dir, &["run", "e.toml", "--state", "d.state", "-o", "r2"]);
+    let out = ok(dir, &["run", "e.toml", "--state", "d.state", "-o", "r2"]);
     assert!(
         out.starts_with("device from d.state (its clock at "),
         "{out}"
     );
     // 1 MiB more in the same zone, after the first run's.
-    assert_eq!(zones(&dir, 1)[0], ("IMP_OPENED".into(), 512));
-    assert!(clock(&dir) > first);
+    assert_eq!(zones(dir, 1)[0], ("IMP_OPENED".into(), 512));
+    assert!(clock(dir) > first);
     // Another device's experiment is refused, naming the setting.
     let o = zonelab(
-        &dir,
+        dir,
         &[
             "run",
             "e.toml",
@@ -253,7 +254,8 @@ io_size = "1MiB"
 /// One device, one behaviour: what the command did before it failed is kept.
 #[test]
 fn a_select_all_that_fails_part_way_keeps_what_it_did() {
-    let dir = temp_dir("select-all");
+    let tmp = temp_dir("select-all");
+    let dir = tmp.path();
     let base = [
         "--state",
         "d.state",
@@ -266,16 +268,16 @@ fn a_select_all_that_fails_part_way_keeps_what_it_did() {
         "--set",
         "device.zones.max_active_zones=4",
     ];
-    ok(&dir, &[&["zone", "info"][..], &base].concat());
+    ok(dir, &[&["zone", "info"][..], &base].concat());
     for z in 0..4u64 {
         let lba = (z * 64 * 256).to_string();
-        ok(&dir, &["io", "write", "--state", "d.state", "--lba", &lba]);
+        ok(dir, &["io", "write", "--state", "d.state", "--lba", &lba]);
     }
-    ok(&dir, &["zone", "close", "--all", "--state", "d.state"]);
-    let o = zonelab(&dir, &["zone", "open", "--all", "--state", "d.state"]);
+    ok(dir, &["zone", "close", "--all", "--state", "d.state"]);
+    let o = zonelab(dir, &["zone", "open", "--all", "--state", "d.state"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("Too Many Open Zones"));
-    let states: Vec<String> = zones(&dir, 4).into_iter().map(|(s, _)| s).collect();
+    let states: Vec<String> = zones(dir, 4).into_iter().map(|(s, _)| s).collect();
     assert_eq!(states, ["EXP_OPENED", "EXP_OPENED", "CLOSED", "CLOSED"]);
 }
 
@@ -285,7 +287,8 @@ fn a_select_all_that_fails_part_way_keeps_what_it_did() {
 /// when the file is next used.
 #[test]
 fn a_state_file_in_use_is_refused_and_a_killed_save_leaves_nothing() {
-    let dir = temp_dir("lock");
+    let tmp = temp_dir("lock");
+    let dir = tmp.path();
     let create = [
         "zone",
         "info",
@@ -296,19 +299,19 @@ fn a_state_file_in_use_is_refused_and_a_killed_save_leaves_nothing() {
         "--set",
         "device.zones.zone_count=4",
     ];
-    ok(&dir, &create);
+    ok(dir, &create);
     let stale = dir.join(".d.state.4242.zonelab-tmp");
     std::fs::write(&stale, vec![0u8; 1 << 20]).unwrap();
     let held = zonelab_io_lock(&dir.join("d.state"));
-    let o = zonelab(&dir, &["zone", "open", "--zone", "1", "--state", "d.state"]);
+    let o = zonelab(dir, &["zone", "open", "--zone", "1", "--state", "d.state"]);
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("d.state is in use by process"), "{err}");
     assert!(err.contains("the test holding it"), "{err}");
     drop(held);
-    ok(&dir, &["zone", "open", "--zone", "1", "--state", "d.state"]);
+    ok(dir, &["zone", "open", "--zone", "1", "--state", "d.state"]);
     assert!(!stale.exists(), "the killed save's temporary is gone");
-    assert_eq!(zones(&dir, 2)[1].0, "EXP_OPENED");
+    assert_eq!(zones(dir, 2)[1].0, "EXP_OPENED");
 }
 
 fn zonelab_io_lock(path: &Path) -> zonelab_io::StateLock {

@@ -18,8 +18,8 @@ fn opts(results: Option<PathBuf>) -> OpenOptions {
 
 #[test]
 fn jobs_share_a_device_by_name_and_the_last_one_writes_results() {
-    let dir = std::env::temp_dir().join(format!("zonelab-ffi-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = temp("shared");
+    let dir = tmp.path().join("results");
     let a = open("shared-test", &opts(Some(dir.clone()))).unwrap();
     let b = open("shared-test", &opts(None)).unwrap();
     let data = vec![7u8; 8192];
@@ -118,11 +118,12 @@ fn without_a_preset_or_a_config_the_device_is_the_default_preset() {
     assert!(err.to_string().contains("not both"), "{err}");
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zonelab-ffi-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory, removed with everything in it when dropped (the test passed or failed).
+fn temp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("zonelab-ffi-{name}-"))
+        .tempdir()
+        .expect("a temporary directory")
 }
 
 fn small(overrides: &[&str]) -> OpenOptions {
@@ -134,7 +135,8 @@ fn small(overrides: &[&str]) -> OpenOptions {
 /// Regression: `[prefill]` in `zonelab_config` was ignored by the engine.
 #[test]
 fn prefill_in_zonelab_config_is_honoured() {
-    let dir = temp("prefill");
+    let tmp = temp("prefill");
+    let dir = tmp.path().to_path_buf();
     let cfg = dir.join("exp.toml");
     std::fs::write(
         &cfg,
@@ -189,7 +191,8 @@ fn one_filename_on_two_devices_is_an_error() {
 /// Regression: an unwritable `zonelab_results` left fio exiting 0 with the results lost.
 #[test]
 fn unwritable_results_fail_the_job_when_it_opens_the_device() {
-    let dir = temp("unwritable");
+    let tmp = temp("unwritable");
+    let dir = tmp.path().to_path_buf();
     let file = dir.join("a-file");
     std::fs::write(&file, "").unwrap();
     let err = open("unwritable-test", &opts(Some(file.join("results"))))
@@ -263,7 +266,8 @@ fn with_state(path: &std::path::Path, overrides: &[&str]) -> OpenOptions {
 /// zones and data; the clock goes on from where it stopped.
 #[test]
 fn a_device_state_outlives_the_process() {
-    let dir = temp("state");
+    let tmp = temp("state");
+    let dir = tmp.path().to_path_buf();
     let path = dir.join("dev.state");
     let a = open("state-first", &with_state(&path, &[])).unwrap();
     let data: Vec<u8> = (0..16384u32).map(|i| (i % 253) as u8).collect();

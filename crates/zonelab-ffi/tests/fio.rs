@@ -11,11 +11,12 @@ fn engine() -> PathBuf {
     )
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zonelab-fio-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory, removed with everything in it when dropped (the test passed or failed).
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("zonelab-fio-{name}-"))
+        .tempdir()
+        .expect("a temporary directory")
 }
 
 /// Runs fio on a job file made of `global` (after the engine lines) and `jobs`.
@@ -67,11 +68,12 @@ const SMALL: &str =
 #[test]
 #[ignore = "needs fio and the engine; scripts/test.sh runs it"]
 fn sequential_write_with_verify_over_all_zones_and_a_later_verify_job() {
-    let dir = temp_dir("seqverify");
+    let tmp = temp_dir("seqverify");
+    let dir = tmp.path();
     // crc32c verify over every zone; then a rewrite with a pattern, checked by a separate read
     // job, which finds the data because jobs share the device by name.
     let o = fio(
-        &dir,
+        dir,
         SMALL,
         "[write]\nrw=write\nbs=128k\nverify=crc32c\nsize=100%\n\n\
          [rewrite]\nstonewall\nrw=write\nbs=128k\nsize=100%\nverify=pattern\nverify_pattern=0x5a5aa5a5\ndo_verify=0\n\n\
@@ -81,7 +83,7 @@ fn sequential_write_with_verify_over_all_zones_and_a_later_verify_job() {
     let out = text(&o);
     assert!(o.status.success(), "{out}");
     assert!(!out.contains("verify failed"), "{out}");
-    let s = summary(&dir);
+    let s = summary(dir);
     assert_eq!(
         s["ops"]["write"]["bytes"],
         2u64 << 30,
@@ -102,16 +104,17 @@ fn sequential_write_with_verify_over_all_zones_and_a_later_verify_job() {
 #[test]
 #[ignore = "needs fio and the engine; scripts/test.sh runs it"]
 fn random_writes_with_eight_open_zones_verify_and_never_exceed_them() {
-    let dir = temp_dir("randwrite");
+    let tmp = temp_dir("randwrite");
+    let dir = tmp.path();
     let o = fio(
-        &dir,
+        dir,
         &format!("{SMALL}zonelab_set=device.zones.zone_count=16,device.zones.max_open_zones=8\n"),
         "[randwrite]\nrw=randwrite\nbs=16k\niodepth=4\nmax_open_zones=8\nverify=crc32c\nio_size=256m\n",
         &[],
     );
     let out = text(&o);
     assert!(o.status.success(), "{out}");
-    let s = summary(&dir);
+    let s = summary(dir);
     let max = s["device_counters"]["open_zones_max"].as_u64().unwrap();
     assert!((1..=8).contains(&max), "{max} zones open at once");
     assert_eq!(s["device_counters"]["implicit_closes"], 0);
@@ -121,9 +124,10 @@ fn random_writes_with_eight_open_zones_verify_and_never_exceed_them() {
 #[test]
 #[ignore = "needs fio and the engine; scripts/test.sh runs it"]
 fn resets_fio_reports_equal_the_devices() {
-    let dir = temp_dir("resets");
+    let tmp = temp_dir("resets");
+    let dir = tmp.path();
     let o = fio(
-        &dir,
+        dir,
         SMALL,
         "[resets]\nrw=randwrite\nbs=64k\nmax_open_zones=4\nzone_reset_threshold=0.2\nzone_reset_frequency=0.05\nio_size=2g\n",
         &[],
@@ -136,7 +140,7 @@ fn resets_fio_reports_equal_the_devices() {
         .and_then(|head| head.rsplit(|c: char| !c.is_ascii_digit()).nth(1))
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no reset count in fio's output: {out}"));
-    let s = summary(&dir);
+    let s = summary(dir);
     assert!(fio_resets > 0, "{out}");
     assert_eq!(
         s["device_counters"]["zone_resets_requested"]
@@ -150,36 +154,40 @@ fn resets_fio_reports_equal_the_devices() {
 #[ignore = "needs fio and the engine; scripts/test.sh runs it"]
 fn bad_jobs_fail_with_clear_errors_and_never_crash_fio() {
     // More open zones than the device allows.
-    let dir = temp_dir("too-many-open");
+    let tmp = temp_dir("too-many-open");
+    let dir = tmp.path();
     let o = fio(
-        &dir,
+        dir,
         &format!("{SMALL}zonelab_set=device.zones.zone_count=16,device.zones.max_open_zones=4\n"),
         "[w]\nrw=randwrite\nbs=4k\nmax_open_zones=8\nio_size=1m\n",
         &[],
     );
     assert_fails_saying(&o, &["max_open_zones"]);
     // A zone size that is not the device's.
-    let dir = temp_dir("zonesize");
+    let tmp = temp_dir("zonesize");
+    let dir = tmp.path();
     let o = fio(
-        &dir,
+        dir,
         &format!("{SMALL}zonesize=32m\n"),
         "[w]\nrw=write\nbs=4k\nio_size=1m\n",
         &[],
     );
     assert_fails_saying(&o, &["zone size", "zonesize"]);
     // Random writes without zonemode=zbd land off the write pointers.
-    let dir = temp_dir("nozbd");
+    let tmp = temp_dir("nozbd");
+    let dir = tmp.path();
     let o = fio(
-        &dir,
+        dir,
         "zonelab_set=device.zones.zone_count=16\n",
         "[w]\nrw=randwrite\nbs=4k\nio_size=1m\n",
         &[],
     );
     assert_fails_saying(&o, &["Zone Invalid Write", "SC BCh"]);
     // Processes instead of threads.
-    let dir = temp_dir("nothread");
+    let tmp = temp_dir("nothread");
+    let dir = tmp.path();
     let o = fio(
-        &dir,
+        dir,
         SMALL,
         "[w]\nthread=0\nrw=write\nbs=4k\nio_size=1m\n",
         &[],
@@ -193,9 +201,10 @@ fn bad_jobs_fail_with_clear_errors_and_never_crash_fio() {
 #[test]
 #[ignore = "needs fio and the engine; scripts/test.sh runs it"]
 fn einval_logged_as_nvme_status_sct_ffh_sc_eah() {
-    let dir = temp_dir("einval");
+    let tmp = temp_dir("einval");
+    let dir = tmp.path();
     let o = fio(
-        &dir,
+        dir,
         "zonelab_set=device.zones.zone_count=16\n",
         "[w]\nrw=write\nbs=512\nio_size=64k\n",
         &[],
@@ -213,9 +222,10 @@ fn einval_logged_as_nvme_status_sct_ffh_sc_eah() {
 #[test]
 #[ignore = "needs fio and the engine; scripts/test.sh runs it"]
 fn trims_under_zonemode_zbd_bypassed_fios_bookkeeping() {
-    let dir = temp_dir("zbdtrim");
+    let tmp = temp_dir("zbdtrim");
+    let dir = tmp.path();
     let o = fio(
-        &dir,
+        dir,
         SMALL,
         "[pre]\nrw=write\nbs=1m\nsize=8z\n\n\
          [w]\nwait_for=pre\nrw=randwrite\nbs=64k\nsize=16z\nio_size=512m\niodepth=4\nflow=128\n\n\
@@ -228,7 +238,7 @@ fn trims_under_zonemode_zbd_bypassed_fios_bookkeeping() {
     for bad in ["Zone Invalid Write", "SC BCh", "verify", "err= 5"] {
         assert!(!out.contains(bad), "`{bad}`: {out}");
     }
-    let s = summary(&dir);
+    let s = summary(dir);
     assert_eq!(s["errors"].as_array().unwrap().len(), 0, "{out}");
     assert!(
         s["device_counters"]["zone_resets_requested"]
@@ -247,10 +257,11 @@ fn trims_under_zonemode_zbd_bypassed_fios_bookkeeping() {
 #[test]
 #[ignore = "needs fio and the engine; scripts/test.sh runs it"]
 fn realtime_mode_latency_matches_the_model_at_qd1() {
-    let dir = temp_dir("realtime");
+    let tmp = temp_dir("realtime");
+    let dir = tmp.path();
     // A fixed cost per 4 KiB read: 200 us tR, the transfers, no firmware time, on prefilled data.
     let o = fio(
-        &dir,
+        dir,
         &format!(
             "{SMALL}zonelab_set=device.zones.zone_count=16,device.timing.read_latency_ns=200000,device.timing.read_overhead_ns=0\nzonelab_time=realtime\n"
         ),
@@ -261,13 +272,13 @@ fn realtime_mode_latency_matches_the_model_at_qd1() {
     assert!(o.status.success(), "{}", text(&o));
     let json: serde_json::Value = serde_json::from_str(&out[out.find('{').unwrap()..]).unwrap();
     let fio_mean = json["jobs"][1]["read"]["clat_ns"]["mean"].as_f64().unwrap();
-    let model_mean = summary(&dir)["ops"]["read"]["latency_ns"]["mean"]
+    let model_mean = summary(dir)["ops"]["read"]["latency_ns"]["mean"]
         .as_f64()
         .unwrap();
     let error = (fio_mean - model_mean).abs() / model_mean;
     // On a busy machine fio's thread wakes late; the engine counts completions it delivered
     // later than the model's time, and then this test reports instead of failing.
-    let rt = &summary(&dir)["realtime"];
+    let rt = &summary(dir)["realtime"];
     let late = rt["late"].as_u64().unwrap();
     let completions = rt["completions"].as_u64().unwrap();
     assert!(completions > 0, "realtime lateness is recorded: {rt}");
@@ -313,15 +324,16 @@ fn preemptive_erases_in_idle_time_under_fio() {
     // Synchronous 2 MiB writes over four 512 MiB zones of the Cosmos+ prototype, wrapping four
     // times: every wrap resets a zone, and the device is idle between writes, so the preemptive
     // policy erases invalid zones row by row in that idle time, as under `zonelab run`.
-    let dir = temp_dir("preemptive");
+    let tmp = temp_dir("preemptive");
+    let dir = tmp.path();
     let o = fio(
-        &dir,
+        dir,
         "zonemode=zbd\nzonelab_preset=cosmos-zns\nzonelab_set=device.zones.zone_count=16\nzonelab_policy=preemptive\n",
         "[w]\nrw=write\nbs=2m\niodepth=1\nsize=2g\nio_size=8g\n",
         &[],
     );
     assert!(o.status.success(), "{}", text(&o));
-    let s = summary(&dir);
+    let s = summary(dir);
     let fw = &s["firmware"];
     assert_eq!(fw["kind"], "zone_mapping", "{s}");
     assert!(

@@ -258,8 +258,12 @@ mod tests {
 
     #[test]
     fn an_atomic_write_replaces_the_file_and_leaves_no_temporary() {
-        let dir = std::env::temp_dir().join(format!("zonelab-files-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        // Removed when dropped, whether the test passes or fails.
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-files-")
+            .tempdir()
+            .expect("a temporary directory");
+        let dir = tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("dev.state");
         write_atomic(&p, b"one").unwrap();
@@ -277,7 +281,6 @@ mod tests {
         );
         drop(held);
         assert!(check_writable_dir(&dir.join("sub")).is_ok());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Regression (issue 36, defect 10): a results directory on a full disk was left
@@ -285,8 +288,12 @@ mod tests {
     /// cannot be written now leaves the directory as it was, and no temporary behind.
     #[test]
     fn a_results_directory_is_written_whole_or_not_at_all() {
-        let dir = std::env::temp_dir().join(format!("zonelab-whole-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        // Removed when dropped, whether the test passes or fails.
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-whole-")
+            .tempdir()
+            .expect("a temporary directory");
+        let dir = tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("summary.json"), "old").unwrap();
         std::fs::write(dir.join("zones.csv"), "old").unwrap();
@@ -310,7 +317,6 @@ mod tests {
             "new"
         );
         assert_eq!(names(&dir), ["summary.json", "zones.csv"]);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Regression (issue 36, defect 3): two processes on one state file each saved their own
@@ -318,8 +324,12 @@ mod tests {
     /// while the first holds the file, and is told who holds it; once released, it may go.
     #[test]
     fn a_second_user_of_a_state_file_is_refused_naming_the_holder() {
-        let dir = std::env::temp_dir().join(format!("zonelab-lock-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        // Removed when dropped, whether the test passes or fails.
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-lock-")
+            .tempdir()
+            .expect("a temporary directory");
+        let dir = tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("dev.state");
         let first = lock(&p, "zonelab run exp.toml").unwrap();
@@ -331,7 +341,6 @@ mod tests {
         assert!(err.contains("zonelab run exp.toml"), "{err}");
         drop(first);
         let _again = lock(&p, "zonelab zone open").unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Regression (issue 36, defect 11): state files ignored the umask (always 0600).
@@ -339,8 +348,12 @@ mod tests {
     #[test]
     fn a_new_file_takes_the_umask_and_a_replaced_one_keeps_its_mode() {
         use std::os::unix::fs::PermissionsExt;
-        let dir = std::env::temp_dir().join(format!("zonelab-mode-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        // Removed when dropped, whether the test passes or fails.
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-mode-")
+            .tempdir()
+            .expect("a temporary directory");
+        let dir = tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let (fresh, kept) = (dir.join("fresh"), dir.join("kept"));
         std::fs::write(dir.join("plain"), b"x").unwrap();
@@ -356,7 +369,6 @@ mod tests {
         std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o640)).unwrap();
         write_atomic(&kept, b"y").unwrap();
         assert_eq!(mode(&kept), 0o640);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     fn names(dir: &Path) -> Vec<String> {
@@ -373,8 +385,12 @@ mod tests {
     /// wrote none; a user's own files and directories must stay.
     #[test]
     fn stale_results_files_in_a_reused_output_directory() {
-        let dir = std::env::temp_dir().join(format!("zonelab-stale-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        // Removed when dropped, whether the test passes or fails.
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-stale-")
+            .tempdir()
+            .expect("a temporary directory");
+        let dir = tmp.path().to_path_buf();
         std::fs::create_dir_all(dir.join("mine")).unwrap();
         for f in [
             "summary.json",
@@ -406,15 +422,18 @@ mod tests {
             names(&dir),
             ["mine", "notes.txt", "summary.json", "trace.csv"]
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Regression (stale files in a reused output directory): a reproduction's figures and
     /// the run directories of an earlier reproduction survived a later one.
     #[test]
     fn stale_reproduction_files_in_a_reused_output_directory() {
-        let dir = std::env::temp_dir().join(format!("zonelab-stale-rep-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        // Removed when dropped, whether the test passes or fails.
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-stale-rep-")
+            .tempdir()
+            .expect("a temporary directory");
+        let dir = tmp.path().to_path_buf();
         for d in ["figures", "runs/old", "runs/kept"] {
             std::fs::create_dir_all(dir.join(d)).unwrap();
         }
@@ -435,6 +454,5 @@ mod tests {
         assert_eq!(names(&dir.join("runs")), ["kept"]);
         assert_eq!(names(&dir.join("runs/kept")), ["notes.txt"]);
         clear_reproduction_dir(&dir.join("absent")).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -38,7 +38,7 @@ pub fn run(
     // With a state file, its lock is held until the device is saved back (`_lock`).
     let (cfg, exp, device, identity, _lock) = match state {
         None => {
-            let exp = validate(&cfg).with_context(in_file)?;
+            let exp = validate(&cfg).map_err(|e| crate::config_error(path, overrides, e))?;
             let device = zonelab::sim::build_device(&exp);
             (cfg, exp, device, None, None)
         }

@@ -153,11 +153,15 @@ mod tests {
                 .map(|seed| Run::new(format!("seed-{seed}"), text, vec![format!("seed={seed}")]))
                 .collect::<Vec<_>>()
         };
-        let dir = std::env::temp_dir().join(format!("zonelab-parallel-{}", std::process::id()));
+        // Removed when dropped, whether the test passes or fails.
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-parallel-")
+            .tempdir()
+            .expect("a temporary directory");
+        let dir = tmp.path().to_path_buf();
         let json = |o: RunOutput| serde_json::to_string(&o.summary).expect("summary");
         let serial = run_parallel(&dir.join("serial"), runs(), 1, json).expect("serial");
         let parallel = run_parallel(&dir.join("parallel"), runs(), 2, json).expect("two");
-        std::fs::remove_dir_all(&dir).ok();
         assert_eq!(serial, parallel);
         assert_ne!(serial[0], serial[1], "different seeds give different runs");
     }

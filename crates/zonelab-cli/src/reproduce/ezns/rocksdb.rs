@@ -220,14 +220,18 @@ mod tests {
             }
         }
         let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
-        let dir = std::env::temp_dir().join(format!("zonelab-ezns-kv-{}", std::process::id()));
+        // Removed when dropped, whether the test passes or fails.
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-ezns-kv-")
+            .tempdir()
+            .expect("a temporary directory");
+        let dir = tmp.path().to_path_buf();
         let outputs = run_parallel(&dir, runs, 2, |o| o).expect("runs");
         let mut done: Done = names.into_iter().zip(outputs).collect();
         let figures = dir.join("figures");
         std::fs::create_dir_all(&figures).unwrap();
         let mut s = String::new();
         report(&mut done, &figures, &mut s).unwrap();
-        std::fs::remove_dir_all(&dir).ok();
         for e in &EXPERIMENTS {
             for &(store, ..) in e.stores {
                 let row = s

@@ -191,7 +191,12 @@ mod tests {
         }
         let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
         assert_eq!(names.len(), 8);
-        let dir = std::env::temp_dir().join(format!("zonelab-pr-kv-{}", std::process::id()));
+        // Removed when dropped, whether the test passes or fails.
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-pr-kv-")
+            .tempdir()
+            .expect("a temporary directory");
+        let dir = tmp.path().to_path_buf();
         let outputs = run_parallel(&dir, runs, 2, |o| o).expect("runs");
         let mut done: Done = names.into_iter().zip(outputs).collect();
         let figures = dir.join("figures");
@@ -199,7 +204,6 @@ mod tests {
         let mut s = String::new();
         report(&mut done, &figures, &mut s).unwrap();
         let drawn = std::fs::read_dir(&figures).unwrap().count();
-        std::fs::remove_dir_all(&dir).ok();
         assert_eq!(drawn, 4);
         assert!(done.is_empty(), "every run is reported");
         let rows: Vec<&str> = s

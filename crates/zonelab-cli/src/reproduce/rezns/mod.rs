@@ -59,8 +59,12 @@ mod tests {
     /// runs' own.
     #[test]
     fn a_tiny_reproduction_writes_figures_and_a_summary_from_its_runs() {
-        let out = std::env::temp_dir().join(format!("zonelab-rezns-tiny-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&out);
+        // Removed when dropped, whether the test passes or fails.
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-rezns-tiny-")
+            .tempdir()
+            .expect("a temporary directory");
+        let out = tmp.path().to_path_buf();
         let scale = f2fs::Scale {
             fio_threads: 4,
             fio_file: "256KiB",
@@ -147,6 +151,5 @@ mod tests {
             let svg = std::fs::read_to_string(out.join("figures").join(f)).unwrap();
             assert!(svg.contains("<svg"), "{f}");
         }
-        std::fs::remove_dir_all(&out).unwrap();
     }
 }

@@ -232,7 +232,12 @@ mod tests {
         }
         let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
         assert_eq!(names.len(), 12);
-        let dir = std::env::temp_dir().join(format!("zonelab-rezns-kv-{}", std::process::id()));
+        // Removed when dropped, whether the test passes or fails.
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-rezns-kv-")
+            .tempdir()
+            .expect("a temporary directory");
+        let dir = tmp.path().to_path_buf();
         let outputs = run_parallel(&dir, runs, 2, |o| o).expect("runs");
         let mut done: Done = names.into_iter().zip(outputs).collect();
         let figures = dir.join("figures");
@@ -240,7 +245,6 @@ mod tests {
         let mut s = String::new();
         report(&mut done, &figures, &mut s).unwrap();
         let drawn = std::fs::read_dir(&figures).unwrap().count();
-        std::fs::remove_dir_all(&dir).ok();
         assert_eq!(drawn, 8, "four figures per zone size");
         assert!(done.is_empty(), "every run is reported");
         let rows = s.lines().filter(|l| l.starts_with("| YCSB-")).count();
