@@ -8,9 +8,9 @@
 # package and its test tools into target/pyenv); scripts/build-pgo.sh installs llvm-N (rustc's LLVM
 # version) for llvm-profdata; fio/build.sh installs fio, its sources and gcc;
 # scripts/kv-validate.sh installs rocksdb-tools with apt; vm/build.sh QEMU, busybox, f2fs-tools,
-# rocksdb-tools and a Debian 6.12 kernel. Every stage runs whatever the others do; the end prints
-# the total and the stages that failed (exit 1 if any). `--quick`: formatting, clippy and the
-# cargo test suite only.
+# rocksdb-tools and a Debian 6.12 kernel. Every stage runs whatever the others do; the end checks
+# that the tests left nothing in the temporary directory, prints the total and the stages that
+# failed (exit 1 if any). `--quick`: formatting, clippy and the cargo test suite only.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 quick=0

@@ -204,3 +204,42 @@ fn every_whole_documented_command_runs() {
     eprintln!("ran: {ran:#?}");
     assert!(ran.len() >= 3, "only these ran: {ran:?}");
 }
+
+/// The repository stands alone: no file cites the workspace's papers or notes by a path or a
+/// file name outside it (a reader has only the repository; papers are cited by authors, title,
+/// venue and year in docs/references.md).
+#[test]
+fn no_reference_points_outside_the_repository() {
+    let out = Command::new("git")
+        .args(["ls-files"])
+        .current_dir(repo())
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git ls-files failed");
+    let files = String::from_utf8_lossy(&out.stdout).to_string();
+    let mut outside = Vec::new();
+    let mut read = 0;
+    for file in files.lines() {
+        let Ok(text) = std::fs::read_to_string(repo().join(file)) else {
+            continue; // binary or gone
+        };
+        read += 1;
+        for (n, line) in text.lines().enumerate() {
+            let named_paper = line.match_indices("_").any(|(i, _)| {
+                // `000_1e8e6a1fe63635bd.txt`: three digits, `_`, 16 hex digits, `.txt`.
+                i >= 3
+                    && line[..i].ends_with(|c: char| c.is_ascii_digit())
+                    && line.get(i + 1..i + 21).is_some_and(|s| {
+                        s[..16].chars().all(|c| c.is_ascii_hexdigit()) && &s[16..] == ".txt"
+                    })
+            });
+            if line.contains("../shared/") || line.contains("shared/papers") || named_paper {
+                outside.push(format!("{file}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(read > 100, "only {read} files read");
+    // This file names the patterns it looks for, so it is left out of its own search.
+    outside.retain(|l| !l.starts_with("crates/zonelab-cli/tests/docs.rs:"));
+    assert!(outside.is_empty(), "{}", outside.join("\n"));
+}
