@@ -254,14 +254,18 @@ pub fn compare(model: &[ModelCase], reference: &[Value]) -> Vec<Check> {
                     continue;
                 }
                 let tolerance = (0.25 * r).max(1.0);
+                // L0's count at the end is when real RocksDB's background compaction last ran
+                // against the last flushes: a loaded machine left 3 files where an idle one left
+                // none (both below the trigger of 4). Shown, not checked; the total is checked.
+                let checked = l > 0;
                 checks.push(Check {
                     case: m.case.clone(),
                     counter: format!("files_L{l}"),
                     reference: r,
                     model,
                     tolerance,
-                    checked: true,
-                    ok: (model - r).abs() <= tolerance,
+                    checked,
+                    ok: !checked || (model - r).abs() <= tolerance,
                 });
             }
             let total: f64 = files.iter().sum();
