@@ -128,6 +128,16 @@ impl Outcome {
     }
 }
 
+impl Row {
+    /// The settings of the row's baseline run: the row's, with the baseline's on top.
+    fn baseline_set(&self) -> Option<BTreeMap<String, toml::Value>> {
+        let b = self.baseline.as_ref()?;
+        let mut set = self.set.clone();
+        set.extend(b.set.iter().map(|(k, v)| (k.clone(), v.clone())));
+        Some(set)
+    }
+}
+
 impl Table {
     /// The committed table.
     pub fn committed() -> Table {
@@ -204,13 +214,7 @@ impl Runner {
     fn prefetch(&mut self, table: &Table, rows: &[&Row]) {
         let mut todo: Vec<String> = Vec::new();
         for row in rows {
-            let mut sets = vec![row.set.clone()];
-            if let Some(b) = &row.baseline {
-                let mut set = row.set.clone();
-                set.extend(b.set.iter().map(|(k, v)| (k.clone(), v.clone())));
-                sets.push(set);
-            }
-            for set in sets {
+            for set in std::iter::once(row.set.clone()).chain(row.baseline_set()) {
                 if let Ok(text) = table.render(row, &set)
                     && !self.done.contains_key(&(text.clone(), String::new()))
                     && !todo.contains(&text)
@@ -269,11 +273,9 @@ impl Runner {
         let text = table.render(row, &row.set)?;
         let v = metric(self.summary(&text, device)?, &row.metric)
             .map_err(|e| format!("row {}: {e}", row.id))?;
-        let Some(b) = &row.baseline else {
+        let (Some(b), Some(set)) = (&row.baseline, row.baseline_set()) else {
             return Ok(v);
         };
-        let mut set = row.set.clone();
-        set.extend(b.set.iter().map(|(k, v)| (k.clone(), v.clone())));
         let text = table.render(row, &set)?;
         let base = metric(self.summary(&text, device)?, &row.metric)
             .map_err(|e| format!("row {} (baseline): {e}", row.id))?;
