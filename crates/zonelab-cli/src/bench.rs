@@ -108,7 +108,7 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "conv-memory-4tb",
-        what: "peak memory: 4 KiB random writes, QD32, over the whole 4.0 TB logical space of zn540-conv-op7 (fresh device, no data retention); the map is 4 bytes per 4 KiB unit and per slot (7.6 GiB when every unit is mapped)",
+        what: "peak memory: 4 KiB random writes, QD32, over the whole 1.9 TiB logical space of zn540-conv-op7 (fresh device, no data retention); the map is 4 bytes per 4 KiB unit and per slot (3.9 GiB when every unit is mapped)",
         template: "preset = \"zn540-conv-op7\"\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 32\nio_size = \"{io}\"\n",
         base: 1,
         unit: "GiB",

@@ -16,7 +16,7 @@ pub fn prefetch<T>(value: &T) {
             unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
             offset += 64;
         }
-        if len > 1 {
+        if len > 1 && (start as usize + len - 1) / 64 != (start as usize + offset - 64) / 64 {
             // The last line, for a value that does not start on a line boundary.
             // SAFETY: as above.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(len - 1)) };

@@ -244,6 +244,10 @@ pub trait DeviceModel: Send {
     /// otherwise wait on a cache miss per command).
     fn prefetch_zone(&self, _nsid: u32, _zone: u32) {}
 
+    /// A hint that a command for `lba` is coming: a model may start bringing that address's
+    /// state (a conventional SSD's map entry) into the CPU cache. It changes nothing in the model.
+    fn prefetch_lba(&self, _nsid: u32, _lba: u64) {}
+
     /// Changes whenever some zone goes from holding no data to holding some, or back: hosts cache
     /// zone lists against it.
     fn occupancy_epoch(&self) -> u64;

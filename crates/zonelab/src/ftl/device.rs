@@ -27,6 +27,11 @@ pub(super) struct Geo {
     pub slots_per_page: u32,
     pub pages_per_pu: u32,
     pub pus_per_sb: u32,
+    /// Program units of one die's block (`pus_per_sb / dies`).
+    pub pus_per_die: u32,
+    /// A page's slots never straddle a word of the valid bitmap (pages start at multiples of
+    /// `slots_per_page`, which divides 64): the mask of `slots_per_page` ones.
+    pub page_mask: Option<u64>,
     pub slots_per_sb: u32,
     pub unit_bytes: u64,
     pub lbas_per_unit: u64,
@@ -45,6 +50,10 @@ impl Geo {
             slots_per_page,
             pages_per_pu: g.pages_per_program,
             pus_per_sb,
+            pus_per_die: g.units_per_block(),
+            page_mask: 64u32
+                .is_multiple_of(slots_per_page)
+                .then(|| u64::MAX >> (64 - slots_per_page)),
             slots_per_sb: pus_per_sb * slots_per_pu,
             unit_bytes: spec.mapping_unit_bytes,
             lbas_per_unit: spec.mapping_unit_bytes / spec.lba_size_bytes,
@@ -56,6 +65,18 @@ impl Geo {
     #[inline]
     pub fn pu(&self, j: u32) -> (u32, u32) {
         (j % self.dies, j / self.dies)
+    }
+
+    /// The first slot of page `p` of a superblock, pages counted program unit by program unit
+    /// (the order garbage collection reads a victim in).
+    #[inline]
+    pub fn page_first_slot(&self, p: u32) -> u32 {
+        let (j, page_in_pu) = if self.pages_per_pu == 1 {
+            (p, 0)
+        } else {
+            (p / self.pages_per_pu, p % self.pages_per_pu)
+        };
+        j * self.slots_per_pu + page_in_pu * self.slots_per_page
     }
 
     /// Slot `off` of a superblock: its die and its page within that die's block.
@@ -490,7 +511,7 @@ impl Ftl {
         }
         if self.gc.sb != NONE {
             assert_eq!(self.sbs[self.gc.sb as usize].state, SbState::Open);
-            let upb = self.geo.pus_per_sb / self.geo.dies;
+            let upb = self.geo.pus_per_die;
             assert!(
                 self.gc
                     .dies

@@ -47,8 +47,9 @@ impl Ftl {
     /// Puts valid unit `lpn`, read from die `die` into the controller at `ready`, into the GC
     /// stream.
     pub(super) fn place_gc(&mut self, now: Instant, lpn: u32, ready: Instant, die: u32) {
-        let g = self.geo;
-        let upb = g.pus_per_sb / g.dies;
+        // The fields it needs, not a copy of the whole geometry (this runs for every copy).
+        let (dies, upb) = (self.geo.dies, self.geo.pus_per_die);
+        let (slots_per_pu, slots_per_sb) = (self.geo.slots_per_pu, self.geo.slots_per_sb);
         if self.gc.sb == NONE {
             let sb = self.take_free();
             self.open(sb, false);
@@ -56,21 +57,22 @@ impl Ftl {
             self.gc.dies.fill(DieFill::default());
             self.gc.full_dies = 0;
         }
-        // Its own die, or the next with room.
-        let d = (0..g.dies)
-            .map(|i| (die + i) % g.dies)
-            .find(|&d| self.gc.dies[d as usize].units < upb)
-            .expect("an open GC superblock has room on some die");
+        // Its own die, or the next with room (an open GC superblock has room on some die).
+        let mut d = die;
+        while self.gc.dies[d as usize].units == upb {
+            d = if d + 1 == dies { 0 } else { d + 1 };
+            debug_assert_ne!(d, die, "an open GC superblock has room on some die");
+        }
         let sb = self.gc.sb;
         let f = self.gc.dies[d as usize];
-        let j = f.units * g.dies + d;
-        let slot = sb * g.slots_per_sb + j * g.slots_per_pu + f.slots;
+        let j = f.units * dies + d;
+        let slot = sb * slots_per_sb + j * slots_per_pu + f.slots;
         self.map.set(lpn, slot);
         self.sbs[sb as usize].valid += 1;
         let f = &mut self.gc.dies[d as usize];
         f.slots += 1;
         f.ready = f.ready.max(ready);
-        if f.slots == g.slots_per_pu {
+        if f.slots == slots_per_pu {
             let (units, r) = (f.units, f.ready);
             *f = DieFill {
                 units: units + 1,
@@ -86,7 +88,7 @@ impl Ftl {
             self.gc.full_dies as usize,
             self.gc.dies.iter().filter(|f| f.units == upb).count()
         );
-        if self.gc.full_dies == g.dies {
+        if self.gc.full_dies == dies {
             self.close(sb, now);
             self.gc.sb = NONE;
         }

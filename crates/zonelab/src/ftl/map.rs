@@ -21,11 +21,15 @@ impl Map {
             physical_units < u32::MAX as u64 && logical_units <= physical_units,
             "map sizes are checked by config"
         );
-        Map {
+        let map = Map {
             l2p: vec![0; logical_units as usize],
             p2l: vec![0; physical_units as usize],
             valid: vec![0; physical_units.div_ceil(64) as usize],
-        }
+        };
+        huge_pages(&map.l2p);
+        huge_pages(&map.p2l);
+        huge_pages(&map.valid);
+        map
     }
 
     /// Where logical unit `lpn` lives, if it holds data.
@@ -48,16 +52,33 @@ impl Map {
         self.valid[(slot / 64) as usize] &= !(1 << (slot % 64));
     }
 
+    /// Starts loading `lpn`'s forward entry into the CPU cache (nothing if out of range).
+    #[inline]
+    pub fn prefetch(&self, lpn: u32) {
+        if let Some(entry) = self.l2p.get(lpn as usize) {
+            crate::prefetch::prefetch(entry);
+        }
+    }
+
     /// Logical unit `lpn` holds no data (trimmed; its slot was invalidated).
     #[inline]
     pub fn clear(&mut self, lpn: u32) {
         self.l2p[lpn as usize] = 0;
     }
 
-    /// Slots `first..first + count` are erased.
+    /// Slots `first..first + count` are erased: their valid bits cleared a word at a time.
     pub fn erase(&mut self, first: u32, count: u32) {
-        for slot in first..first + count {
-            self.invalidate(slot);
+        let (mut slot, end) = (first, first + count);
+        while slot < end {
+            let (word, bit) = ((slot / 64) as usize, slot % 64);
+            let n = (64 - bit).min(end - slot);
+            let bits = if n == 64 {
+                !0
+            } else {
+                ((1u64 << n) - 1) << bit
+            };
+            self.valid[word] &= !bits;
+            slot += n;
         }
     }
 
@@ -76,6 +97,32 @@ impl Map {
         Some(lpn)
     }
 
+    /// The valid bits of slots `first..first + n` (`1 <= n <= 64`), the first in bit 0.
+    #[inline]
+    pub fn valid_bits(&self, first: u32, n: u32) -> u64 {
+        debug_assert!((1..=64).contains(&n));
+        let (word, bit) = ((first / 64) as usize, first % 64);
+        let mut bits = self.valid[word] >> bit;
+        if bit + n > 64 {
+            bits |= self.valid[word + 1] << (64 - bit);
+        }
+        if n < 64 { bits & ((1 << n) - 1) } else { bits }
+    }
+
+    /// The valid bits of the `n` slots from `first`, which lie in one word (`first % 64 + n <=
+    /// 64`), masked by `mask` (`n` ones).
+    #[inline]
+    pub fn valid_bits_in_word(&self, first: u32, mask: u64) -> u64 {
+        (self.valid[(first / 64) as usize] >> (first % 64)) & mask
+    }
+
+    /// The logical unit whose current data is in `slot`, known to be valid.
+    #[inline]
+    pub fn owner_of_valid(&self, slot: u32) -> u32 {
+        debug_assert_eq!(self.owner(slot), Some(self.p2l[slot as usize] - 1));
+        self.p2l[slot as usize] - 1
+    }
+
     /// The valid bit agrees with the forward table (tests).
     pub fn consistent(&self, slot: u32) -> bool {
         let by_bit = self.valid[(slot / 64) as usize] & (1 << (slot % 64)) != 0;
@@ -87,5 +134,56 @@ impl Map {
 
     pub fn logical_units(&self) -> u64 {
         self.l2p.len() as u64
+    }
+}
+
+/// Asks the kernel to back `table` with transparent huge pages where it can (Linux; a hint that
+/// changes nothing the program computes). A fresh device's random writes touch a 4 KiB page of
+/// the forward table per few writes: with 4 KiB pages each first touch is a page fault and most
+/// writes a TLB miss; with 2 MiB pages a 512 GiB device's table takes 256 faults.
+fn huge_pages<T>(table: &[T]) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let start = table.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(table);
+        let aligned = start.next_multiple_of(PAGE);
+        if end >= aligned + (2 << 20) {
+            // SAFETY: the range lies inside `table`'s allocation, page-aligned; MADV_HUGEPAGE
+            // changes how the kernel backs it, never its contents. A failure leaves 4 KiB pages.
+            unsafe {
+                libc::madvise(
+                    aligned as *mut libc::c_void,
+                    (end - aligned) / PAGE * PAGE,
+                    libc::MADV_HUGEPAGE,
+                );
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = table;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Map;
+
+    #[test]
+    fn valid_bits_and_erase_agree_with_slot_by_slot_validity() {
+        let mut map = Map::new(300, 300);
+        for slot in (0..300).filter(|s| s % 3 != 1) {
+            map.set(slot, slot);
+        }
+        let bit = |map: &Map, s: u32| map.owner(s).is_some() as u64;
+        for (first, n) in [(0, 64), (60, 8), (61, 64), (127, 1), (200, 33)] {
+            let want = (0..n).fold(0, |acc, i| acc | bit(&map, first + i) << i);
+            assert_eq!(map.valid_bits(first, n), want, "{n} slots from {first}");
+        }
+        assert_eq!(map.valid_bits_in_word(8, 0xff), 0b1101_1011);
+        map.erase(30, 150);
+        for slot in 0..300 {
+            let kept = slot % 3 != 1 && !(30..180).contains(&slot);
+            assert_eq!(map.owner(slot).is_some(), kept, "slot {slot}");
+        }
     }
 }

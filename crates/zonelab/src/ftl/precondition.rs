@@ -116,6 +116,10 @@ pub fn is_steady(values: &[f64], window: usize, tolerance: f64, slope_tolerance:
     max - min <= tolerance * mean && rise <= slope_tolerance * mean
 }
 
+/// Overwrites drawn ahead of placing them, so their forward entries load together (chosen: as
+/// the collection's `COPY_AHEAD_UNITS`).
+const PREFETCH_BATCH: u64 = 32;
+
 impl Ftl {
     /// Runs `plan` on a fresh device (nothing written yet).
     pub fn precondition(&mut self, plan: &PreconditionPlan) {
@@ -143,16 +147,28 @@ impl Ftl {
                 next_stream: 0,
             };
             let per_round = plan.round_units.div_ceil(plan.block_units).max(1);
+            let mut batch = Vec::with_capacity(PREFETCH_BATCH as usize);
             while report.rounds < plan.max_rounds {
                 let (placed, copied) = (self.ftl.host_units_placed, self.ftl.gc_copied_units);
                 let host = self.ftl.host_units;
-                for _ in 0..per_round {
-                    let (first, trim) = writer.next(plan);
-                    if let Some((from, units)) = trim {
-                        self.deallocate(from, from + units);
+                let mut left = per_round;
+                while left > 0 {
+                    // Draw a batch of writes, load their forward entries, then place them in
+                    // order: the random entries' cache misses overlap (the same writes, in the
+                    // same order, as one at a time).
+                    batch.clear();
+                    batch.extend((0..left.min(PREFETCH_BATCH)).map(|_| writer.next(plan)));
+                    left -= batch.len() as u64;
+                    for &(first, _) in &batch {
+                        self.map.prefetch(first as u32);
                     }
-                    for lpn in first..first + plan.block_units {
-                        self.place_host(t0, lpn as u32, t0);
+                    for &(first, trim) in &batch {
+                        if let Some((from, units)) = trim {
+                            self.deallocate(from, from + units);
+                        }
+                        for lpn in first..first + plan.block_units {
+                            self.place_host(t0, lpn as u32, t0);
+                        }
                     }
                 }
                 let written = self.ftl.host_units - host;

@@ -44,6 +44,11 @@ impl DeviceModel for Ftl {
         self.background(now)
     }
 
+    #[inline]
+    fn prefetch_lba(&self, _nsid: u32, lba: u64) {
+        self.map.prefetch((lba / self.geo.lbas_per_unit) as u32);
+    }
+
     fn zone(&self, _nsid: u32, zone: u32) -> ZoneDescriptor {
         panic!("zone {zone}: a conventional device has no zones (callers check DeviceInfo::zoned)")
     }

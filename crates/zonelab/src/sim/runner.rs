@@ -147,7 +147,13 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
                 let inflight = run.inflight;
                 k.device.with(|d| g.next(&**d, inflight))
             }
-            Source::Block(g) => g.next_request(),
+            Source::Block(g) => {
+                let next = g.next_request();
+                if let Some(lba) = g.next_lba_hint() {
+                    k.device.with(|d| d.prefetch_lba(run.nsid, lba));
+                }
+                next
+            }
             Source::Replay(g) => g.next_request(),
         };
         let request = match next {

@@ -27,7 +27,14 @@ pub struct BlockGen {
     /// (0: choose and trim the next).
     range_blocks: u64,
     range_left: u64,
+    /// Random jobs over enough blocks that the device's per-address state misses the CPU cache
+    /// ask the device to prefetch the next address's (see [`BlockGen::next_lba_hint`]).
+    prefetch: bool,
 }
+
+/// Blocks a random job spans before it asks for prefetches (chosen: a conventional SSD's map
+/// entries for 2^20 units are 4 MiB, beyond what a core's L2 cache holds).
+const PREFETCH_MIN_BLOCKS: u64 = 1 << 20;
 
 impl BlockGen {
     pub fn new(spec: &JobSpec, clone: u32, seed: u64, stream: u64) -> Self {
@@ -59,7 +66,20 @@ impl BlockGen {
             random: spec.rw.random(),
             range_blocks: spec.trim_range_lbas.map_or(0, |r| r / bs),
             range_left: 0,
+            prefetch: spec.rw.random()
+                && spec.trim_range_lbas.is_none()
+                && matches!(spec.read_percent, 0 | 100)
+                && blocks >= PREFETCH_MIN_BLOCKS,
         }
+    }
+
+    /// The LBA of the command after the one just returned, for a random job whose next draw is
+    /// only its address (no read/write draw, no ranges) over enough blocks to be worth a
+    /// prefetch: the generator's next draw, from a copy of it (the generator is untouched).
+    #[inline]
+    pub fn next_lba_hint(&self) -> Option<u64> {
+        self.prefetch
+            .then(|| self.first + self.rng.clone().random_range(0..self.blocks) * self.bs)
     }
 
     /// The next command.
@@ -190,6 +210,36 @@ mod tests {
             );
         }
         assert_eq!(ranges.len(), 3, "the three whole ranges, in random order");
+    }
+
+    #[test]
+    fn the_prefetch_hint_is_the_next_address_and_changes_nothing() {
+        let mut big = spec(Rw::Randwrite, 1);
+        big.region_lbas = 4 * PREFETCH_MIN_BLOCKS;
+        big.io_lbas = big.region_lbas;
+        let mut hinted = BlockGen::new(&big, 0, 9, 1);
+        let (mut seen, mut hints) = (Vec::new(), Vec::new());
+        for _ in 0..100 {
+            seen.extend(lbas(&mut hinted, 1));
+            hints.push(
+                hinted
+                    .next_lba_hint()
+                    .expect("a random writer over 2^20 blocks hints"),
+            );
+        }
+        let mut plain = BlockGen::new(&big, 0, 9, 1);
+        assert_eq!(
+            seen,
+            lbas(&mut plain, 100),
+            "asking for hints moves no address"
+        );
+        assert_eq!(hints[..99], seen[1..], "each hint is the next address");
+        // Small regions and jobs whose next draw is not only the address do not hint.
+        let small = BlockGen::new(&spec(Rw::Randwrite, 1), 0, 9, 1);
+        assert_eq!(small.next_lba_hint(), None);
+        let mut mixed = big.clone();
+        (mixed.rw, mixed.read_percent) = (Rw::Randrw, 70);
+        assert_eq!(BlockGen::new(&mixed, 0, 9, 1).next_lba_hint(), None);
     }
 
     #[test]
