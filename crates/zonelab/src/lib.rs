@@ -6,6 +6,7 @@
 //! device seam [`device::DeviceModel`], the ZNS model [`zns`] with its [`firmware`] policy, and
 //! the [`nand`] timelines) -> [`report::Summary`] and the files [`report::render`] makes.
 
+mod bits;
 pub mod config;
 pub mod device;
 pub mod divisor;

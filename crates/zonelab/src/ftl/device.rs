@@ -32,6 +32,8 @@ pub(super) struct Geo {
     /// A page's slots never straddle a word of the valid bitmap (pages start at multiples of
     /// `slots_per_page`, which divides 64): the mask of `slots_per_page` ones.
     pub page_mask: Option<u64>,
+    /// Pages garbage collection looks ahead of the one it copies, to prefetch map entries.
+    pub copy_ahead_pages: u32,
     pub slots_per_sb: u32,
     pub unit_bytes: u64,
     pub lbas_per_unit: u64,
@@ -54,6 +56,7 @@ impl Geo {
             page_mask: 64u32
                 .is_multiple_of(slots_per_page)
                 .then(|| u64::MAX >> (64 - slots_per_page)),
+            copy_ahead_pages: (super::gc::COPY_AHEAD_UNITS / slots_per_page).max(1),
             slots_per_sb: pus_per_sb * slots_per_pu,
             unit_bytes: spec.mapping_unit_bytes,
             lbas_per_unit: spec.mapping_unit_bytes / spec.lba_size_bytes,

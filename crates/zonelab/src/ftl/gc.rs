@@ -19,6 +19,7 @@
 
 use super::device::{Ftl, NONE, RESERVED_FREE, SbState};
 use super::victim::Candidate;
+use crate::bits::ones;
 use crate::time::Instant;
 
 /// The most copies one host unit may owe (chosen): a victim with almost every unit valid (a
@@ -29,7 +30,7 @@ const MAX_COPIES_PER_HOST_UNIT: f64 = 8.0;
 /// How far ahead of the page being copied the collection loads forward-map entries, in slots
 /// (chosen: enough misses in flight to cover memory latency; the stop-the-world collection this
 /// replaced prefetched 32 moves ahead).
-const COPY_AHEAD_UNITS: u32 = 32;
+pub(super) const COPY_AHEAD_UNITS: u32 = 32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Trigger {
@@ -50,8 +51,6 @@ pub(super) struct Collection {
     pub next_page: u32,
     /// Pages before this one have had their valid units' forward entries prefetched.
     pub prefetched_to: u32,
-    /// How many pages ahead of the one being copied to prefetch.
-    pub ahead_pages: u32,
     /// Copies owed per host unit written.
     pub ratio: f64,
     /// Copies owed and not yet made (may run a page ahead, below zero).
@@ -63,7 +62,6 @@ impl Collection {
         victim: NONE,
         next_page: 0,
         prefetched_to: 0,
-        ahead_pages: 0,
         ratio: 0.0,
         owed: 0.0,
     };
@@ -91,7 +89,6 @@ impl Ftl {
             victim,
             next_page: 0,
             prefetched_to: 0,
-            ahead_pages: (COPY_AHEAD_UNITS / self.geo.slots_per_page).max(1),
             ratio: ratio.min(MAX_COPIES_PER_HOST_UNIT),
             owed: 0.0,
         };
@@ -220,10 +217,8 @@ impl Ftl {
             // 64 slots of the page at a time (one word when pages hold at most 64 units).
             let mut c = 0;
             while c < g.slots_per_page {
-                let mut bits = self.page_valid_bits(first, c);
-                while bits != 0 {
-                    let slot = first + c + bits.trailing_zeros();
-                    bits &= bits - 1;
+                for b in ones(self.page_valid_bits(first, c)) {
+                    let slot = first + c + b;
                     let lpn = self.map.owner_of_valid(slot);
                     self.map.invalidate(slot);
                     self.place_gc(now, lpn, read, die);
@@ -245,18 +240,15 @@ impl Ftl {
     #[inline]
     fn prefetch_ahead(&mut self, p: u32, pages: u32) {
         let g = self.geo;
-        let until = (p + 1 + self.collection.ahead_pages).min(pages);
+        let until = (p + 1 + g.copy_ahead_pages).min(pages);
         let base = self.collection.victim * g.slots_per_sb;
         while self.collection.prefetched_to < until {
             let first = base + g.page_first_slot(self.collection.prefetched_to);
             self.collection.prefetched_to += 1;
             let mut c = 0;
             while c < g.slots_per_page {
-                let mut bits = self.page_valid_bits(first, c);
-                while bits != 0 {
-                    let slot = first + c + bits.trailing_zeros();
-                    bits &= bits - 1;
-                    self.map.prefetch(self.map.owner_of_valid(slot));
+                for b in ones(self.page_valid_bits(first, c)) {
+                    self.map.prefetch(self.map.owner_of_valid(first + c + b));
                 }
                 c += 64;
             }

@@ -19,16 +19,10 @@ impl DieSet {
     }
     /// Members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &w)| {
-            let mut rest = w;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let b = rest.trailing_zeros();
-                    rest &= rest - 1;
-                    i as u32 * 64 + b
-                })
-            })
-        })
+        self.words
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &w)| crate::bits::ones(w).map(move |b| i as u32 * 64 + b))
     }
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|&w| w == 0)
