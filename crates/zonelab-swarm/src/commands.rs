@@ -122,9 +122,18 @@ pub fn payload(seed: u64, i: usize, nlb: u64, lba: u64) -> Vec<u8> {
     let k = (seed as usize)
         .wrapping_mul(31)
         .wrapping_add(i.wrapping_mul(7919));
-    (0..(nlb * lba) as usize)
+    // Byte b is (131 b + k) mod 251: one period of 251 bytes, repeated (a division per byte
+    // was a tenth of the swarm's time).
+    let period: Vec<u8> = (0..251usize)
         .map(|b| (b.wrapping_mul(131).wrapping_add(k) % 251) as u8)
-        .collect()
+        .collect();
+    let len = (nlb * lba) as usize;
+    let mut out = Vec::with_capacity(len);
+    while out.len() < len {
+        let take = (len - out.len()).min(period.len());
+        out.extend_from_slice(&period[..take]);
+    }
+    out
 }
 
 /// A step as the device sees it: the command's LBA, its data, and what the reference expects.

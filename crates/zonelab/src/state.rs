@@ -116,14 +116,106 @@ pub fn encode(
             .save()
             .ok_or_else(|| StateError::Unsupported(device.info().name.clone()))?,
     };
-    let body = postcard::to_stdvec(&body).expect("a device state always serializes");
-    let mut out = Vec::with_capacity(HEADER_BYTES + body.len());
+    // Serialized once, straight into a buffer of its final size: a state file holds the device's
+    // data, so a copy more (or a buffer grown by doubling) would cost as much memory again.
+    let body_bytes =
+        postcard::experimental::serialized_size(&body).expect("a device state always serializes");
+    let mut out = Vec::with_capacity(HEADER_BYTES + body_bytes);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&body);
+    out.extend_from_slice(&[0; 4]); // the body's checksum, once the body is there
+    out.extend_from_slice(&(body_bytes as u64).to_le_bytes());
+    let mut out = postcard::serialize_with_flavor(&body, Append(out))
+        .expect("a device state always serializes");
+    assert_eq!(
+        out.len(),
+        HEADER_BYTES + body_bytes,
+        "the body is the size postcard said"
+    );
+    let crc = crc32fast::hash(&out[HEADER_BYTES..]);
+    out[12..16].copy_from_slice(&crc.to_le_bytes());
     Ok(out)
+}
+
+/// Whether `device` would save as exactly `file` (with the same identity and clock), without
+/// building the file: the body is serialized against `file`'s, byte by byte, and stops at the
+/// first difference. A check that a load kept everything costs a comparison, not a second file.
+pub fn saves_as(
+    file: &[u8],
+    identity: &str,
+    now: Instant,
+    device: &dyn DeviceModel,
+) -> Result<bool, StateError> {
+    let body = Body {
+        identity: Cow::Borrowed(identity),
+        now,
+        device: device
+            .save()
+            .ok_or_else(|| StateError::Unsupported(device.info().name.clone()))?,
+    };
+    let Some(want) = file.get(HEADER_BYTES..) else {
+        return Ok(false);
+    };
+    // A difference ends the serialization early, as an error of the comparing output.
+    let body_same = matches!(
+        postcard::serialize_with_flavor(&body, Compare { want }),
+        Ok(rest) if rest.is_empty()
+    );
+    Ok(body_same
+        && file[..8] == MAGIC
+        && file[8..12] == FORMAT_VERSION.to_le_bytes()
+        && file[12..16] == crc32fast::hash(want).to_le_bytes()
+        && file[16..24] == (want.len() as u64).to_le_bytes())
+}
+
+/// A postcard output that holds nothing: it compares what it is given with `want`, in order,
+/// and fails at the first byte that differs; it ends with what `want` has left.
+struct Compare<'a> {
+    want: &'a [u8],
+}
+
+impl<'a> postcard::ser_flavors::Flavor for Compare<'a> {
+    type Output = &'a [u8];
+
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.try_extend(&[byte])
+    }
+
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        match self.want.split_at_checked(bytes.len()) {
+            Some((head, rest)) if head == bytes => {
+                self.want = rest;
+                Ok(())
+            }
+            _ => Err(postcard::Error::SerializeBufferFull),
+        }
+    }
+
+    fn finalize(self) -> postcard::Result<&'a [u8]> {
+        Ok(self.want)
+    }
+}
+
+/// A postcard output that appends to a vector whole slices at a time (postcard's `to_extend`
+/// copies byte by byte).
+struct Append(Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for Append {
+    type Output = Vec<u8>;
+
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.0.push(byte);
+        Ok(())
+    }
+
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<Vec<u8>> {
+        Ok(self.0)
+    }
 }
 
 /// Reads a state file's header and body (the device itself is checked by [`restore`]).

@@ -362,3 +362,36 @@ fn a_capacity_not_a_multiple_of_the_unit_loads_again() {
         );
     }
 }
+
+#[test]
+fn saves_as_says_whether_a_device_would_save_as_exactly_a_file() {
+    let (cfg, exp, bytes) = saved_file();
+    let id = identity(&cfg);
+    let at = Instant::from_ns(5);
+    let back = restore(&exp, decode(&bytes).unwrap().device).unwrap();
+    assert!(saves_as(&bytes, &id, at, &*back).unwrap());
+    // Another clock, another identity, or any byte of the file changed: not the same file.
+    assert!(!saves_as(&bytes, &id, Instant::from_ns(6), &*back).unwrap());
+    assert!(!saves_as(&bytes, "another", at, &*back).unwrap());
+    for at_byte in [0, 8, 12, 16, HEADER_BYTES, bytes.len() / 2, bytes.len() - 1] {
+        let mut changed = bytes.clone();
+        changed[at_byte] ^= 1;
+        assert!(
+            !saves_as(&changed, &id, at, &*back).unwrap(),
+            "byte {at_byte}"
+        );
+    }
+    // A file cut short, or with a byte more.
+    assert!(!saves_as(&bytes[..bytes.len() - 1], &id, at, &*back).unwrap());
+    assert!(!saves_as(&[bytes.as_slice(), &[0]].concat(), &id, at, &*back).unwrap());
+    assert!(!saves_as(&bytes[..10], &id, at, &*back).unwrap());
+    // The device written further.
+    let mut d = back;
+    let t = d.idle_at();
+    d.submit(
+        t,
+        crate::device::Command::write(256, 1).with_data(crate::device::Data::Out(&[9; 4096])),
+    )
+    .unwrap();
+    assert!(!saves_as(&bytes, &id, at, &*d).unwrap());
+}

@@ -180,12 +180,10 @@ impl Model {
         }
         let start = ((slba % self.zone_lbas) * self.lba) as usize;
         let mut out = vec![0u8; (nlb * self.lba) as usize];
+        // What the zone holds of the range; the rest reads as zeros.
         let data = &self.zones[z].data;
-        for (i, b) in out.iter_mut().enumerate() {
-            if let Some(&v) = data.get(start + i) {
-                *b = v;
-            }
-        }
+        let held = data.len().saturating_sub(start).min(out.len());
+        out[..held].copy_from_slice(&data[start.min(data.len())..][..held]);
         Ok(out)
     }
 
