@@ -3,8 +3,8 @@
 # instrumented build runs a training set (every `zonelab bench --quick` case and nine shipped
 # experiments: fio jobs, eZNS, the conventional SSD, the file layer and the key-value store), then
 # the release build uses the profile it wrote. The simulator is the same code: results are
-# byte-identical to `cargo build --release` (scripts/test.sh checks), only faster (BENCHMARKS.md:
-# 31% on the peers' sequential writes, 12% on their random reads). The training set does not
+# byte-identical to `cargo build --release` (scripts/test.sh checks), only faster (BENCHMARKS.md,
+# "Simulator core"). The training set does not
 # include the peers' streams (experiments/peers/), so the figures measured on them are not
 # trained for.
 #
@@ -29,8 +29,8 @@ if [ ! -x "$profdata" ]; then
 fi
 
 # On glibc Linux the CLI is linked statically and not position-independent: a process then
-# starts without loading shared libraries or applying relocations: 0.4 ms less per run (1.74 ->
-# 1.32 ms for a 32-write run; BENCHMARKS.md). The build names its target so that RUSTFLAGS
+# starts without loading shared libraries or applying relocations (BENCHMARKS.md, "What the hot
+# path does"). The build names its target so that RUSTFLAGS
 # reach the CLI's crates but not the build scripts and proc macros, which run on the host.
 host=$(rustc -vV | sed -n 's/^host: //p')
 case "$host" in

@@ -53,9 +53,18 @@ zone() { zones -o $(($1 * ZONE_SECTORS)) -c 1; }
 cond_of() { zone "$1" | cut -d' ' -f4; }
 wp_of() { zone "$1" | cut -d' ' -f2; }
 
-fio_run() { # LOG fio-args...
+fio_run() { # LOG fio-args...   (returns fio's exit status)
   local log=$1; shift
   fio --filename="$DEV" --direct=1 --zonemode=zbd --thread=1 "$@" >"$log" 2>&1
+}
+# fio_ok LOG STATUS: fio exited 0 and every job in LOG ended with err= 0. fio prints its
+# "WRITE: bw" lines even for a job that failed verification (err=84, exit 1), so they prove
+# nothing on their own.
+fio_ok() {
+  [ "$2" = 0 ] && grep -q 'err= *0' "$1" && ! grep -Eq 'err= *[1-9]' "$1"
+}
+fio_says() { # LOG STATUS: what a check reports of a fio run
+  echo "exit $2, $(grep -m1 -Eo 'err= *[0-9]+' "$1"), $(grep -m1 -o 'WRITE: bw=[^,]*' "$1")"
 }
 
 say "guest up: $(uname -r), $(nproc) CPUs, $(free -m | awk '/Mem:/ {print $2}') MiB"
@@ -80,8 +89,9 @@ start_server() {
 # stop_server ID: takes the kernel's zone report, stops the server (it writes its results), and
 # checks ZoneLab's zones.csv says the same as the kernel did.
 stop_server() {
-  local id=$1 pid=${ZPIDS[$1]} dev=/dev/ublkb$1 rc
+  local id=$1 pid=${ZPIDS[$1]} dev=/dev/ublkb$1 rc zs
   DEV=$dev zones >/tmp/zfinal$id
+  zs=$(cat /sys/block/ublkb$id/queue/chunk_sectors)
   grep VmHWM "/proc/$pid/status" | tr -s ' ' >/tmp/hwm$id
   timeout 60 zonelab ublk --stop --id "$id" >/tmp/stop$id.log 2>&1 || {
     say "stop failed: $(cat /tmp/stop$id.log)"
@@ -92,9 +102,10 @@ stop_server() {
   rc=$?
   LOG=/tmp/zonelab$id.log check "server$id.stop" "exit $rc; $(tail -n 3 /tmp/zonelab$id.log | tr '\n' ' ')" -- \
     test $rc = 0
-  awk -F, 'NR > 1 {
+  # (A full zone's write pointer is reported at start + zone size.)
+  awk -F, -v zs="$zs" 'NR > 1 {
     c = $3 == "EMPTY" ? 1 : $3 == "IMP_OPENED" ? 2 : $3 == "EXP_OPENED" ? 3 : $3 == "CLOSED" ? 4 : $3 == "READONLY" ? 13 : $3 == "FULL" ? 14 : 15;
-    print $2 * 8, ($4 - $2) * 8, $5 * 8, c }' "/results/$id/zones.csv" >/tmp/zcsv$id
+    print $2 * 8, c == 14 ? zs : ($4 - $2) * 8, $5 * 8, c }' "/results/$id/zones.csv" >/tmp/zcsv$id
   check "server$id.zones_match" "blkzone report equals ZoneLab's zones.csv ($(wc -l </tmp/zcsv$id) zones)" -- \
     cmp -s /tmp/zfinal$id /tmp/zcsv$id
   emit "ZLMEASURE zonelab_peak_rss device$id $(cat /tmp/hwm$id)"
@@ -132,8 +143,9 @@ if want basic; then
   blkzone close -o $((1 * ZONE_SECTORS)) -c 1 "$DEV"
   c1=$(cond_of 1)
   blkzone finish -o $((1 * ZONE_SECTORS)) -c 1 "$DEV"
+  # A full zone's write pointer is reported at start + zone size, as Linux's NVMe driver does.
   check blkzone.open_close_finish "open: $c2 (3), close: $c1 (4), finish: $(zone 1) (14)" -- \
-    test "$c2 $c1 $(cond_of 1) $(wp_of 1)" = "3 4 14 $CAP_SECTORS"
+    test "$c2 $c1 $(cond_of 1) $(wp_of 1)" = "3 4 14 $ZONE_SECTORS"
   blkzone reset "$DEV"
   check blkzone.reset_all "$(zones | awk '$4 != 1' | wc -l) zones not empty" -- \
     test "$(zones | awk '$2 != 0 || $4 != 1' | wc -l)" = 0
@@ -147,29 +159,33 @@ if want fio; then
   for engine in libaio io_uring; do
     fio_run /tmp/seq.log --name=seq --ioengine=$engine --iodepth=8 --rw=write --bs=128k \
       --offset=0 --size=128M --verify=crc32c --do_verify=1
-    check fio.$engine.seq_write_verify "$(grep -m1 -o 'WRITE: bw=[^,]*' /tmp/seq.log)" -- \
-      grep -q 'WRITE: bw' /tmp/seq.log
+    rc=$?
+    LOG=/tmp/seq.log check fio.$engine.seq_write_verify "$(fio_says /tmp/seq.log $rc)" -- \
+      fio_ok /tmp/seq.log $rc
     fio_run /tmp/rand.log --name=rand --ioengine=$engine --iodepth=16 --rw=randwrite --bs=16k \
       --offset=256M --size=512M --io_size=48M --max_open_zones=4 --verify=crc32c
-    check fio.$engine.rand_write_verify "$(grep -m1 -o 'WRITE: bw=[^,]*' /tmp/rand.log)" -- \
-      grep -q 'WRITE: bw' /tmp/rand.log
+    rc=$?
+    LOG=/tmp/rand.log check fio.$engine.rand_write_verify "$(fio_says /tmp/rand.log $rc)" -- \
+      fio_ok /tmp/rand.log $rc
   done
   # Two zones written three times over: fio resets each zone before it writes it again.
   fio_run /tmp/reset.log --name=wrap --ioengine=libaio --iodepth=4 --rw=write --bs=256k \
     --offset=768M --size=128M --io_size=288M --verify=crc32c
+  rc=$?
   resets=$(sed -n 's/^.*write:[^;]*; \([0-9]*\) zone resets$/\1/p' /tmp/reset.log)
-  check fio.zone_resets "${resets:-0} zone resets" -- test "${resets:-0}" -ge 2
+  resets_ok() { [ "${resets:-0}" -ge 2 ] && fio_ok /tmp/reset.log "$rc"; }
+  LOG=/tmp/reset.log check fio.zone_resets "${resets:-0} zone resets; $(fio_says /tmp/reset.log $rc)" -- \
+    resets_ok
   fio_run /tmp/mo.log --name=mo --ioengine=libaio --iodepth=16 --rw=randwrite --bs=64k \
     --offset=0 --size=2G --io_size=64M --max_open_zones=14
-  check fio.max_open_zones_14 "$(grep -m1 -o 'WRITE: bw=[^,]*' /tmp/mo.log)" -- \
-    grep -q 'WRITE: bw' /tmp/mo.log
+  rc=$?
+  LOG=/tmp/mo.log check fio.max_open_zones_14 "$(fio_says /tmp/mo.log $rc)" -- fio_ok /tmp/mo.log $rc
+  # Over the device's limit fio must refuse the job (a non-zero exit naming the option).
   fio_run /tmp/mo2.log --name=mo --ioengine=libaio --rw=randwrite --bs=64k --size=64M \
     --max_open_zones=15
-  check fio.max_open_zones_over_limit "fio refuses 15 > 14: $(grep -m1 -io 'max_open_zones[^\n]*' /tmp/mo2.log | head -c 100)" -- \
-    grep -qi 'max_open_zones' /tmp/mo2.log
-  for f in /tmp/seq.log /tmp/rand.log /tmp/reset.log /tmp/mo.log; do
-    grep -q 'err= 0' "$f" || say "errors in $f: $(grep -m3 err= "$f")"
-  done
+  rc=$?
+  check fio.max_open_zones_over_limit "exit $rc: $(grep -m1 -io 'max_open_zones[^\n]*' /tmp/mo2.log | head -c 100)" -- \
+    sh -c "[ $rc != 0 ] && grep -qi 'max_open_zones' /tmp/mo2.log"
   blkzone reset "$DEV"
 fi
 
@@ -227,6 +243,7 @@ if want perf; then
   # ublk's own cost: 4 KiB random reads, QD1 and QD32, on ZoneLab's device (virtual time: the
   # model adds no delay) and on null_blk, both in this guest.
   fio_run /tmp/fill.log --name=fill --ioengine=libaio --iodepth=8 --rw=write --bs=1M --offset=0 --size=256M
+  measured=""
   for target in ublk nullb; do
     dev=$DEV; extra=(--offset=0 --size=192M)
     [ $target = nullb ] && dev=/dev/nullb0 && extra=(--offset=0 --size=192M --zonemode=none)
@@ -239,9 +256,14 @@ if want perf; then
       lat=$(awk -F';' '{print $40}' /tmp/perf.log | tail -n 1)
       emit "ZLMEASURE randread_4k $target qd$qd iops=$iops lat_mean_us=$lat"
       say "randread 4k $target qd$qd: $iops IOPS, mean $lat us"
+      measured="$measured $target.qd$qd=${iops:-none}"
     done
   done
-  check perf.measured "fio randread ran on ublk and null_blk" -- test -n "$iops"
+  # Every one of the four runs, ZoneLab's among them, must have measured something.
+  all_measured() { # four TARGET.qdN=IOPS words, each IOPS a positive number
+    echo "$measured" | awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); if (!(kv[2] + 0 > 0)) exit 1 } exit NF != 4 }'
+  }
+  check perf.measured "4 KiB random reads, IOPS:$measured" -- all_measured
   blkzone reset "$DEV"
 fi
 

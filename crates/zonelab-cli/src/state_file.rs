@@ -4,6 +4,7 @@
 //! `zonelab_io::write_atomic`, in `crates/zonelab-io`, which the fio engine shares without
 //! depending on the CLI.)
 
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -108,10 +109,13 @@ pub fn open(
 }
 
 /// Saves `device` to `path` atomically, with the clock at `now`.
+/// The file is written as it is made: the device's data is not held a second time.
 pub fn save(path: &Path, identity: &str, now: Instant, device: &dyn DeviceModel) -> Result<()> {
-    let bytes = state::encode(identity, now, device)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    zonelab_io::write_atomic(path, &bytes)
+    zonelab_io::write_atomic_with(path, |f| {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, f);
+        state::encode_to(&mut out, identity, now, device)?;
+        Ok(out.flush()?)
+    })
 }
 
 /// Brings a loaded device to the time work on it can start: the background work that was due

@@ -154,8 +154,17 @@ const TMP_SUFFIX: &str = ".zonelab-tmp";
 /// a new file (a temporary file library's 0600 ignored the umask: issue 36). A write that
 /// fails removes its temporary; one killed leaves it for [`remove_stale_temporaries`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, |f| f.write_all(bytes).map_err(anyhow::Error::from))
+}
+
+/// [`write_atomic`] of what `write` writes into the file, for contents too large to build in
+/// memory first. `write` may fail with an error of its own; the temporary then goes.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> Result<()>,
+) -> Result<()> {
     let tmp = temporary(path);
-    let written = (|| -> std::io::Result<()> {
+    let written = (|| -> Result<()> {
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create(true)
@@ -164,8 +173,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         if let Ok(meta) = std::fs::metadata(path) {
             f.set_permissions(meta.permissions())?;
         }
-        f.write_all(bytes)?;
-        f.sync_all()
+        write(&mut f)?;
+        Ok(f.sync_all()?)
     })();
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);

@@ -73,8 +73,7 @@ fn front_name(c: &Case) -> String {
 
 /// The checkers build, load and drop a state file of up to several MiB at every step. glibc
 /// gives such blocks back to the kernel when they are freed, so each step paid page faults for
-/// fresh memory; keeping up to 64 MiB of freed memory made the swarm about 17% faster
-/// (BENCHMARKS.md, "Seed swarm"). The limits are chosen, not tuned.
+/// fresh memory (BENCHMARKS.md, "What the hot path does"). The limits are chosen, not tuned.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn keep_freed_memory() {
     // SAFETY: mallopt only changes the allocator's thresholds; called before any thread starts.

@@ -15,7 +15,7 @@ fn env(name: &str, default: u64) -> u64 {
 #[test]
 fn a_bounded_swarm_finds_nothing() {
     quiet_panics();
-    // 600 seeds: about 30 s of one core in the test profile (BENCHMARKS.md).
+    // 600 seeds: a bounded part of the swarm (BENCHMARKS.md, "Seed swarm").
     let (start, seeds) = (
         env("ZONELAB_SWARM_START", 0),
         env("ZONELAB_SWARM_SEEDS", 600),

@@ -176,6 +176,11 @@ fn zone_management_maps_to_zone_management_send() {
     assert_eq!(cond(&mut a, 1), 4, "closed");
     send(&mut a, Op::ZoneFinish, 1);
     assert_eq!(cond(&mut a, 1), 14, "full");
+    assert_eq!(
+        report(&mut a, ZONE, 1)[0].2,
+        2 * ZONE,
+        "a full zone's wp is start + size"
+    );
     send(&mut a, Op::ZoneReset, 1);
     assert_eq!(
         report(&mut a, ZONE, 1)[0].2,

@@ -124,16 +124,23 @@ pub fn blk_zone_cond(state: ZoneState) -> u8 {
 /// Writes `d` as a `struct blk_zone` (native byte order, as the kernel reads it):
 /// `start, len, wp` (u64 sectors), `type, cond, non_seq, reset` (u8), 4 reserved bytes,
 /// `capacity` (u64 sectors), 24 reserved bytes. `sectors_per_lba` converts ZoneLab's LBAs.
+/// A full zone's write pointer is its start plus the zone size, whatever its capacity: what
+/// Linux's NVMe driver reports for a ZNS drive (`nvme_zone_parse_entry`,
+/// drivers/nvme/host/zns.c), and null_blk too, so tools see ZoneLab's device as a real one.
 pub fn encode_blk_zone(
     d: &ZoneDescriptor,
     zone_lbas: u64,
     sectors_per_lba: u64,
     out: &mut [u8; BLK_ZONE_BYTES],
 ) {
+    let wp = match d.state {
+        ZoneState::Full => d.zslba + zone_lbas,
+        _ => d.wp,
+    };
     out.fill(0);
     out[0..8].copy_from_slice(&(d.zslba * sectors_per_lba).to_ne_bytes());
     out[8..16].copy_from_slice(&(zone_lbas * sectors_per_lba).to_ne_bytes());
-    out[16..24].copy_from_slice(&(d.wp * sectors_per_lba).to_ne_bytes());
+    out[16..24].copy_from_slice(&(wp * sectors_per_lba).to_ne_bytes());
     out[24] = BLK_ZONE_TYPE_SEQWRITE_REQ;
     out[25] = blk_zone_cond(d.state);
     out[32..40].copy_from_slice(&(d.capacity_lbas * sectors_per_lba).to_ne_bytes());
@@ -188,6 +195,21 @@ mod tests {
         assert_eq!(&b[28..32], &[0; 4], "reserved");
         assert_eq!(u64_at(&b, 32), 98304, "capacity");
         assert!(b[40..].iter().all(|&x| x == 0), "reserved tail is zeroed");
+    }
+
+    #[test]
+    fn a_full_zone_reports_its_write_pointer_at_the_zone_size_as_linux_nvme_does() {
+        // Finished at 100 LBAs into a zone of 16384 with 12288 of capacity: start + zone size.
+        let d = ZoneDescriptor {
+            state: ZoneState::Full,
+            zslba: 3 * 16384,
+            capacity_lbas: 12288,
+            wp: 3 * 16384 + 100,
+        };
+        let mut b = [0u8; BLK_ZONE_BYTES];
+        encode_blk_zone(&d, 16384, 8, &mut b);
+        assert_eq!(u64_at(&b, 16), 4 * 131072, "wp");
+        assert_eq!(u64_at(&b, 32), 98304, "capacity");
     }
 
     #[test]

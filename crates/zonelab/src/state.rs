@@ -52,6 +52,8 @@ pub enum StateError {
     Invalid(String),
     #[error("{0}: state files hold ZNS devices only")]
     Unsupported(String),
+    #[error("cannot write the state file: {0}")]
+    Write(String),
 }
 
 /// A device model's state.
@@ -109,22 +111,12 @@ pub fn encode(
     now: Instant,
     device: &dyn DeviceModel,
 ) -> Result<Vec<u8>, StateError> {
-    let body = Body {
-        identity: Cow::Borrowed(identity),
-        now,
-        device: device
-            .save()
-            .ok_or_else(|| StateError::Unsupported(device.info().name.clone()))?,
-    };
+    let body = body(identity, now, device)?;
     // Serialized once, straight into a buffer of its final size: a state file holds the device's
     // data, so a copy more (or a buffer grown by doubling) would cost as much memory again.
-    let body_bytes =
-        postcard::experimental::serialized_size(&body).expect("a device state always serializes");
+    let body_bytes = serialized_size(&body);
     let mut out = Vec::with_capacity(HEADER_BYTES + body_bytes);
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&[0; 4]); // the body's checksum, once the body is there
-    out.extend_from_slice(&(body_bytes as u64).to_le_bytes());
+    out.extend_from_slice(&header(body_bytes, 0)); // the checksum once the body is there
     let mut out = postcard::serialize_with_flavor(&body, Append(out))
         .expect("a device state always serializes");
     assert_eq!(
@@ -137,6 +129,125 @@ pub fn encode(
     Ok(out)
 }
 
+/// Writes the bytes [`encode`] would give to `out` as they are made, holding none of the file
+/// in memory: a device holding gigabytes of data saves without a second copy of them. The body
+/// is serialized twice, first only to checksum it (the header, written first, holds the
+/// checksum).
+pub fn encode_to(
+    out: &mut impl std::io::Write,
+    identity: &str,
+    now: Instant,
+    device: &dyn DeviceModel,
+) -> Result<(), StateError> {
+    let body = body(identity, now, device)?;
+    let checked = postcard::serialize_with_flavor(&body, Checksum::default())
+        .expect("a device state always serializes");
+    let failed = |e: std::io::Error| StateError::Write(e.to_string());
+    out.write_all(&header(checked.bytes, checked.crc.finalize()))
+        .map_err(failed)?;
+    let written = postcard::serialize_with_flavor(
+        &body,
+        Stream {
+            out,
+            bytes: 0,
+            failed: None,
+        },
+    );
+    let written = written.expect("a device state always serializes (a Stream keeps write errors)");
+    if let Some(e) = written.failed {
+        return Err(failed(e));
+    }
+    assert_eq!(
+        written.bytes, checked.bytes,
+        "both passes serialize the same body"
+    );
+    Ok(())
+}
+
+fn body<'a>(
+    identity: &'a str,
+    now: Instant,
+    device: &'a dyn DeviceModel,
+) -> Result<Body<'a>, StateError> {
+    Ok(Body {
+        identity: Cow::Borrowed(identity),
+        now,
+        device: device
+            .save()
+            .ok_or_else(|| StateError::Unsupported(device.info().name.clone()))?,
+    })
+}
+
+fn serialized_size(body: &Body<'_>) -> usize {
+    postcard::experimental::serialized_size(body).expect("a device state always serializes")
+}
+
+/// The magic, the format version, the body's checksum and its length.
+fn header(body_bytes: usize, crc: u32) -> [u8; HEADER_BYTES] {
+    let mut h = [0; HEADER_BYTES];
+    h[..8].copy_from_slice(&MAGIC);
+    h[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    h[12..16].copy_from_slice(&crc.to_le_bytes());
+    h[16..24].copy_from_slice(&(body_bytes as u64).to_le_bytes());
+    h
+}
+
+/// A postcard output that keeps nothing: the checksum and length of what it is given.
+#[derive(Default)]
+struct Checksum {
+    crc: crc32fast::Hasher,
+    bytes: usize,
+}
+
+impl postcard::ser_flavors::Flavor for Checksum {
+    type Output = Checksum;
+
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.try_extend(&[byte])
+    }
+
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        self.crc.update(bytes);
+        self.bytes += bytes.len();
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<Checksum> {
+        Ok(self)
+    }
+}
+
+/// A postcard output that passes what it is given on to a writer, counting it. The first write
+/// error is kept and the rest of the body skipped: postcard would replace the error with one
+/// of its own.
+struct Stream<'w, W> {
+    out: &'w mut W,
+    bytes: usize,
+    failed: Option<std::io::Error>,
+}
+
+impl<'w, W: std::io::Write> postcard::ser_flavors::Flavor for Stream<'w, W> {
+    type Output = Stream<'w, W>;
+
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.try_extend(&[byte])
+    }
+
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        if self.failed.is_none() {
+            match self.out.write_all(bytes) {
+                Ok(()) => self.bytes += bytes.len(),
+                Err(e) => self.failed = Some(e),
+            }
+        }
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<Stream<'w, W>> {
+        Ok(self)
+    }
+}
+
 /// Whether `device` would save as exactly `file` (with the same identity and clock), without
 /// building the file: the body is serialized against `file`'s, byte by byte, and stops at the
 /// first difference. A check that a load kept everything costs a comparison, not a second file.
@@ -146,13 +257,7 @@ pub fn saves_as(
     now: Instant,
     device: &dyn DeviceModel,
 ) -> Result<bool, StateError> {
-    let body = Body {
-        identity: Cow::Borrowed(identity),
-        now,
-        device: device
-            .save()
-            .ok_or_else(|| StateError::Unsupported(device.info().name.clone()))?,
-    };
+    let body = body(identity, now, device)?;
     let Some(want) = file.get(HEADER_BYTES..) else {
         return Ok(false);
     };

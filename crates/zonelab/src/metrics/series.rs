@@ -70,8 +70,8 @@ impl<const N: usize> BucketSeries<N> {
     }
 
     /// Changes the counters of the bucket `t` falls in. (A completion adds to two of them this
-    /// way, in place rather than through an array of four with two zeros: PGO S1 70.4 -> 68.7
-    /// ms, BENCHMARKS.md.)
+    /// way, in place rather than through an array of four with two zeros, which was slower:
+    /// BENCHMARKS.md, "What the hot path does".)
     #[inline]
     pub fn update(&mut self, t: Instant, f: impl FnOnce(&mut [u64; N])) {
         let i = if t.ns() >= self.last.1 && t.ns() < self.last.2 && self.last.0 < self.buckets.len()

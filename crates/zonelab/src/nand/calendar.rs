@@ -97,8 +97,9 @@ impl Calendar {
         }
         // The first interval ending after `ready` (ends increase with the index). Transfers are
         // booked about in the order their data is ready, so it is usually a few intervals back
-        // from the end: look there first (on rezns-40g random reads, 10% faster than a binary
-        // search, whose steps depend on each other), and search the rest only past that.
+        // from the end: look there first (faster than a binary search, whose steps depend on
+        // each other: BENCHMARKS.md, "What the hot path does"), and search the rest only past
+        // that.
         // (The last interval ends after `ready`: the fast paths above took the other cases.)
         let before_last = &self.busy[..n - 1];
         let near = before_last.len().saturating_sub(BACKWARD_SCAN);

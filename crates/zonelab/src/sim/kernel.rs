@@ -84,8 +84,8 @@ pub struct Kernel {
     pub(crate) cores: RefCell<Cores>,
     pub(crate) tracer: RefCell<Option<Tracer>>,
     /// A tracer was given: `tracer.is_some()`, fixed for the run, so the hot path asks this and
-    /// not the cell. (The tracer as `Option<RefCell<Tracer>>`, with no flag, ran the peers' S2
-    /// 2-4% slower in three PGO builds: BENCHMARKS.md.)
+    /// not the cell. (The tracer as `Option<RefCell<Tracer>>`, with no flag, was slower:
+    /// BENCHMARKS.md, "What the hot path does".)
     tracing: bool,
     pub(crate) sources: RefCell<Vec<Arc<str>>>,
     pub(crate) errors: RefCell<ErrorLog>,

@@ -1,7 +1,6 @@
 //! The cell that holds the kernel's event queue, device and metrics: each use borrows the value
-//! for one call, with no borrow flag to check, set and clear. As `RefCell`s, their five borrows
-//! a command took 5% of the instructions of the peers' sequential writes in the PGO build, and
-//! 3.4% of their random reads (BENCHMARKS.md, "The kernel's cells without borrow flags").
+//! for one call, with no borrow flag to check, set and clear: as `RefCell`s, their five borrows
+//! a command were a measurable share of the hot path (BENCHMARKS.md, "What the hot path does").
 //!
 //! Why no flag is needed: [`LeafCell::with`] hands out `&mut T` only to a closure that is `Send`,
 //! over a value that is `Send`. A cell is not `Sync` (it holds an `UnsafeCell`), and so neither

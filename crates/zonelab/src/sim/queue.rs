@@ -7,11 +7,9 @@
 //! push. Keys are unique, so the order events come out in is the same either way.
 //!
 //! The heap is a binary min-heap of our own rather than `std`'s `BinaryHeap`: replacing the top
-//! through `BinaryHeap::peek_mut` writes the new event at the top, a field at a time (11
-//! instructions a command on the peers' sequential writes), and then again where the sift leaves
-//! it; here it is written once, where it belongs. With the bounds checks left out of the sift,
-//! that is 1.4% fewer instructions on those writes under PGO (BENCHMARKS.md, "A calendar without
-//! its head index, and an event heap of our own").
+//! through `BinaryHeap::peek_mut` writes the new event at the top, a field at a time, and then
+//! again where the sift leaves it; here it is written once, where it belongs, and the sift reads
+//! the children without bounds checks (measured: BENCHMARKS.md, "What the hot path does").
 
 use super::kernel::EventKind;
 use crate::time::Instant;
@@ -89,8 +87,7 @@ impl EventQueue {
         while child + 1 < n {
             // SAFETY: hole < child < child + 1 < n, the heap's length, and `child` moves to the
             // right one at most. (With these three indexed, the compiler kept their bounds
-            // checks, even with the slice split at `child`: release S2 264.26 M instructions
-            // against 257.31 M, BENCHMARKS.md, as above.)
+            // checks, even with the slice split at `child`.)
             let smaller = unsafe {
                 let right = heap.get_unchecked(child + 1).key();
                 child += (right < heap.get_unchecked(child).key()) as usize;

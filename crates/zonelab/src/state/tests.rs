@@ -395,3 +395,38 @@ fn saves_as_says_whether_a_device_would_save_as_exactly_a_file() {
     .unwrap();
     assert!(!saves_as(&bytes, &id, at, &*d).unwrap());
 }
+
+#[test]
+fn a_state_file_streamed_is_the_one_built_in_memory_and_a_failed_write_is_an_error() {
+    let (cfg, exp, bytes) = saved_file();
+    let d = restore(&exp, decode(&bytes).unwrap().device).unwrap();
+    let mut streamed = Vec::new();
+    encode_to(&mut streamed, &identity(&cfg), Instant::from_ns(5), &*d).unwrap();
+    assert_eq!(streamed, bytes);
+    // A writer that takes a few bytes and then fails (a full disk): its error, not a panic.
+    struct Full(usize);
+    impl std::io::Write for Full {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.0 == 0 {
+                return Err(std::io::Error::from(std::io::ErrorKind::StorageFull));
+            }
+            let n = buf.len().min(self.0);
+            self.0 -= n;
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    for room in [0, HEADER_BYTES, HEADER_BYTES + 100, bytes.len() - 1] {
+        let e = encode_to(&mut Full(room), &identity(&cfg), Instant::from_ns(5), &*d).unwrap_err();
+        assert!(matches!(e, StateError::Write(_)), "room {room}: {e}");
+    }
+    encode_to(
+        &mut Full(bytes.len()),
+        &identity(&cfg),
+        Instant::from_ns(5),
+        &*d,
+    )
+    .unwrap();
+}

@@ -156,8 +156,8 @@ pub const CSV_HEADER: &str =
 
 /// One record as a CSV line (no newline). Dies and channels are ranges such as "0-3;8"; a
 /// die's channel is the die number modulo `channels`. Written straight into `out`, numbers
-/// with `itoa`: through `write!` and a string per field, a traced run spent five times as long
-/// writing its trace as simulating (BENCHMARKS.md).
+/// with `itoa`: through `write!` and a string per field, a traced run spent longer writing its
+/// trace than simulating (BENCHMARKS.md, "What the hot path does").
 pub fn csv_line(r: &TraceRecord, channels: u32, out: &mut String) {
     let mut ch = DieSet::default();
     for d in r.dies.iter() {

@@ -215,8 +215,7 @@ impl Device {
         let end = pos + nlb * self.lba_bytes;
         // Most reads are one chunk (within one page of one piece). The loop over the others is
         // out of line, so the first chunk's code keeps none of the loop's state around the
-        // transfers it books (PGO, the peers' random reads: 23.5 fewer instructions a read;
-        // BENCHMARKS.md, "The calendars' past dropped lazily").
+        // transfers it books (measured: BENCHMARKS.md, "What the hot path does").
         let mut piece_index = 0;
         let (arrived, next) = self.read_chunk(start, zi, &mut piece_index, pos, end);
         let done = start.max(arrived);

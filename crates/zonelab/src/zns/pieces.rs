@@ -232,8 +232,8 @@ impl Device {
     /// piece and do not complete the unit being staged, so nothing is programmed and the write
     /// is done when its data has arrived. Stages them and returns true if the write is one;
     /// otherwise changes nothing and the write goes through [`Device::write_pieces`]. The state
-    /// left is the one [`program_piece`] leaves for such a write. (On the peers' sequential 4 KiB
-    /// writes into 16 KiB units, this takes 8% of the instructions off: BENCHMARKS.md.)
+    /// left is the one [`program_piece`] leaves for such a write. (Three 4 KiB writes of four
+    /// into a 16 KiB unit are such writes: BENCHMARKS.md, "What the hot path does".)
     #[inline]
     pub(super) fn stage_only(&mut self, zi: u32, position: u64, bytes: u64) -> bool {
         if self.buffer_units != 0 || self.cache.is_some() {
