@@ -396,5 +396,14 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 stop_server 0
+# The same id served again at once (the documented --state workflow stops a server and starts
+# the next on its file): `--stop` returns once the kernel has deleted the device.
+start_server 0 vm
+LOG=/tmp/zonelab0.log check server0.restart "served again right after --stop: $(sed -n 2p /tmp/zonelab0.log)" -- \
+  test -b /dev/ublkb0
+timeout 60 zonelab ublk --stop --id 0 >/tmp/stop0b.log 2>&1
+rc=$?
+wait "${ZPIDS[0]}"
+LOG=/tmp/stop0b.log check server0.restart_stop "exit $rc" -- test $rc = 0
 emit "ZLTEST DONE"
 say "done"

@@ -71,6 +71,16 @@ pub fn serve(
         );
     }
     let limits = adapter.limits();
+    // A device of this id that an earlier server stopped may still be going (the kernel frees
+    // its id once every user of the old device has let go): wait for it, as `--stop` does.
+    if let Ok(id) = u32::try_from(opts.dev_id) {
+        if !wait_until_gone(id, DEVICE_GONE_WAIT) {
+            bail!(
+                "/dev/ublkb{id} still exists after {DEVICE_GONE_WAIT:?}: another server has it, \
+                 or the kernel has not let go of a stopped one (`zonelab ublk --stop --id {id}`)"
+            );
+        }
+    }
     let ctrl = UblkCtrlBuilder::default()
         .name("zonelab")
         .id(opts.dev_id)
@@ -151,9 +161,35 @@ pub fn serve(
         .take()
         .ok_or_else(|| anyhow!("the queue thread did not hand the device back"))?;
     let written = stopped(&mut adapter);
+    // The signal handler holds a clone of the control, so it is never dropped, and dropping it
+    // is what deletes a device libublk added: without this the stopped device stayed in the
+    // kernel after the server exited, and a new server of the same id could not be added.
+    if let Err(e) = ctrl.del_dev() {
+        eprintln!("warning: cannot delete ublk device {id}: {e}");
+    }
     let _ = std::fs::remove_file(pid_path(id));
     run.map_err(|e| anyhow!("ublk device {id}: {e}"))?;
     written
+}
+
+/// How long a new server waits for a stopped device of its id to go (chosen: the kernel lets go
+/// within a second once the old server has exited).
+const DEVICE_GONE_WAIT: Duration = Duration::from_secs(10);
+
+/// Whether `/dev/ublkbN` and `/dev/ublkcN` are gone, waiting up to `timeout` for them.
+fn wait_until_gone(dev_id: u32, timeout: Duration) -> bool {
+    let exists = || {
+        Path::new(&format!("/dev/ublkb{dev_id}")).exists()
+            || Path::new(&format!("/dev/ublkc{dev_id}")).exists()
+    };
+    let waited = std::time::Instant::now();
+    while exists() {
+        if waited.elapsed() > timeout {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
 }
 
 pub fn pid_path(dev_id: u32) -> PathBuf {
@@ -166,7 +202,8 @@ fn write_pid_file(dev_id: u32) -> std::io::Result<()> {
 }
 
 /// Stops the servers of `dev_id` (or of every ZoneLab device) and waits until each has written
-/// its results and exited. Returns the devices stopped.
+/// its results and exited, and the kernel has deleted its device, so a new server can take the
+/// id at once. Returns the devices stopped.
 pub fn stop(dev_id: Option<u32>, timeout: Duration) -> Result<Vec<u32>> {
     let mut targets = Vec::new();
     match dev_id {
@@ -214,6 +251,11 @@ pub fn stop(dev_id: Option<u32>, timeout: Duration) -> Result<Vec<u32>> {
                 bail!("/dev/ublkb{id}: server pid {pid} still running after {timeout:?}");
             }
             std::thread::sleep(Duration::from_millis(20));
+        }
+        if !wait_until_gone(id, timeout.saturating_sub(waited.elapsed())) {
+            bail!(
+                "/dev/ublkb{id}: its server exited, but the kernel still has the device after {timeout:?}"
+            );
         }
     }
     Ok(targets)

@@ -103,6 +103,11 @@ impl Device {
             erased = erased.max(self.nand.erase_block(in_ram, addr));
         }
         let mut next = 0;
+        // The programmed frontier: a staged partial unit is reserved (in `next`) but not
+        // programmed, so a reset that drops it leaves its unit erased, to be handed out again
+        // without an erase (counting it here made that a unit "handed out over programmed
+        // units": the swarm's seed 223204).
+        let mut programmed_end = 0;
         let mut done = erased;
         for &(zi, k) in &owners {
             let p = &mut self.zones[zi].pieces[k];
@@ -123,10 +128,13 @@ impl Device {
             if k + 1 == z.pieces.len() {
                 z.units_streamed = base + units;
             }
+            if units > 0 {
+                programmed_end = next + units;
+            }
             next += reserved;
         }
         self.programs_done = self.programs_done.max(done);
-        self.phys_high[victim as usize] = next;
+        self.phys_high[victim as usize] = programmed_end;
         self.counters.compacted_units += next;
         self.blocked_until = self.blocked_until.max(done);
         self.policy.compacted(victim, next);
