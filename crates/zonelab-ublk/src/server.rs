@@ -73,13 +73,13 @@ pub fn serve(
     let limits = adapter.limits();
     // A device of this id that an earlier server stopped may still be going (the kernel frees
     // its id once every user of the old device has let go): wait for it, as `--stop` does.
-    if let Ok(id) = u32::try_from(opts.dev_id) {
-        if !wait_until_gone(id, DEVICE_GONE_WAIT) {
-            bail!(
-                "/dev/ublkb{id} still exists after {DEVICE_GONE_WAIT:?}: another server has it, \
-                 or the kernel has not let go of a stopped one (`zonelab ublk --stop --id {id}`)"
-            );
-        }
+    if let Ok(id) = u32::try_from(opts.dev_id)
+        && !wait_until_gone(id, DEVICE_GONE_WAIT)
+    {
+        bail!(
+            "/dev/ublkb{id} still exists after {DEVICE_GONE_WAIT:?}: another server has it, \
+             or the kernel has not let go of a stopped one (`zonelab ublk --stop --id {id}`)"
+        );
     }
     let ctrl = UblkCtrlBuilder::default()
         .name("zonelab")
