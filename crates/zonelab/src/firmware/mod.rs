@@ -197,7 +197,7 @@ pub trait ResetPolicy: Send {
     fn compaction_victim(&self, candidates: &[CompactionCandidate]) -> Option<u32> {
         candidates
             .iter()
-            .filter(|c| c.live_units < c.capacity_units && (c.live_units > 0 || !c.closed))
+            .filter(|c| c.pinned && c.live_units < c.capacity_units)
             .min_by_key(|c| (!c.closed, c.live_units, c.zone))
             .map(|c| c.zone)
     }
@@ -313,6 +313,9 @@ pub struct CompactionCandidate {
     pub capacity_units: u64,
     /// No piece on it is still being written.
     pub closed: bool,
+    /// Some piece maps to it, if only an empty one (a zone whose unwritten units the zombie
+    /// daemon took back keeps its piece, and so its physical zone, until it is reset).
+    pub pinned: bool,
 }
 
 /// A validated firmware policy choice (built by `config` from the experiment's `[firmware]`).

@@ -51,6 +51,7 @@ impl Device {
                 live_units: 0,
                 capacity_units: self.cap_units,
                 closed: true,
+                pinned: false,
             })
             .collect();
         for z in &self.zones {
@@ -58,6 +59,7 @@ impl Device {
                 let c = &mut live[p.pz as usize];
                 c.live_units += p.data.div_ceil(unit);
                 c.closed &= p.data == p.cap;
+                c.pinned = true;
             }
         }
         let victim = self
