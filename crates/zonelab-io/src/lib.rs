@@ -154,7 +154,7 @@ const TMP_SUFFIX: &str = ".zonelab-tmp";
 /// a new file (a temporary file library's 0600 ignored the umask: issue 36). A write that
 /// fails removes its temporary; one killed leaves it for [`remove_stale_temporaries`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_atomic_with(path, |f| f.write_all(bytes).map_err(anyhow::Error::from))
+    write_atomic_with(path, |f| Ok(f.write_all(bytes)?))
 }
 
 /// [`write_atomic`] of what `write` writes into the file, for contents too large to build in

@@ -177,17 +177,23 @@ mod tests {
         u64::from_ne_bytes(b[at..at + 8].try_into().unwrap())
     }
 
-    #[test]
-    fn blk_zone_layout_in_sectors() {
-        // A 4 KiB-LBA zone of 16384 LBAs (64 MiB) with 12288 LBAs of capacity, written to 100.
+    /// Zone 3 of 4 KiB-LBA zones of 16384 LBAs (64 MiB) with 12288 LBAs of capacity, written to
+    /// 100, in `state`, as a `struct blk_zone` written over 0xAA bytes.
+    fn encoded(state: ZoneState) -> [u8; BLK_ZONE_BYTES] {
         let d = ZoneDescriptor {
-            state: ZoneState::ImplicitlyOpened,
+            state,
             zslba: 3 * 16384,
             capacity_lbas: 12288,
             wp: 3 * 16384 + 100,
         };
         let mut b = [0xAAu8; BLK_ZONE_BYTES];
         encode_blk_zone(&d, 16384, 8, &mut b);
+        b
+    }
+
+    #[test]
+    fn blk_zone_layout_in_sectors() {
+        let b = encoded(ZoneState::ImplicitlyOpened);
         assert_eq!(u64_at(&b, 0), 3 * 131072, "start");
         assert_eq!(u64_at(&b, 8), 131072, "len");
         assert_eq!(u64_at(&b, 16), 3 * 131072 + 800, "wp");
@@ -199,15 +205,8 @@ mod tests {
 
     #[test]
     fn a_full_zone_reports_its_write_pointer_at_the_zone_size_as_linux_nvme_does() {
-        // Finished at 100 LBAs into a zone of 16384 with 12288 of capacity: start + zone size.
-        let d = ZoneDescriptor {
-            state: ZoneState::Full,
-            zslba: 3 * 16384,
-            capacity_lbas: 12288,
-            wp: 3 * 16384 + 100,
-        };
-        let mut b = [0u8; BLK_ZONE_BYTES];
-        encode_blk_zone(&d, 16384, 8, &mut b);
+        // Finished at 100 LBAs into the zone: start + zone size, not the write pointer.
+        let b = encoded(ZoneState::Full);
         assert_eq!(u64_at(&b, 16), 4 * 131072, "wp");
         assert_eq!(u64_at(&b, 32), 98304, "capacity");
     }

@@ -172,8 +172,8 @@ pub fn serve(
     written
 }
 
-/// How long a new server waits for a stopped device of its id to go (chosen: the kernel lets go
-/// within a second once the old server has exited).
+/// How long a new server waits for a stopped device of its id to go (chosen; in the VM test the
+/// device was gone by the time `--stop` returned).
 const DEVICE_GONE_WAIT: Duration = Duration::from_secs(10);
 
 /// Whether `/dev/ublkbN` and `/dev/ublkcN` are gone, waiting up to `timeout` for them.

@@ -112,27 +112,16 @@ pub fn encode(
     device: &dyn DeviceModel,
 ) -> Result<Vec<u8>, StateError> {
     let body = body(identity, now, device)?;
-    // Serialized once, straight into a buffer of its final size: a state file holds the device's
-    // data, so a copy more (or a buffer grown by doubling) would cost as much memory again.
-    let body_bytes = serialized_size(&body);
-    let mut out = Vec::with_capacity(HEADER_BYTES + body_bytes);
-    out.extend_from_slice(&header(body_bytes, 0)); // the checksum once the body is there
-    let mut out = postcard::serialize_with_flavor(&body, Append(out))
-        .expect("a device state always serializes");
-    assert_eq!(
-        out.len(),
-        HEADER_BYTES + body_bytes,
-        "the body is the size postcard said"
-    );
-    let crc = crc32fast::hash(&out[HEADER_BYTES..]);
-    out[12..16].copy_from_slice(&crc.to_le_bytes());
+    let checked = checksum(&body);
+    // Written into a buffer of its final size: a state file holds the device's data, so a copy
+    // more (or a buffer grown by doubling) would cost as much memory again.
+    let mut out = Vec::with_capacity(HEADER_BYTES + checked.bytes);
+    write_file(&mut out, &body, checked)?;
     Ok(out)
 }
 
 /// Writes the bytes [`encode`] would give to `out` as they are made, holding none of the file
-/// in memory: a device holding gigabytes of data saves without a second copy of them. The body
-/// is serialized twice, first only to checksum it (the header, written first, holds the
-/// checksum).
+/// in memory: a device holding gigabytes of data saves without a second copy of them.
 pub fn encode_to(
     out: &mut impl std::io::Write,
     identity: &str,
@@ -140,20 +129,35 @@ pub fn encode_to(
     device: &dyn DeviceModel,
 ) -> Result<(), StateError> {
     let body = body(identity, now, device)?;
-    let checked = postcard::serialize_with_flavor(&body, Checksum::default())
-        .expect("a device state always serializes");
+    let checked = checksum(&body);
+    write_file(out, &body, checked)
+}
+
+/// The body's checksum and length: a first pass over it that keeps nothing, since the header,
+/// written first, holds both.
+fn checksum(body: &Body<'_>) -> Checksum {
+    postcard::serialize_with_flavor(body, Checksum::default())
+        .expect("a device state always serializes")
+}
+
+/// The header, then the body, streamed to `out`.
+fn write_file(
+    out: &mut impl std::io::Write,
+    body: &Body<'_>,
+    checked: Checksum,
+) -> Result<(), StateError> {
     let failed = |e: std::io::Error| StateError::Write(e.to_string());
     out.write_all(&header(checked.bytes, checked.crc.finalize()))
         .map_err(failed)?;
     let written = postcard::serialize_with_flavor(
-        &body,
+        body,
         Stream {
             out,
             bytes: 0,
             failed: None,
         },
-    );
-    let written = written.expect("a device state always serializes (a Stream keeps write errors)");
+    )
+    .expect("a device state always serializes (a Stream keeps write errors)");
     if let Some(e) = written.failed {
         return Err(failed(e));
     }
@@ -176,10 +180,6 @@ fn body<'a>(
             .save()
             .ok_or_else(|| StateError::Unsupported(device.info().name.clone()))?,
     })
-}
-
-fn serialized_size(body: &Body<'_>) -> usize {
-    postcard::experimental::serialized_size(body).expect("a device state always serializes")
 }
 
 /// The magic, the format version, the body's checksum and its length.
@@ -266,11 +266,7 @@ pub fn saves_as(
         postcard::serialize_with_flavor(&body, Compare { want }),
         Ok(rest) if rest.is_empty()
     );
-    Ok(body_same
-        && file[..8] == MAGIC
-        && file[8..12] == FORMAT_VERSION.to_le_bytes()
-        && file[12..16] == crc32fast::hash(want).to_le_bytes()
-        && file[16..24] == (want.len() as u64).to_le_bytes())
+    Ok(body_same && file[..HEADER_BYTES] == header(want.len(), crc32fast::hash(want)))
 }
 
 /// A postcard output that holds nothing: it compares what it is given with `want`, in order,
@@ -298,28 +294,6 @@ impl<'a> postcard::ser_flavors::Flavor for Compare<'a> {
 
     fn finalize(self) -> postcard::Result<&'a [u8]> {
         Ok(self.want)
-    }
-}
-
-/// A postcard output that appends to a vector whole slices at a time (postcard's `to_extend`
-/// copies byte by byte).
-struct Append(Vec<u8>);
-
-impl postcard::ser_flavors::Flavor for Append {
-    type Output = Vec<u8>;
-
-    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
-        self.0.push(byte);
-        Ok(())
-    }
-
-    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
-        self.0.extend_from_slice(bytes);
-        Ok(())
-    }
-
-    fn finalize(self) -> postcard::Result<Vec<u8>> {
-        Ok(self.0)
     }
 }
 
