@@ -21,11 +21,14 @@ case "${1:-}" in
 esac
 command -v cargo >/dev/null || { echo "error: cargo not found; install Rust with rustup" >&2; exit 1; }
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
-if ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
+# libclang.so itself (libclang-dev): libclang-cpp.so, which LLVM's other packages bring, is not it.
+if ! compgen -G '/usr/lib/llvm-*/lib/libclang.so' >/dev/null; then
   sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
   sudo_ apt-get update -qq
   DEBIAN_FRONTEND=noninteractive sudo_ apt-get install -y -qq libclang-dev >/dev/null
 fi
+# CI builds from a clean clone once: incremental caches would only take disk (a CI machine ran out).
+export CARGO_INCREMENTAL=0
 log=$(mktemp)
 start=$(mktemp)   # what the tests leave in the temporary directory is newer than this
 trap 'rm -f "$log" "$start"' EXIT
@@ -63,6 +66,8 @@ if [ "$quick" = 0 ]; then
   stage python bash python/setup.sh
   # The PGO build gives the release build's results, byte for byte.
   stage pgo bash scripts/build-pgo.sh --check
+  # Its two intermediate build trees (instrumented, then profile-guided) are not used again.
+  rm -rf target/pgo/instrumented target/pgo/build
   stage fio fio_test fio -- --ignored
   # zonelab calibrate recovers zn540 from the calibration jobs run through fio on the engine.
   stage calibrate fio_test calibrate -- --ignored

@@ -25,7 +25,7 @@ for p in qemu-system-x86_64:qemu-system-x86 mkfs.f2fs:f2fs-tools \
   command -v "${p%%:*}" >/dev/null 2>&1 || need+=("${p#*:}")
 done
 dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static)
-ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
+compgen -G '/usr/lib/llvm-*/lib/libclang.so' >/dev/null || need+=(libclang-dev)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   sudo_ apt-get update -qq
