@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::{Result, anyhow};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use zonelab::metrics::{Layer, Metrics, OpKind};
 
 /// (latency in ms, percentile) points of one device command kind's CDF, all tenants together.
@@ -59,7 +60,45 @@ fn legend(
         .map_err(|e| e.to_string())
 }
 
-/// Writes a two-panel CDF figure of `series` (label, points) to `path`.
+/// Where a latency axis starts and ends: whole decades around every point, in log10(ms).
+fn decades(series: &[(String, Vec<(f64, f64)>)]) -> (f64, f64) {
+    let xs = || {
+        series
+            .iter()
+            .flat_map(|(_, p)| p.iter().map(|&(x, _)| log10_ms(x)))
+    };
+    let lo = xs().fold(f64::INFINITY, f64::min).floor();
+    let hi = xs().fold(f64::NEG_INFINITY, f64::max).ceil();
+    if lo.is_finite() && hi > lo {
+        (lo, hi)
+    } else if lo.is_finite() {
+        (lo, lo + 1.0)
+    } else {
+        (-3.0, 0.0)
+    }
+}
+
+/// log10 of a latency in ms; a recorded 0 sits at the axis' floor of 1 ns.
+fn log10_ms(ms: f64) -> f64 {
+    ms.max(1e-6).log10()
+}
+
+/// The label of a log10 tick: the power of ten it stands for, blank between powers.
+fn pow10_label(x: f64) -> String {
+    if (x - x.round()).abs() > 1e-9 {
+        return String::new();
+    }
+    let k = x.round() as i32;
+    if k >= 0 {
+        format!("{}", 10u64.pow(k as u32))
+    } else {
+        format!("{:.*}", (-k) as usize, 10f64.powi(k))
+    }
+}
+
+/// Writes a two-panel CDF figure of `series` (label, points) to `path`: the distribution from
+/// P50 and the tail from P99, both on a log latency axis so that a tail 10^4 times the median
+/// stays as readable as the median.
 pub fn cdf_figure(path: &Path, title: &str, series: &[(String, Vec<(f64, f64)>)]) -> Result<()> {
     let err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
     let root = SVGBackend::new(path, (1100, 440)).into_drawing_area();
@@ -68,30 +107,31 @@ pub fn cdf_figure(path: &Path, title: &str, series: &[(String, Vec<(f64, f64)>)]
         .titled(title, ("sans-serif", 20))
         .map_err(|e| err(&e))?;
     let (left, right) = root.split_horizontally(550);
-    let max_ms = series
-        .iter()
-        .flat_map(|(_, p)| p.iter().map(|&(x, _)| x))
-        .fold(0.0, f64::max)
-        * 1.05;
+    let (lo, hi) = decades(series);
     for (area, from, name) in [(left, 50.0, "from P50"), (right, 99.0, "tail from P99")] {
         let mut chart = ChartBuilder::on(&area)
             .caption(name, ("sans-serif", 16))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(52)
-            .build_cartesian_2d(0.0..max_ms.max(1e-3), from..100.0)
+            .build_cartesian_2d(lo..hi, from..100.0)
             .map_err(|e| err(&e))?;
         chart
             .configure_mesh()
-            .x_desc("latency (ms)")
+            .x_labels((hi - lo) as usize + 1)
+            .x_label_formatter(&|x| pow10_label(*x))
+            .x_desc("latency (ms, log scale)")
             .y_desc("percentile")
             .draw()
             .map_err(|e| err(&e))?;
         for (i, (label, points)) in series.iter().enumerate() {
             let colour = COLOURS[i % COLOURS.len()];
-            let shown = steps_from(points, from);
+            let logged: Vec<(f64, f64)> = points.iter().map(|&(x, p)| (log10_ms(x), p)).collect();
             chart
-                .draw_series(LineSeries::new(shown, colour.stroke_width(2)))
+                .draw_series(LineSeries::new(
+                    steps_from(&logged, from),
+                    colour.stroke_width(2),
+                ))
                 .map_err(|e| err(&e))?
                 .label(label.clone())
                 .legend(move |(x, y)| {
@@ -104,7 +144,25 @@ pub fn cdf_figure(path: &Path, title: &str, series: &[(String, Vec<(f64, f64)>)]
     Ok(())
 }
 
-/// Writes a grouped bar chart: one group per entry of `groups`, one bar per series in each.
+/// A bar's value as printed above it: three significant figures, and "0" for a zero bar, which
+/// would otherwise be invisible.
+fn bar_label(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// Writes a grouped bar chart: one group per entry of `groups`, named under its bars, one bar
+/// per series in each, every bar labelled with its value. Negative values hang below a zero line.
 pub fn bar_chart(
     path: &Path,
     title: &str,
@@ -113,22 +171,28 @@ pub fn bar_chart(
     series: &[(String, Vec<f64>)],
 ) -> Result<()> {
     let err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
-    let root = SVGBackend::new(path, (640, 420)).into_drawing_area();
+    let bars = groups.len() * series.len();
+    let width_px = 640.max(140 + 36 * (bars + groups.len()) as u32);
+    let root = SVGBackend::new(path, (width_px, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let width = series.len() as f64 + 1.0;
-    let top = series
-        .iter()
-        .flat_map(|(_, v)| v.iter().copied())
-        .fold(0.0, f64::max)
-        .max(1e-9);
-    // Headroom for the group names and the legend above the bars.
-    let max = top * 1.45;
+    let values = || series.iter().flat_map(|(_, v)| v.iter().copied());
+    let top = values().fold(0.0, f64::max);
+    let bottom = values().fold(0.0, f64::min);
+    let span = (top - bottom).max(1e-9);
+    // Headroom above for the legend and the value labels; room below for negative ones.
+    let y0 = if bottom < 0.0 {
+        bottom - span * 0.12
+    } else {
+        0.0
+    };
+    let y1 = top + span * 0.4;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(64)
-        .build_cartesian_2d(0.0..groups.len() as f64 * width, 0.0..max)
+        .build_cartesian_2d(0.0..groups.len() as f64 * width, y0..y1)
         .map_err(|e| err(&e))?;
     chart
         .configure_mesh()
@@ -137,23 +201,44 @@ pub fn bar_chart(
         .y_desc(y_desc)
         .draw()
         .map_err(|e| err(&e))?;
-    // Group names above each group (plotters' numeric x ticks do not fall on group centres).
-    chart
-        .draw_series(groups.iter().enumerate().map(|(g, name)| {
-            let centre = g as f64 * width + width / 2.0;
-            Text::new(name.clone(), (centre - 0.4, top * 1.1), ("sans-serif", 14))
-        }))
-        .map_err(|e| err(&e))?;
+    if y0 < 0.0 {
+        let zero = vec![(0.0, 0.0), (groups.len() as f64 * width, 0.0)];
+        chart
+            .draw_series(std::iter::once(PathElement::new(zero, BLACK)))
+            .map_err(|e| err(&e))?;
+    }
+    let above =
+        TextStyle::from(("sans-serif", 11).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
+    let below = above.pos(Pos::new(HPos::Center, VPos::Top));
     for (i, (label, values)) in series.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
+        let x = |g: usize| g as f64 * width + 0.5 + i as f64;
         chart
             .draw_series(values.iter().enumerate().map(|(g, &v)| {
-                let x0 = g as f64 * width + 0.5 + i as f64;
-                Rectangle::new([(x0, 0.0), (x0 + 1.0, v)], colour.filled())
+                Rectangle::new([(x(g) + 0.05, 0.0), (x(g) + 0.95, v)], colour.filled())
             }))
             .map_err(|e| err(&e))?
             .label(label.clone())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+        chart
+            .draw_series(values.iter().enumerate().map(|(g, &v)| {
+                let style = if v < 0.0 {
+                    below.clone()
+                } else {
+                    above.clone()
+                };
+                Text::new(bar_label(v), (x(g) + 0.5, v), style)
+            }))
+            .map_err(|e| err(&e))?;
+    }
+    // Group names under their bars, in the label area (plotters' numeric x ticks do not fall
+    // on group centres, so they are placed by pixel).
+    let name_style =
+        TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    for (g, name) in groups.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(g as f64 * width + width / 2.0, y0));
+        root.draw(&Text::new(name.clone(), (px, py + 8), name_style.clone()))
+            .map_err(|e| err(&e))?;
     }
     legend(&mut chart, SeriesLabelPosition::UpperRight).map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
@@ -164,7 +249,7 @@ pub fn bar_chart(
 #[derive(Clone, Copy, PartialEq)]
 pub enum Scale {
     Linear,
-    /// Base-2 logarithmic (request sizes).
+    /// Base-2 logarithmic (request sizes), ticked at powers of two.
     Log2,
 }
 
@@ -179,13 +264,8 @@ pub fn line_chart(
     let err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
     let root = SVGBackend::new(path, (760, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
-    let tx = |x: f64| {
-        if x_scale == Scale::Log2 {
-            x.max(1e-9).log2()
-        } else {
-            x
-        }
-    };
+    let log = x_scale == Scale::Log2;
+    let tx = |x: f64| if log { x.max(1e-9).log2() } else { x };
     let points = || series.iter().flat_map(|(_, p)| p.iter());
     let (x0, x1) = points().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &(x, _)| {
         (a.min(tx(x)), b.max(tx(x)))
@@ -195,25 +275,34 @@ pub fn line_chart(
     } else {
         (x0 - 1.0, x0 + 1.0)
     };
+    // A log axis spans whole powers of two, so that its ticks fall on them.
+    let (x0, x1) = if log {
+        (x0.floor(), x1.ceil())
+    } else {
+        (x0, x1 + (x1 - x0) * 0.02)
+    };
     let y1 = points().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.25;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(64)
-        .build_cartesian_2d(x0..x1 + (x1 - x0) * 0.02, 0.0..y1)
+        .build_cartesian_2d(x0..x1, 0.0..y1)
         .map_err(|e| err(&e))?;
-    let log = x_scale == Scale::Log2;
     let label = |x: &f64| {
-        if log {
-            format!("{}", 2f64.powf(*x).round())
-        } else {
+        if !log {
             format!("{x:.1}")
+        } else if (x - x.round()).abs() > 1e-9 {
+            String::new()
+        } else {
+            format!("{}", 2f64.powf(x.round()))
         }
     };
-    chart
-        .configure_mesh()
-        .x_desc(x_desc)
+    let mut mesh = chart.configure_mesh();
+    if log {
+        mesh.x_labels((x1 - x0) as usize + 1);
+    }
+    mesh.x_desc(x_desc)
         .y_desc(y_desc)
         .x_label_formatter(&label)
         .draw()
@@ -242,6 +331,75 @@ pub fn line_chart(
 #[cfg(test)]
 mod tests {
     use super::steps_from;
+    use super::{Scale, bar_chart, bar_label, cdf_figure, decades, line_chart, pow10_label};
+
+    /// The figures say what a reader needs: group names, a value on every bar (a 0 and a
+    /// negative one too), latency decades in ms, request sizes at powers of two.
+    #[test]
+    fn figures_carry_their_labels() {
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-plot-")
+            .tempdir()
+            .expect("a temporary directory");
+        let text = |name: &str| std::fs::read_to_string(tmp.path().join(name)).expect("svg");
+        let has = |svg: &str, label: &str| {
+            svg.split("</text>")
+                .any(|t| t.rsplit('>').next().map(str::trim) == Some(label))
+        };
+        bar_chart(
+            &tmp.path().join("bars.svg"),
+            "gain",
+            "% gain",
+            &["fileserver".into(), "varmail".into()],
+            &[
+                ("ZoneLab".into(), vec![0.0, -5.0]),
+                ("paper".into(), vec![12.0, 3.0]),
+            ],
+        )
+        .expect("bars");
+        let bars = text("bars.svg");
+        for label in [
+            "fileserver",
+            "varmail",
+            "0",
+            "-5.00",
+            "12.0",
+            "3.00",
+            "% gain",
+        ] {
+            assert!(has(&bars, label), "bar chart lacks {label}");
+        }
+        let series = vec![("a".to_string(), vec![(0.004, 50.0), (321.0, 100.0)])];
+        cdf_figure(&tmp.path().join("cdf.svg"), "cdf", &series).expect("cdf");
+        let cdf = text("cdf.svg");
+        for label in ["0.001", "1", "1000", "latency (ms, log scale)"] {
+            assert!(has(&cdf, label), "CDF lacks {label}");
+        }
+        let sizes = vec![("r".to_string(), vec![(4.0, 1.0), (128.0, 2.0)])];
+        let size_axis = ("request size (KiB)", Scale::Log2);
+        line_chart(&tmp.path().join("l.svg"), "l", size_axis, "MiB/s", &sizes).expect("line");
+        let line = text("l.svg");
+        for label in ["4", "8", "16", "32", "64", "128"] {
+            assert!(has(&line, label), "size axis lacks {label}");
+        }
+    }
+
+    #[test]
+    fn log_latency_axis_spans_whole_decades_labelled_in_ms() {
+        let series = vec![("a".to_string(), vec![(0.004, 50.0), (321.0, 100.0)])];
+        assert_eq!(decades(&series), (-3.0, 3.0));
+        assert_eq!(pow10_label(-3.0), "0.001");
+        assert_eq!(pow10_label(2.0), "100");
+        assert_eq!(pow10_label(0.5), "");
+    }
+
+    #[test]
+    fn every_bar_value_is_printed_a_zero_too() {
+        assert_eq!(bar_label(0.0), "0");
+        assert_eq!(bar_label(-12.34), "-12.3");
+        assert_eq!(bar_label(1234.4), "1234");
+        assert_eq!(bar_label(0.01234), "0.012");
+    }
 
     #[test]
     fn staircase_starts_at_the_cut_and_steps_up() {

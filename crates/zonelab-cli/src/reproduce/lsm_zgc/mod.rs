@@ -121,10 +121,10 @@ pub fn run(out: &Path) -> Result<()> {
             (
                 "gc-time",
                 "GC time",
-                "s",
+                "GC time (s, simulated)",
                 &gc_s as &dyn Fn(&FsReport) -> f64,
             ),
-            ("gc-copied", "Bytes copied by GC", "GiB", &gc_gib),
+            ("gc-copied", "Bytes copied by GC", "copied (GiB)", &gc_gib),
         ] {
             let series: Vec<(String, Vec<f64>)> = ["Basic_ZGC", "LSM_ZGC"]
                 .iter()
