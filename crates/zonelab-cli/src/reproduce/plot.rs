@@ -20,11 +20,13 @@ pub fn cdf_points(metrics: &Metrics, kind: OpKind) -> Vec<(f64, f64)> {
         .collect()
 }
 
-const COLOURS: [RGBColor; 4] = [
+const COLOURS: [RGBColor; 6] = [
     RGBColor(90, 90, 90),
     RGBColor(200, 30, 30),
     RGBColor(30, 80, 200),
     RGBColor(20, 150, 60),
+    RGBColor(230, 140, 0),
+    RGBColor(130, 60, 170),
 ];
 
 /// The CDF as a staircase (it is flat between recorded values), starting at percentile `from`.
@@ -96,10 +98,55 @@ fn pow10_label(x: f64) -> String {
     }
 }
 
+/// A percentile in "nines" (-log10 of the fraction above it): P90 is 1, P99 2, P99.9 3, so
+/// every further nine of the tail gets the same height. P100 sits at `top`.
+fn nines(p: f64, top: f64) -> f64 {
+    if p >= 100.0 {
+        top
+    } else {
+        (-(1.0 - p / 100.0).log10()).min(top)
+    }
+}
+
+/// The label of a whole number of nines: 2 -> "99", 3 -> "99.9"; `top` is P100.
+fn nines_label(y: f64, top: f64) -> String {
+    if (y - y.round()).abs() > 1e-9 {
+        String::new()
+    } else if y.round() >= top {
+        "100".into()
+    } else {
+        let k = y.round() as usize;
+        let mut s = "9".repeat(k.min(2));
+        if k > 2 {
+            s.push('.');
+            s.push_str(&"9".repeat(k - 2));
+        }
+        s
+    }
+}
+
+/// Where the tail panel's axis ends: one nine above the deepest percentile below P100 that
+/// any series recorded, and at least P99.9.
+fn nines_top(series: &[(String, Vec<(f64, f64)>)]) -> f64 {
+    series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|&(_, p)| p))
+        .filter(|&p| p < 100.0)
+        .map(|p| (nines(p, f64::INFINITY) + 1e-9).floor() + 1.0)
+        .fold(3.0, f64::max)
+}
+
 /// Writes a two-panel CDF figure of `series` (label, points) to `path`: the distribution from
-/// P50 and the tail from P99, both on a log latency axis so that a tail 10^4 times the median
-/// stays as readable as the median.
-pub fn cdf_figure(path: &Path, title: &str, series: &[(String, Vec<(f64, f64)>)]) -> Result<()> {
+/// P50, and the tail from P99 to P100 on a scale of nines (each of P99, P99.9, P99.99 ... as
+/// tall as the others). Latency is on a log axis in both, so that a tail 10^4 times the
+/// median stays as readable as the median. `paper_p100` marks the paper's P100 of some series
+/// (index into `series`, ms) as hollow circles in the series' colour at the top of the tail.
+pub fn cdf_figure(
+    path: &Path,
+    title: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+    paper_p100: &[(usize, f64)],
+) -> Result<()> {
     let err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
     let root = SVGBackend::new(path, (1100, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
@@ -107,29 +154,43 @@ pub fn cdf_figure(path: &Path, title: &str, series: &[(String, Vec<(f64, f64)>)]
         .titled(title, ("sans-serif", 20))
         .map_err(|e| err(&e))?;
     let (left, right) = root.split_horizontally(550);
-    let (lo, hi) = decades(series);
-    for (area, from, name) in [(left, 50.0, "from P50"), (right, 99.0, "tail from P99")] {
+    let marks: Vec<(String, Vec<(f64, f64)>)> = paper_p100
+        .iter()
+        .map(|&(_, ms)| (String::new(), vec![(ms, 100.0)]))
+        .collect();
+    let (lo, hi) = decades(&[series, &marks[..]].concat());
+    let top = nines_top(series);
+    for (area, tail) in [(left, false), (right, true)] {
+        let (name, y0, y1) = if tail {
+            ("tail from P99 (nines scale)", 2.0, top)
+        } else {
+            ("from P50", 50.0, 100.0)
+        };
+        let y = |p: f64| if tail { nines(p, top) } else { p };
         let mut chart = ChartBuilder::on(&area)
             .caption(name, ("sans-serif", 16))
             .margin(12)
             .x_label_area_size(36)
-            .y_label_area_size(52)
-            .build_cartesian_2d(lo..hi, from..100.0)
+            .y_label_area_size(60)
+            .build_cartesian_2d(lo..hi, y0..y1)
             .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_labels((hi - lo) as usize + 1)
+        let mut mesh = chart.configure_mesh();
+        mesh.x_labels((hi - lo) as usize + 1)
             .x_label_formatter(&|x| pow10_label(*x))
             .x_desc("latency (ms, log scale)")
-            .y_desc("percentile")
-            .draw()
-            .map_err(|e| err(&e))?;
+            .y_desc("percentile");
+        let label = |v: &f64| nines_label(*v, top);
+        if tail {
+            mesh.y_labels((top - 2.0) as usize + 1)
+                .y_label_formatter(&label);
+        }
+        mesh.draw().map_err(|e| err(&e))?;
         for (i, (label, points)) in series.iter().enumerate() {
             let colour = COLOURS[i % COLOURS.len()];
-            let logged: Vec<(f64, f64)> = points.iter().map(|&(x, p)| (log10_ms(x), p)).collect();
+            let shown: Vec<(f64, f64)> = points.iter().map(|&(x, p)| (log10_ms(x), y(p))).collect();
             chart
                 .draw_series(LineSeries::new(
-                    steps_from(&logged, from),
+                    steps_from(&shown, y0),
                     colour.stroke_width(2),
                 ))
                 .map_err(|e| err(&e))?
@@ -137,6 +198,16 @@ pub fn cdf_figure(path: &Path, title: &str, series: &[(String, Vec<(f64, f64)>)]
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
                 });
+        }
+        if tail && !paper_p100.is_empty() {
+            chart
+                .draw_series(paper_p100.iter().map(|&(i, ms)| {
+                    let colour = COLOURS[i % COLOURS.len()];
+                    Circle::new((log10_ms(ms), top), 6, colour.stroke_width(2))
+                }))
+                .map_err(|e| err(&e))?
+                .label("the paper's P100")
+                .legend(|(x, y)| Circle::new((x + 9, y), 5, BLACK.stroke_width(2)));
         }
         legend(&mut chart, SeriesLabelPosition::LowerRight).map_err(|e| err(&e))?;
     }
@@ -149,16 +220,17 @@ pub fn cdf_figure(path: &Path, title: &str, series: &[(String, Vec<(f64, f64)>)]
 fn bar_label(v: f64) -> String {
     let a = v.abs();
     if a == 0.0 {
-        "0".into()
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
+        return "0".into();
     }
+    // Decimals for three significant figures, one fewer where rounding carries into a new
+    // digit (99.97 prints as 100, not 100.0); none from 100 up, at most three below 1.
+    let digits = |x: f64| x.log10().floor() as i32;
+    let mut decimals = (2 - digits(a)).clamp(0, 3);
+    let scale = 10f64.powi(decimals);
+    if decimals > 0 && digits((a * scale).round() / scale) > digits(a) {
+        decimals -= 1;
+    }
+    format!("{v:.*}", decimals as usize)
 }
 
 /// Writes a grouped bar chart: one group per entry of `groups`, named under its bars, one bar
@@ -332,6 +404,7 @@ pub fn line_chart(
 mod tests {
     use super::steps_from;
     use super::{Scale, bar_chart, bar_label, cdf_figure, decades, line_chart, pow10_label};
+    use super::{nines, nines_label, nines_top};
 
     /// The figures say what a reader needs: group names, a value on every bar (a 0 and a
     /// negative one too), latency decades in ms, request sizes at powers of two.
@@ -369,10 +442,21 @@ mod tests {
         ] {
             assert!(has(&bars, label), "bar chart lacks {label}");
         }
-        let series = vec![("a".to_string(), vec![(0.004, 50.0), (321.0, 100.0)])];
-        cdf_figure(&tmp.path().join("cdf.svg"), "cdf", &series).expect("cdf");
+        let series = vec![(
+            "a".to_string(),
+            vec![(0.004, 50.0), (2.0, 99.95), (321.0, 100.0)],
+        )];
+        cdf_figure(&tmp.path().join("cdf.svg"), "cdf", &series, &[(0, 5000.0)]).expect("cdf");
         let cdf = text("cdf.svg");
-        for label in ["0.001", "1", "1000", "latency (ms, log scale)"] {
+        for label in [
+            "0.001",
+            "1",
+            "1000",
+            "latency (ms, log scale)",
+            "99",
+            "99.9",
+            "100",
+        ] {
             assert!(has(&cdf, label), "CDF lacks {label}");
         }
         let sizes = vec![("r".to_string(), vec![(4.0, 1.0), (128.0, 2.0)])];
@@ -394,11 +478,30 @@ mod tests {
     }
 
     #[test]
+    fn the_tail_axis_gives_every_nine_the_same_height() {
+        assert!((nines(99.0, 9.0) - 2.0).abs() < 1e-9);
+        assert!((nines(99.99, 9.0) - 4.0).abs() < 1e-9);
+        assert_eq!(nines(100.0, 6.0), 6.0);
+        assert_eq!(nines_label(2.0, 6.0), "99");
+        assert_eq!(nines_label(5.0, 6.0), "99.999");
+        assert_eq!(nines_label(6.0, 6.0), "100");
+        // 10,000 samples: the last below P100 is P99.99, so the axis ends one nine above.
+        let s = vec![(
+            "a".to_string(),
+            vec![(1.0, 50.0), (2.0, 99.99), (3.0, 100.0)],
+        )];
+        assert_eq!(nines_top(&s), 5.0);
+    }
+
+    #[test]
     fn every_bar_value_is_printed_a_zero_too() {
         assert_eq!(bar_label(0.0), "0");
         assert_eq!(bar_label(-12.34), "-12.3");
         assert_eq!(bar_label(1234.4), "1234");
         assert_eq!(bar_label(0.01234), "0.012");
+        assert_eq!(bar_label(99.97), "100");
+        assert_eq!(bar_label(9.996), "10.0");
+        assert_eq!(bar_label(70.06), "70.1");
     }
 
     #[test]

@@ -149,11 +149,16 @@ pub fn report(done: &mut Done, figures: &Path, s: &mut String) -> Result<()> {
             &figures.join(format!("rocksdb-fillrandom-{zone_mib}mib-put.svg")),
             &format!("fillrandom put latency CDF, {zone_mib} MiB zones (cf. Figure 8)"),
             &fill_curves,
+            &[(0, paper.fill_p100_ms[0]), (1, paper.fill_p100_ms[1])],
         )?;
         cdf_figure(
             &figures.join(format!("rocksdb-mixgraph-{zone_mib}mib-get.svg")),
             &format!("mixgraph get latency CDF, {zone_mib} MiB zones (cf. Figure 10)"),
             &get_curves,
+            &[
+                (0, paper.mixgraph_get_p100_ms[0]),
+                (1, paper.mixgraph_get_p100_ms[1]),
+            ],
         )?;
         let _ = writeln!(
             s,
