@@ -827,6 +827,7 @@ fn ezns_reproduction_shows_overdrive_and_fair_scheduling() {
         "fairness-read-write.svg",
         "device-stripe.svg",
         "device-channel.svg",
+        "device-channel-depth.svg",
         "device-overlap.svg",
         "device-cache.svg",
     ] {
