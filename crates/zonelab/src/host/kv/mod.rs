@@ -349,6 +349,10 @@ impl<F: KvFiles + 'static> Db<F> {
             self.check_error()?;
             if i.st.borrow().mem.full {
                 self.switch_memtable(h).await?;
+                // The switch may have waited, and a background error (with its wake-up) come
+                // meanwhile: look again before waiting out a stop, or the writer waits forever
+                // (swarm seed 997881).
+                continue;
             }
             let stall = i.st.borrow().stall;
             match stall {
