@@ -233,6 +233,22 @@ fn bar_label(v: f64) -> String {
     format!("{v:.*}", decimals as usize)
 }
 
+/// Each group's name under its bars, in the label area, at the pixel `centres` of the groups'
+/// feet (plotters' numeric x ticks do not fall on group centres).
+fn names_under(
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    groups: &[String],
+    centres: &[(i32, i32)],
+) -> Result<(), String> {
+    let style =
+        TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    for (name, &(x, y)) in groups.iter().zip(centres) {
+        root.draw(&Text::new(name.clone(), (x, y + 8), style.clone()))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 /// Writes a grouped bar chart: one group per entry of `groups`, named under its bars, one bar
 /// per series in each, every bar labelled with its value. Negative values hang below a zero line.
 pub fn bar_chart(
@@ -294,24 +310,15 @@ pub fn bar_chart(
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
         chart
             .draw_series(values.iter().enumerate().map(|(g, &v)| {
-                let style = if v < 0.0 {
-                    below.clone()
-                } else {
-                    above.clone()
-                };
-                Text::new(bar_label(v), (x(g) + 0.5, v), style)
+                let style = if v < 0.0 { &below } else { &above };
+                Text::new(bar_label(v), (x(g) + 0.5, v), style.clone())
             }))
             .map_err(|e| err(&e))?;
     }
-    // Group names under their bars, in the label area (plotters' numeric x ticks do not fall
-    // on group centres, so they are placed by pixel).
-    let name_style =
-        TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
-    for (g, name) in groups.iter().enumerate() {
-        let (px, py) = chart.backend_coord(&(g as f64 * width + width / 2.0, y0));
-        root.draw(&Text::new(name.clone(), (px, py + 8), name_style.clone()))
-            .map_err(|e| err(&e))?;
-    }
+    let centres: Vec<(i32, i32)> = (0..groups.len())
+        .map(|g| chart.backend_coord(&(g as f64 * width + width / 2.0, y0)))
+        .collect();
+    names_under(&root, groups, &centres).map_err(|e| err(&e))?;
     legend(&mut chart, SeriesLabelPosition::UpperRight).map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())

@@ -276,52 +276,7 @@ pub fn observations(
         .iter()
         .position(|&c| c == DEPTH_CHUNK_KIB)
         .expect("the depth sweep's chunk is a channel run's");
-    let depth_series: Vec<(String, Vec<(f64, f64)>)> = PER_CHANNEL
-        .iter()
-        .enumerate()
-        .map(|(k, per)| {
-            let points = DEPTHS
-                .iter()
-                .map(|&qd| {
-                    let v = if qd == 8 {
-                        series[at_16k].1[k]
-                    } else {
-                        mib_s(&get(&format!("dev-depth-{per}-qd{qd}")), true)
-                    };
-                    (f64::from(qd), v)
-                })
-                .collect();
-            (format!("{per} per channel"), points)
-        })
-        .collect();
-    line_chart(
-        &figures.join("device-channel-depth.svg"),
-        "Read bandwidth against queue depth per placement, 16 KiB chunks (cf. eZNS Figure 6)",
-        ("queue depth (128 KiB reads)", Scale::Log2),
-        "read MiB/s",
-        &depth_series,
-    )?;
-    *s += "The same placements against queue depth (16 KiB chunks, 128 KiB random reads), read\n\
-           MiB/s, as eZNS's Figure 6 plots them:\n\n| placement |";
-    for qd in DEPTHS {
-        let _ = write!(s, " QD{qd} |");
-    }
-    *s += "\n|---|";
-    for _ in DEPTHS {
-        *s += "---:|";
-    }
-    *s += "\n";
-    for (name, points) in &depth_series {
-        let _ = write!(s, "| {name} |");
-        for (_, v) in points {
-            let _ = write!(s, " {v:.0} |");
-        }
-        *s += "\n";
-    }
-    *s += "\nNotes: every placement gains with depth until its bound (the dies, then its channels or\n\
-           the host link, as above); the placements part where the channels bind. The notes give\n\
-           no numbers for this figure, so none is set beside it. Figure:\n\
-           figures/device-channel-depth.svg.\n\n";
+    depth_sweep(get, &series[at_16k].1, figures, s)?;
     // Die overlap.
     let overlap: Vec<f64> = OVERLAP
         .iter()
@@ -391,6 +346,63 @@ pub fn observations(
          figures/device-cache.svg.\n\n",
         (1.0 - w1 / w0.max(1e-9)) * 100.0
     );
+    Ok(())
+}
+
+/// The channel placements against queue depth (eZNS Figure 6's axes): the figure, the table and
+/// its notes. `qd8` holds each placement's QD 8 result (the channel runs' 16 KiB row).
+fn depth_sweep(
+    get: &mut dyn FnMut(&str) -> Summary,
+    qd8: &[f64],
+    figures: &Path,
+    s: &mut String,
+) -> Result<()> {
+    let depth_series: Vec<(String, Vec<(f64, f64)>)> = PER_CHANNEL
+        .iter()
+        .enumerate()
+        .map(|(k, per)| {
+            let points = DEPTHS
+                .iter()
+                .map(|&qd| {
+                    let v = if qd == 8 {
+                        qd8[k]
+                    } else {
+                        mib_s(&get(&format!("dev-depth-{per}-qd{qd}")), true)
+                    };
+                    (f64::from(qd), v)
+                })
+                .collect();
+            (format!("{per} per channel"), points)
+        })
+        .collect();
+    line_chart(
+        &figures.join("device-channel-depth.svg"),
+        "Read bandwidth against queue depth per placement, 16 KiB chunks (cf. eZNS Figure 6)",
+        ("queue depth (128 KiB reads)", Scale::Log2),
+        "read MiB/s",
+        &depth_series,
+    )?;
+    *s += "The same placements against queue depth (16 KiB chunks, 128 KiB random reads), read\n\
+           MiB/s, as eZNS's Figure 6 plots them:\n\n| placement |";
+    for qd in DEPTHS {
+        let _ = write!(s, " QD{qd} |");
+    }
+    *s += "\n|---|";
+    for _ in DEPTHS {
+        *s += "---:|";
+    }
+    *s += "\n";
+    for (name, points) in &depth_series {
+        let _ = write!(s, "| {name} |");
+        for (_, v) in points {
+            let _ = write!(s, " {v:.0} |");
+        }
+        *s += "\n";
+    }
+    *s += "\nNotes: every placement gains with depth until its bound (the dies, then its channels or\n\
+           the host link, as above); the placements part where the channels bind. The notes give\n\
+           no numbers for this figure, so none is set beside it. Figure:\n\
+           figures/device-channel-depth.svg.\n\n";
     Ok(())
 }
 
