@@ -62,15 +62,14 @@ fn legend(
         .map_err(|e| e.to_string())
 }
 
-/// Where a latency axis starts and ends: whole decades around every point, in log10(ms).
-fn decades(series: &[(String, Vec<(f64, f64)>)]) -> (f64, f64) {
-    let xs = || {
-        series
-            .iter()
-            .flat_map(|(_, p)| p.iter().map(|&(x, _)| log10_ms(x)))
-    };
-    let lo = xs().fold(f64::INFINITY, f64::min).floor();
-    let hi = xs().fold(f64::NEG_INFINITY, f64::max).ceil();
+/// Where a latency axis starts and ends: whole decades around every latency (ms), in log10(ms).
+fn decades(ms: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = ms
+        .map(log10_ms)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+    let (lo, hi) = (lo.floor(), hi.ceil());
     if lo.is_finite() && hi > lo {
         (lo, hi)
     } else if lo.is_finite() {
@@ -154,11 +153,8 @@ pub fn cdf_figure(
         .titled(title, ("sans-serif", 20))
         .map_err(|e| err(&e))?;
     let (left, right) = root.split_horizontally(550);
-    let marks: Vec<(String, Vec<(f64, f64)>)> = paper_p100
-        .iter()
-        .map(|&(_, ms)| (String::new(), vec![(ms, 100.0)]))
-        .collect();
-    let (lo, hi) = decades(&[series, &marks[..]].concat());
+    let measured = series.iter().flat_map(|(_, p)| p.iter().map(|&(ms, _)| ms));
+    let (lo, hi) = decades(measured.chain(paper_p100.iter().map(|&(_, ms)| ms)));
     let top = nines_top(series);
     for (area, tail) in [(left, false), (right, true)] {
         let (name, y0, y1) = if tail {
@@ -459,6 +455,8 @@ mod tests {
             "0.001",
             "1",
             "1000",
+            "10000",
+            "the paper&apos;s P100", // the SVG escapes the apostrophe
             "latency (ms, log scale)",
             "99",
             "99.9",
@@ -477,8 +475,11 @@ mod tests {
 
     #[test]
     fn log_latency_axis_spans_whole_decades_labelled_in_ms() {
-        let series = vec![("a".to_string(), vec![(0.004, 50.0), (321.0, 100.0)])];
-        assert_eq!(decades(&series), (-3.0, 3.0));
+        let series = [("a".to_string(), vec![(0.004, 50.0), (321.0, 100.0)])];
+        assert_eq!(
+            decades(series.iter().flat_map(|(_, p)| p.iter().map(|q| q.0))),
+            (-3.0, 3.0)
+        );
         assert_eq!(pow10_label(-3.0), "0.001");
         assert_eq!(pow10_label(2.0), "100");
         assert_eq!(pow10_label(0.5), "");

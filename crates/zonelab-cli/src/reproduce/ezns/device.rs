@@ -192,22 +192,14 @@ pub fn observations(
            placement). Reads: 128 KiB random reads at QD8 per reader over prefilled logical\n\
            zones for 100 ms (CHOSEN: the notes give no request size or depth).\n\n\
            Stripe size and width (one logical zone of `width` physical zones on distinct dies and\n\
-           channels; width 1 is one physical zone), read MiB/s:\n\n| width |";
-    for k in STRIPES_KIB {
-        let _ = write!(s, " {k} KiB |");
-    }
-    *s += "\n|---:|";
-    for _ in STRIPES_KIB {
-        *s += "---:|";
-    }
-    *s += "\n";
-    for (w, (_, row)) in WIDTHS.iter().zip(&grid) {
-        let _ = write!(s, "| {w} |");
-        for v in row {
-            let _ = write!(s, " {v:.0} |");
-        }
-        *s += "\n";
-    }
+           channels; width 1 is one physical zone), read MiB/s:\n\n";
+    let columns: Vec<String> = STRIPES_KIB.iter().map(|k| format!("{k} KiB")).collect();
+    let rows: Vec<(String, &[f64])> = WIDTHS
+        .iter()
+        .zip(&grid)
+        .map(|(w, (_, row))| (w.to_string(), &row[..]))
+        .collect();
+    mib_table(s, ("width", "---:"), &columns, &rows);
     // Width 1 at 4 and 8 KiB stripes against 16 KiB (STRIPES_KIB starts 4, 8, 16).
     let w1 = &grid[0].1;
     let _ = write!(
@@ -253,12 +245,13 @@ pub fn observations(
             row[0], row[1], row[2]
         );
     }
-    // What one channel moved with 16 KiB chunks when 8 and 4 zones shared it (2 and 4 channels).
-    let at16 = CHUNKS_KIB
+    // The 16 KiB chunk row: what one channel moved when 8 and 4 zones shared it (2 and 4
+    // channels), and the depth sweep's QD 8 point.
+    let at_16k = CHUNKS_KIB
         .iter()
-        .position(|&c| c == 16)
-        .expect("16 KiB chunks");
-    let per_channel_mib_s = [series[at16].1[2] / 2.0, series[at16].1[1] / 4.0];
+        .position(|&c| c == DEPTH_CHUNK_KIB)
+        .expect("the depth sweep's chunk is a channel run's");
+    let per_channel_mib_s = [series[at_16k].1[2] / 2.0, series[at_16k].1[1] / 4.0];
     let _ = write!(
         s,
         "\nNotes: whatever the chunk size, fewer zones per channel read faster. Here: a channel\n\
@@ -271,11 +264,6 @@ pub fn observations(
          figures/device-channel.svg.\n\n",
         per_channel_mib_s[0], per_channel_mib_s[1]
     );
-    // The same placements against queue depth (16 KiB chunks; QD 8 is the run above).
-    let at_16k = CHUNKS_KIB
-        .iter()
-        .position(|&c| c == DEPTH_CHUNK_KIB)
-        .expect("the depth sweep's chunk is a channel run's");
     depth_sweep(get, &series[at_16k].1, figures, s)?;
     // Die overlap.
     let overlap: Vec<f64> = OVERLAP
@@ -295,22 +283,16 @@ pub fn observations(
     )?;
     *s += "Die overlap: two logical zones (4 physical zones each, width 4, 16 KiB stripes: two of\n\
            them stay below the host link), each read by its own reader, sharing 0-100% of their\n\
-           dies; both readers' MiB/s together:\n\n\
-           | overlap |";
-    for g in &groups {
-        let _ = write!(s, " {g} |");
-    }
-    *s += "\n|---|";
-    for _ in &groups {
-        *s += "---:|";
-    }
-    *s += "\n| read MiB/s |";
-    for v in &overlap {
-        let _ = write!(s, " {v:.0} |");
-    }
+           dies; both readers' MiB/s together:\n\n";
+    mib_table(
+        s,
+        ("overlap", "---"),
+        &groups,
+        &[("read MiB/s".into(), &overlap[..])],
+    );
     let _ = write!(
         s,
-        "\n\nNotes: even 25% overlap costs bandwidth, because an operation on a shared die delays\n\
+        "\nNotes: even 25% overlap costs bandwidth, because an operation on a shared die delays\n\
          the operations queued behind it on that die. Here too: {:.0}% less at 25% overlap, and at\n\
          100% the two readers share one logical zone's dies ({:.0}% less). The talk notes give\n\
          the shape, not the paper's numbers. Figure: figures/device-overlap.svg.\n\n",
@@ -349,6 +331,32 @@ pub fn observations(
     Ok(())
 }
 
+/// A table of MiB/s in markdown: a header of `columns` after `corner` (its separator cell
+/// given), then one row per (label, values), values to the MiB.
+fn mib_table(
+    s: &mut String,
+    (corner, sep): (&str, &str),
+    columns: &[String],
+    rows: &[(String, &[f64])],
+) {
+    let _ = write!(s, "| {corner} |");
+    for c in columns {
+        let _ = write!(s, " {c} |");
+    }
+    let _ = write!(s, "\n|{sep}|");
+    for _ in columns {
+        *s += "---:|";
+    }
+    *s += "\n";
+    for (label, values) in rows {
+        let _ = write!(s, "| {label} |");
+        for v in *values {
+            let _ = write!(s, " {v:.0} |");
+        }
+        *s += "\n";
+    }
+}
+
 /// The channel placements against queue depth (eZNS Figure 6's axes): the figure, the table and
 /// its notes. `qd8` holds each placement's QD 8 result (the channel runs' 16 KiB row).
 fn depth_sweep(
@@ -383,22 +391,14 @@ fn depth_sweep(
         &depth_series,
     )?;
     *s += "The same placements against queue depth (16 KiB chunks, 128 KiB random reads), read\n\
-           MiB/s, as eZNS's Figure 6 plots them:\n\n| placement |";
-    for qd in DEPTHS {
-        let _ = write!(s, " QD{qd} |");
-    }
-    *s += "\n|---|";
-    for _ in DEPTHS {
-        *s += "---:|";
-    }
-    *s += "\n";
-    for (name, points) in &depth_series {
-        let _ = write!(s, "| {name} |");
-        for (_, v) in points {
-            let _ = write!(s, " {v:.0} |");
-        }
-        *s += "\n";
-    }
+           MiB/s, as eZNS's Figure 6 plots them:\n\n";
+    let columns: Vec<String> = DEPTHS.iter().map(|qd| format!("QD{qd}")).collect();
+    let values: Vec<(String, Vec<f64>)> = depth_series
+        .iter()
+        .map(|(name, points)| (name.clone(), points.iter().map(|p| p.1).collect()))
+        .collect();
+    let rows: Vec<(String, &[f64])> = values.iter().map(|(n, v)| (n.clone(), &v[..])).collect();
+    mib_table(s, ("placement", "---"), &columns, &rows);
     *s += "\nNotes: every placement gains with depth until its bound (the dies, then its channels or\n\
            the host link, as above); the placements part where the channels bind. The notes give\n\
            no numbers for this figure, so none is set beside it. Figure:\n\

@@ -181,18 +181,13 @@ pub fn run(out: &Path) -> Result<()> {
             );
             // The paper's Figure 6 P100s: sequential writes, mapping and preemptive.
             let at = |policy: &str| series.iter().position(|(label, _)| label == policy);
-            let paper: Vec<(usize, f64)> = PAPER
-                .iter()
-                .filter(|p| p.zone_mib == zone_mib)
-                .filter(|_| variant == "sequential" && kind == OpKind::Write)
-                .flat_map(|p| {
-                    [
-                        at("mapping").map(|i| (i, p.mapping_p100_ms)),
-                        at("preemptive").map(|i| (i, p.preemptive_p100_ms)),
-                    ]
-                })
-                .flatten()
-                .collect();
+            let mut paper = Vec::new();
+            if variant == "sequential" && kind == OpKind::Write {
+                for p in PAPER.iter().filter(|p| p.zone_mib == zone_mib) {
+                    paper.extend(at("mapping").map(|i| (i, p.mapping_p100_ms)));
+                    paper.extend(at("preemptive").map(|i| (i, p.preemptive_p100_ms)));
+                }
+            }
             cdf_figure(&file, &title, &series, &paper)?;
         }
         curves.clear();
