@@ -68,6 +68,40 @@ VALIDATION_OPTIONS = [
     "--progress_reports=false",
 ]
 
+# LSM shapes of the validation suite (chosen), each db_bench's defaults above with these changed:
+# key counts, value sizes, memtable/file/L1 sizes, level multiplier and L0 trigger, so that the
+# model is checked where real RocksDB's tree takes another shape, not only at one point.
+LSM_KEYS = [
+    "write_buffer_size", "target_file_size_base", "max_bytes_for_level_base",
+    "max_bytes_for_level_multiplier", "level0_file_num_compaction_trigger",
+    "level0_slowdown_writes_trigger", "level0_stop_writes_trigger",
+]
+BASE_LSM = {
+    "write_buffer_size": 4194304, "target_file_size_base": 4194304,
+    "max_bytes_for_level_base": 16777216, "max_bytes_for_level_multiplier": 10,
+    "level0_file_num_compaction_trigger": 4, "level0_slowdown_writes_trigger": 20,
+    "level0_stop_writes_trigger": 36,
+}
+SHAPES = {
+    "base": {"num": 1_000_000, "value_size": 100},
+    # 4x the keys: one level more (L3) and 4x the compactions.
+    "keys-4m": {"num": 4_000_000, "value_size": 100},
+    # 1 MiB memtables and files, 4 MiB L1: more, smaller flushes and a deeper tree.
+    "small-buffers": {"num": 1_000_000, "value_size": 100, "write_buffer_size": 1048576,
+                      "target_file_size_base": 1048576, "max_bytes_for_level_base": 4194304},
+    "value-32": {"num": 2_000_000, "value_size": 32},
+    "value-400": {"num": 400_000, "value_size": 400},
+    # A fan-out of 4 and an L0 trigger of 8: more levels, bigger L0 compactions.
+    "fanout-4-l0-8": {"num": 1_000_000, "value_size": 100,
+                      "max_bytes_for_level_multiplier": 4,
+                      "level0_file_num_compaction_trigger": 8},
+}
+
+
+def shape_lsm(shape):
+    return {k: shape.get(k, v) for k, v in BASE_LSM.items()}
+
+
 # Options file entries worth recording beside the counters (what db_bench actually set).
 OPTION_KEYS = [
     "write_buffer_size", "max_write_buffer_number", "min_write_buffer_number_to_merge",
@@ -331,9 +365,13 @@ def log_sizes(db):
 # ---------------------------------------------------------------- validation suite
 
 
-def validation_case(name, db, num, value_size, compression, seed, fresh):
+def validation_case(name, db, shape, compression, seed, fresh):
     bench = {"fillrandom": "fillrandom", "overwrite": "overwrite", "fillseq": "fillseq"}[name]
-    flags = VALIDATION_OPTIONS + [
+    num, value_size, lsm = shape["num"], shape["value_size"], shape_lsm(shape)
+    # The shape's LSM options replace the base ones (db_bench takes the last of a repeated flag,
+    # but the recorded flags should say one thing).
+    base = [f for f in VALIDATION_OPTIONS if f.split("=")[0][2:] not in lsm]
+    flags = base + [f"--{k}={v}" for k, v in lsm.items()] + [
         f"--num={num}",
         f"--value_size={value_size}",
         f"--compression_type={compression}",
@@ -369,6 +407,8 @@ def validation_case(name, db, num, value_size, compression, seed, fresh):
     h = lambda k: hists.get(k, {"count": 0})["count"]  # noqa: E731
     res = {
         "case": name,
+        "shape": shape["name"],
+        "lsm": lsm,
         "compression": compression,
         "flags": " ".join(flags),
         "num": num,
@@ -432,22 +472,28 @@ def validation_case(name, db, num, value_size, compression, seed, fresh):
 def validation_suite(a, emit):
     db = os.path.join(a.dir, "validation")
     results = []
-    for r in range(a.runs):
-        for name, seed, fresh in (("fillrandom", 1, True), ("overwrite", 2, False),
-                                  ("fillseq", 1, True)):
-            if name not in a.cases:
-                continue
-            if name == "overwrite" and "fillrandom" not in a.cases:
-                fail("overwrite runs on the DB fillrandom leaves; keep fillrandom in --cases")
-            res = validation_case(name, db, a.num, a.value_size, a.compression, seed, fresh)
-            res["run"] = r + 1
-            results.append(res)
-            emit(res)
-    shutil.rmtree(db, ignore_errors=True)
-    if a.runs > 1:
-        for name in a.cases:
-            rs = [x for x in results if x["case"] == name]
-            emit(spread(name, rs))
+    for shape_name in a.shapes:
+        shape = dict(SHAPES[shape_name], name=shape_name)
+        if a.num is not None:
+            shape["num"] = a.num
+        if a.value_size is not None:
+            shape["value_size"] = a.value_size
+        for r in range(a.runs):
+            for name, seed, fresh in (("fillrandom", 1, True), ("overwrite", 2, False),
+                                      ("fillseq", 1, True)):
+                if name not in a.cases:
+                    continue
+                if name == "overwrite" and "fillrandom" not in a.cases:
+                    fail("overwrite runs on the DB fillrandom leaves; keep fillrandom in --cases")
+                res = validation_case(name, db, shape, a.compression, seed, fresh)
+                res["run"] = r + 1
+                results.append(res)
+                emit(res)
+        shutil.rmtree(db, ignore_errors=True)
+        if a.runs > 1:
+            for name in a.cases:
+                rs = [x for x in results if x["case"] == name and x["shape"] == shape_name]
+                emit(spread(name, rs))
     return results
 
 
@@ -613,12 +659,16 @@ def aggregate(paths):
             if o["case"] == "machine":
                 machines.append(o)
             elif not o.get("summary"):
-                key = (o["case"], o.get("compression", "none"), o["num"], o["value_size"])
+                key = (o["case"], o.get("compression", "none"), o["num"], o["value_size"],
+                       o.get("shape", "base"))
                 groups.setdefault(key, []).append(o)
     validation, cpu = [], []
-    for (case, comp, num, vs), rs in groups.items():
+    for (case, comp, num, vs, shape), rs in groups.items():
         entry = {"case": case, "compression": comp, "num": num, "key_size": 16,
                  "value_size": vs, "runs": len(rs), "flags": rs[0]["flags"]}
+        if not case.startswith("cpu/"):
+            entry["shape"] = shape
+            entry["lsm"] = rs[0].get("lsm", BASE_LSM)
         if case.startswith("cpu/"):
             entry["compression"] = "none" if "compression_type=none" in rs[0]["flags"] else comp
             for k in CPU_FIELDS:
@@ -643,7 +693,8 @@ def aggregate(paths):
             validation.append(entry)
     targets = []
     for e in validation:
-        t = {k: e[k] for k in ("case", "compression", "num", "key_size", "value_size", "runs")}
+        t = {k: e[k] for k in ("case", "shape", "compression", "num", "key_size", "value_size",
+                               "lsm", "runs")}
         for k in ("wal_bytes", "wal_file_bytes", "flush_bytes", "compaction_read_bytes",
                   "compaction_write_bytes", "flushes", "compactions", "trivial_moves",
                   "stall_micros"):
@@ -688,8 +739,11 @@ def main():
                     help="plain directory for the DB (default tmpfs /dev/shm)")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--compression", choices=["none", "snappy"], default="none")
-    ap.add_argument("--num", type=int, default=1_000_000)
-    ap.add_argument("--value-size", type=int, default=100)
+    ap.add_argument("--shapes", default="base",
+                    help="validation: comma-separated LSM shapes (" + ", ".join(SHAPES) +
+                    ", or all)")
+    ap.add_argument("--num", type=int, help="validation: keys, instead of the shape's")
+    ap.add_argument("--value-size", type=int, help="validation: bytes, instead of the shape's")
     ap.add_argument("--cases", default="fillrandom,overwrite,fillseq")
     ap.add_argument("--cpu-configs", default=",".join(f"{n}:{v}" for n, v in CPU_CONFIGS),
                     help="cpu suite: comma-separated num:value_size pairs")
@@ -713,8 +767,12 @@ def main():
              f"'{a.cpu_configs}'")
     if a.runs < 1:
         fail("--runs must be at least 1")
-    if a.num < 1 or a.value_size < 1:
+    if (a.num is not None and a.num < 1) or (a.value_size is not None and a.value_size < 1):
         fail("--num and --value-size must be positive")
+    a.shapes = list(SHAPES) if a.shapes == "all" else [x for x in a.shapes.split(",") if x]
+    for x in a.shapes:
+        if x not in SHAPES:
+            fail(f"--shapes: unknown shape '{x}' (known: {', '.join(SHAPES)}, all)")
     if not os.access(DB_BENCH, os.X_OK):
         fail(f"{DB_BENCH} not found; install Debian's rocksdb-tools")
     a.dir = os.path.join(a.dir, f"zonelab-dbbench-{os.getpid()}")

@@ -46,6 +46,31 @@ stage() {
     failed+=("$name")
   fi
 }
+# A stage started in the background (its output kept until it ends, then shown and logged), for a
+# stage that waits on fixed run times while the foreground one compiles.
+declare -A bg_pid bg_out bg_t0
+stage_start() {
+  local name=$1
+  shift
+  echo "== stage: $name (started in the background)"
+  bg_out[$name]=$(mktemp)
+  bg_t0[$name]=$SECONDS
+  "$@" >"${bg_out[$name]}" 2>&1 &
+  bg_pid[$name]=$!
+}
+stage_end() {
+  local name=$1 rc=0
+  wait "${bg_pid[$name]}" || rc=$?
+  echo "== stage: $name (output of the background stage)"
+  tee -a "$log" <"${bg_out[$name]}"
+  rm -f "${bg_out[$name]}"
+  if [ "$rc" = 0 ]; then
+    echo "== stage: $name passed ($((SECONDS - ${bg_t0[$name]})) s)"
+  else
+    echo "== stage: $name FAILED ($((SECONDS - ${bg_t0[$name]})) s)"
+    failed+=("$name")
+  fi
+}
 fio_test() { # TEST [ARGS...]: an ignored cargo test that drives real fio through the engine
   local engine
   engine=$(bash fio/build.sh | tail -n 1) || return 1
@@ -64,16 +89,18 @@ if [ "$quick" = 0 ]; then
   export ZONELAB_WHEEL_PROFILE=quick ZONELAB_FIO_PROFILE=quick
   # The Python package: virtualenv under target/, wheel built with maturin, pytest.
   stage python bash python/setup.sh
+  stage fio fio_test fio -- --ignored
+  # zonelab calibrate recovers zn540 from the calibration jobs run through fio on the engine.
+  stage calibrate fio_test calibrate -- --ignored
+  # fio's own t/zbd suite on three device shapes, in parallel: about 410 s of wall time, most of
+  # it in its fixed 30-second tests, on about 1.2 cores. It runs beside the PGO stage, whose
+  # whole-program link uses one core for minutes (the two share no cargo build directory).
+  stage_start zbd fio_test zbd -- --ignored --nocapture
   # The PGO build gives the release build's results, byte for byte.
   stage pgo bash scripts/build-pgo.sh --check
   # Its two intermediate build trees (instrumented, then profile-guided) are not used again.
   rm -rf target/pgo/instrumented target/pgo/build
-  stage fio fio_test fio -- --ignored
-  # zonelab calibrate recovers zn540 from the calibration jobs run through fio on the engine.
-  stage calibrate fio_test calibrate -- --ignored
-  # fio's own t/zbd suite on three device shapes, in parallel (7.5 to 11 minutes measured on
-  # the 2-core machine shared with other builds; its fixed 30-second tests dominate).
-  stage zbd fio_test zbd -- --ignored --nocapture
+  stage_end zbd
   stage kv-validate bash scripts/kv-validate.sh
   stage vm bash vm/test.sh
 fi

@@ -21,17 +21,136 @@ read_latency_ns = 50000\nprogram_latency_ns = 500000\nerase_latency_ns = 3000000
 channel_rate_mb_s = 800\nhost_rate_mb_s = 3200\n[device.energy]\nread_nj_per_page = 1.0\n\
 program_nj_per_page = 10.0\nerase_nj_per_block = 100.0\n";
 
+/// One shape of the reference runs: the data set and the LSM options db_bench ran with
+/// (scripts/rocksdb_reference.py's `SHAPES`; a reference object without `lsm` ran the base ones).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Shape {
+    pub name: String,
+    pub compression: String,
+    pub num: u64,
+    pub value_size: u32,
+    pub write_buffer_size: u64,
+    pub target_file_size_base: u64,
+    pub max_bytes_for_level_base: u64,
+    pub max_bytes_for_level_multiplier: f64,
+    pub level0_file_num_compaction_trigger: u64,
+    pub level0_slowdown_writes_trigger: u64,
+    pub level0_stop_writes_trigger: u64,
+}
+
+impl Shape {
+    /// The base shape (4 MiB memtables and files, a 16 MiB L1, x10, L0 trigger 4) of `num` keys.
+    pub fn base(num: u64, value_size: u32, compression: &str) -> Shape {
+        Shape {
+            name: "base".into(),
+            compression: compression.into(),
+            num,
+            value_size,
+            write_buffer_size: 4 << 20,
+            target_file_size_base: 4 << 20,
+            max_bytes_for_level_base: 16 << 20,
+            max_bytes_for_level_multiplier: 10.0,
+            level0_file_num_compaction_trigger: 4,
+            level0_slowdown_writes_trigger: 20,
+            level0_stop_writes_trigger: 36,
+        }
+    }
+
+    /// The shape a reference object (a target, or one run) was measured at.
+    pub fn of(reference: &Value) -> Result<Shape, String> {
+        let num = reference["num"]
+            .as_u64()
+            .ok_or("a reference case has no `num`")?;
+        let value_size = reference["value_size"]
+            .as_u64()
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or("a reference case has no `value_size`")?;
+        let compression = reference["compression"].as_str().unwrap_or("none");
+        let mut shape = Shape::base(num, value_size, compression);
+        if let Some(name) = reference["shape"].as_str() {
+            shape.name = name.into();
+        }
+        if let Some(lsm) = reference.get("lsm") {
+            let int = |key: &str, into: &mut u64| -> Result<(), String> {
+                match lsm.get(key) {
+                    None => Ok(()),
+                    Some(v) => {
+                        *into = v.as_u64().ok_or(format!("lsm.{key}: not a whole number"))?;
+                        Ok(())
+                    }
+                }
+            };
+            int("write_buffer_size", &mut shape.write_buffer_size)?;
+            int("target_file_size_base", &mut shape.target_file_size_base)?;
+            int(
+                "max_bytes_for_level_base",
+                &mut shape.max_bytes_for_level_base,
+            )?;
+            int(
+                "level0_file_num_compaction_trigger",
+                &mut shape.level0_file_num_compaction_trigger,
+            )?;
+            int(
+                "level0_slowdown_writes_trigger",
+                &mut shape.level0_slowdown_writes_trigger,
+            )?;
+            int(
+                "level0_stop_writes_trigger",
+                &mut shape.level0_stop_writes_trigger,
+            )?;
+            if let Some(v) = lsm.get("max_bytes_for_level_multiplier") {
+                shape.max_bytes_for_level_multiplier = v
+                    .as_f64()
+                    .ok_or("lsm.max_bytes_for_level_multiplier: not a number")?;
+            }
+        }
+        Ok(shape)
+    }
+
+    /// Whether `reference` was measured at this shape.
+    pub fn matches(&self, reference: &Value) -> bool {
+        Shape::of(reference).is_ok_and(|s| &s == self)
+    }
+
+    /// One line naming the shape.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: {} keys of 16 + {} B, compression {}, {} KiB memtables, {} KiB files, {} KiB L1, \
+             x{}, L0 trigger {}",
+            self.name,
+            self.num,
+            self.value_size,
+            self.compression,
+            self.write_buffer_size >> 10,
+            self.target_file_size_base >> 10,
+            self.max_bytes_for_level_base >> 10,
+            self.max_bytes_for_level_multiplier,
+            self.level0_file_num_compaction_trigger
+        )
+    }
+}
+
 /// The experiment that reproduces the reference runs: db_bench's flags as `[[dbbench]]`.
-pub fn experiment_toml(num: u64, value_size: u32, compression: &str, fillseq: bool) -> String {
+pub fn experiment_toml(shape: &Shape, fillseq: bool) -> String {
     let common = format!(
-        "num = {num}\nkey_size = 16\nvalue_size = {value_size}\nthreads = 1\n\
-         compression_type = \"{compression}\"\n\
-         [dbbench.options]\nwrite_buffer_size = 4194304\nmax_write_buffer_number = 2\n\
-         min_write_buffer_number_to_merge = 1\ntarget_file_size_base = 4194304\n\
-         target_file_size_multiplier = 1\nmax_bytes_for_level_base = 16777216\n\
-         max_bytes_for_level_multiplier = 10.0\nlevel0_file_num_compaction_trigger = 4\n\
-         level0_slowdown_writes_trigger = 20\nlevel0_stop_writes_trigger = 36\nnum_levels = 7\n\
-         max_background_jobs = 2\nsync = false\ndisable_wal = false\n"
+        "num = {}\nkey_size = 16\nvalue_size = {}\nthreads = 1\n\
+         compression_type = \"{}\"\n\
+         [dbbench.options]\nwrite_buffer_size = {}\nmax_write_buffer_number = 2\n\
+         min_write_buffer_number_to_merge = 1\ntarget_file_size_base = {}\n\
+         target_file_size_multiplier = 1\nmax_bytes_for_level_base = {}\n\
+         max_bytes_for_level_multiplier = {:?}\nlevel0_file_num_compaction_trigger = {}\n\
+         level0_slowdown_writes_trigger = {}\nlevel0_stop_writes_trigger = {}\nnum_levels = 7\n\
+         max_background_jobs = 2\nsync = false\ndisable_wal = false\n",
+        shape.num,
+        shape.value_size,
+        shape.compression,
+        shape.write_buffer_size,
+        shape.target_file_size_base,
+        shape.max_bytes_for_level_base,
+        shape.max_bytes_for_level_multiplier,
+        shape.level0_file_num_compaction_trigger,
+        shape.level0_slowdown_writes_trigger,
+        shape.level0_stop_writes_trigger,
     );
     let mut t = format!(
         "name = \"dbbench-validation\"\nseed = 1\n[host]\ncores = 4\n{}\n\
@@ -94,13 +213,8 @@ fn delta(end: &KvStats, start: &KvStats) -> KvStats {
 
 /// Runs the validation cases on the model (in-memory files): fillrandom, overwrite and, with
 /// `fillseq`, fillseq.
-pub fn run_model(
-    num: u64,
-    value_size: u32,
-    compression: &str,
-    fillseq: bool,
-) -> Result<Vec<ModelCase>, String> {
-    let text = experiment_toml(num, value_size, compression, fillseq);
+pub fn run_model(shape: &Shape, fillseq: bool) -> Result<Vec<ModelCase>, String> {
+    let text = experiment_toml(shape, fillseq);
     let cfg = ExperimentConfig::parse(&text, &[]).map_err(|e| e.to_string())?;
     let exp = cfg
         .validate("dbbench-validation")
@@ -159,7 +273,36 @@ pub struct Check {
     pub tolerance: f64,
     /// Compared (else shown for information).
     pub checked: bool,
+    /// Within the tolerance (or not checked).
     pub ok: bool,
+    /// Why the model is known to disagree here ([`KNOWN`]); such a check is expected to fail.
+    pub known: Option<&'static str>,
+}
+
+impl Check {
+    /// Agrees where it should and disagrees where [`KNOWN`] says it does: a known disagreement
+    /// that now agrees is a change to look at, not a pass.
+    pub fn as_expected(&self) -> bool {
+        self.ok != self.known.is_some()
+    }
+}
+
+/// Counters where the model is known to disagree with db_bench beyond the tolerance, each with
+/// the experiment that shows why: (shape, case, counter, why).
+pub const KNOWN: &[(&str, &str, &str, &str)] = &[(
+    "fanout-4-l0-8",
+    "fillrandom",
+    "files_L1",
+    "the end state of L1, not the flow: L0->L1 (7 compactions, 42 vs 43 files) and L1->L2 \
+     (11 vs 10, 28 vs 26 files) match; the last L1->L2 compaction took 2 MB more from L1, \
+     leaving 3 files of 14.5 MB where db_bench kept 5 of 16.6 MB (docs/rocksdb-reference.md)",
+)];
+
+fn known(shape: &str, case: &str, counter: &str) -> Option<&'static str> {
+    KNOWN
+        .iter()
+        .find(|k| k.0 == shape && k.1 == case && k.2 == counter)
+        .map(|k| k.3)
 }
 
 /// The reference objects of `doc`: the `targets` of an aggregated reference document, or the
@@ -172,6 +315,8 @@ pub fn reference_cases(doc: &Value) -> Vec<Value> {
         Value::Array(a) => a
             .iter()
             .filter(|o| o.get("case").and_then(Value::as_str) != Some("machine"))
+            // `--runs N` adds each case's spread over its runs: not a run.
+            .filter(|o| o.get("summary").and_then(Value::as_bool) != Some(true))
             .cloned()
             .collect(),
         _ => Vec::new(),
@@ -180,7 +325,7 @@ pub fn reference_cases(doc: &Value) -> Vec<Value> {
 
 /// Compares the model's cases with the reference's (matched by case name; for several
 /// reference runs of a case, their mean).
-pub fn compare(model: &[ModelCase], reference: &[Value]) -> Vec<Check> {
+pub fn compare(shape: &str, model: &[ModelCase], reference: &[Value]) -> Vec<Check> {
     let mut checks = Vec::new();
     for m in model {
         let refs: Vec<&Value> = reference
@@ -205,6 +350,7 @@ pub fn compare(model: &[ModelCase], reference: &[Value]) -> Vec<Check> {
                 tolerance,
                 checked,
                 ok: !checked || (model - reference).abs() <= tolerance,
+                known: known(shape, case, counter),
             }
         };
         for (counter, model_value, checked) in [
@@ -266,6 +412,7 @@ pub fn compare(model: &[ModelCase], reference: &[Value]) -> Vec<Check> {
                     tolerance,
                     checked,
                     ok: !checked || (model - r).abs() <= tolerance,
+                    known: known(shape, &m.case, &format!("files_L{l}")),
                 });
             }
             let total: f64 = files.iter().sum();
@@ -296,10 +443,12 @@ pub fn table(checks: &[Check]) -> String {
         } else {
             "-".into()
         };
-        let within = match (c.checked, c.ok) {
-            (false, _) => "(shown)".to_string(),
-            (true, true) => "yes".to_string(),
-            (true, false) => format!("NO (tolerance {:.1})", c.tolerance),
+        let within = match (c.checked, c.ok, c.known) {
+            (false, _, _) => "(shown)".to_string(),
+            (true, true, None) => "yes".to_string(),
+            (true, true, Some(_)) => "yes, but listed as a known disagreement".to_string(),
+            (true, false, None) => format!("NO (tolerance {:.1})", c.tolerance),
+            (true, false, Some(why)) => format!("no, known: {why}"),
         };
         t.push_str(&format!(
             "| {} | {} | {:.1} | {:.1} | {} | {} |\n",
@@ -321,14 +470,13 @@ mod tests {
             "../../../../experiments/kv/dbbench-reference.json"
         ))
         .unwrap();
+        let shape = Shape::base(1_000_000, 100, "none");
         let reference: Vec<serde_json::Value> = reference_cases(&doc)
             .into_iter()
-            .filter(|c| {
-                c["compression"] == "none" && c["num"] == 1_000_000 && c["value_size"] == 100
-            })
+            .filter(|c| shape.matches(c))
             .collect();
-        let model = run_model(1_000_000, 100, "none", true).unwrap();
-        let checks = compare(&model, &reference);
+        let model = run_model(&shape, true).unwrap();
+        let checks = compare("base", &model, &reference);
         let table = table(&checks);
         println!("{table}");
         assert!(checks.iter().filter(|c| c.checked).count() >= 20, "{table}");
@@ -344,15 +492,71 @@ mod tests {
         ))
         .unwrap();
         for (comp, num, vs) in [("snappy", 1_000_000u64, 100u32), ("none", 150_000, 1000)] {
+            let shape = Shape::base(num, vs, comp);
             let reference: Vec<serde_json::Value> = reference_cases(&doc)
                 .into_iter()
-                .filter(|c| c["compression"] == comp && c["num"] == num && c["value_size"] == vs)
+                .filter(|c| shape.matches(c))
                 .collect();
-            let model = run_model(num, vs, comp, true).unwrap();
-            let checks = compare(&model, &reference);
+            let model = run_model(&shape, true).unwrap();
+            let checks = compare("base", &model, &reference);
             let table = table(&checks);
             assert!(checks.iter().filter(|c| c.checked).count() >= 20, "{table}");
             assert!(checks.iter().all(|c| c.ok), "{comp} {num} {vs}\n{table}");
+        }
+    }
+
+    /// The LSM shapes (scripts/rocksdb_reference.py's `SHAPES`: 4x the keys, 1 MiB memtables and
+    /// files, 32 and 400 B values, fan-out 4 with an L0 trigger of 8), each counter within 25% of
+    /// db_bench's or a listed known disagreement; with the two above, at least six shapes.
+    #[test]
+    fn the_model_writes_what_db_bench_wrote_at_every_lsm_shape() {
+        let doc: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../../experiments/kv/dbbench-reference.json"
+        ))
+        .unwrap();
+        let cases = reference_cases(&doc);
+        let mut shapes: Vec<Shape> = Vec::new();
+        for c in &cases {
+            let s = Shape::of(c).unwrap();
+            if !shapes.contains(&s) {
+                shapes.push(s);
+            }
+        }
+        assert!(shapes.len() >= 6, "{shapes:?}");
+        let lsm: Vec<&Shape> = shapes.iter().filter(|s| s.name != "base").collect();
+        assert!(lsm.len() >= 5, "{lsm:?}");
+        let checks: Vec<Vec<Check>> = std::thread::scope(|scope| {
+            let runs: Vec<_> = lsm
+                .iter()
+                .map(|&shape| {
+                    let reference: Vec<Value> =
+                        cases.iter().filter(|c| shape.matches(c)).cloned().collect();
+                    scope.spawn(move || {
+                        let model = run_model(shape, false).unwrap();
+                        compare(&shape.name, &model, &reference)
+                    })
+                })
+                .collect();
+            runs.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        for (shape, checks) in lsm.iter().zip(&checks) {
+            let table = table(checks);
+            assert!(checks.iter().filter(|c| c.checked).count() >= 16, "{table}");
+            assert!(
+                checks.iter().all(Check::as_expected),
+                "{}\n{table}",
+                shape.describe()
+            );
+        }
+        // Every known disagreement names a counter that is compared.
+        for k in KNOWN {
+            assert!(
+                lsm.iter()
+                    .zip(&checks)
+                    .any(|(s, cs)| s.name == k.0
+                        && cs.iter().any(|c| c.case == k.1 && c.counter == k.2)),
+                "{k:?} names no compared counter"
+            );
         }
     }
 }
