@@ -40,21 +40,15 @@ POLL_S = 0.010
 # Renaming instead of unlinking changes no byte that RocksDB writes.
 WAL_TTL_S = 1_000_000
 
-# Scaled-down LSM shape for the validation suite (chosen): 4 MiB memtables and SST targets, a
-# 16 MiB L1 and x10 per level. 1M random puts of 16+100 B leave ~630k distinct keys (~85 MB of
-# SST) in L1 and L2 after 36 flushes and ~22 compactions, in about 3 s of writing.
+# The validation suite's db_bench options but the LSM sizes, which come from its shape
+# (BASE_LSM below, chosen: 4 MiB memtables and SST targets, a 16 MiB L1 and x10 per level, where
+# 1M random puts of 16+100 B leave ~630k distinct keys (~85 MB of
+# SST) in L1 and L2 after 36 flushes and ~22 compactions, in about 3 s of writing).
 VALIDATION_OPTIONS = [
     "--key_size=16",
-    "--write_buffer_size=4194304",
     "--max_write_buffer_number=2",
     "--min_write_buffer_number_to_merge=1",
-    "--target_file_size_base=4194304",
     "--target_file_size_multiplier=1",
-    "--max_bytes_for_level_base=16777216",
-    "--max_bytes_for_level_multiplier=10",
-    "--level0_file_num_compaction_trigger=4",
-    "--level0_slowdown_writes_trigger=20",
-    "--level0_stop_writes_trigger=36",
     "--num_levels=7",
     "--max_background_jobs=2",
     "--subcompactions=1",
@@ -68,14 +62,9 @@ VALIDATION_OPTIONS = [
     "--progress_reports=false",
 ]
 
-# LSM shapes of the validation suite (chosen), each db_bench's defaults above with these changed:
+# LSM shapes of the validation suite (chosen), each BASE_LSM with these changed:
 # key counts, value sizes, memtable/file/L1 sizes, level multiplier and L0 trigger, so that the
 # model is checked where real RocksDB's tree takes another shape, not only at one point.
-LSM_KEYS = [
-    "write_buffer_size", "target_file_size_base", "max_bytes_for_level_base",
-    "max_bytes_for_level_multiplier", "level0_file_num_compaction_trigger",
-    "level0_slowdown_writes_trigger", "level0_stop_writes_trigger",
-]
 BASE_LSM = {
     "write_buffer_size": 4194304, "target_file_size_base": 4194304,
     "max_bytes_for_level_base": 16777216, "max_bytes_for_level_multiplier": 10,
@@ -368,10 +357,7 @@ def log_sizes(db):
 def validation_case(name, db, shape, compression, seed, fresh):
     bench = {"fillrandom": "fillrandom", "overwrite": "overwrite", "fillseq": "fillseq"}[name]
     num, value_size, lsm = shape["num"], shape["value_size"], shape_lsm(shape)
-    # The shape's LSM options replace the base ones (db_bench takes the last of a repeated flag,
-    # but the recorded flags should say one thing).
-    base = [f for f in VALIDATION_OPTIONS if f.split("=")[0][2:] not in lsm]
-    flags = base + [f"--{k}={v}" for k, v in lsm.items()] + [
+    flags = VALIDATION_OPTIONS + [f"--{k}={v}" for k, v in lsm.items()] + [
         f"--num={num}",
         f"--value_size={value_size}",
         f"--compression_type={compression}",

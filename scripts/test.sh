@@ -93,8 +93,9 @@ if [ "$quick" = 0 ]; then
   # zonelab calibrate recovers zn540 from the calibration jobs run through fio on the engine.
   stage calibrate fio_test calibrate -- --ignored
   # fio's own t/zbd suite on three device shapes, in parallel: about 410 s of wall time, most of
-  # it in its fixed 30-second tests, on about 1.2 cores. It runs beside the PGO stage, whose
-  # whole-program link uses one core for minutes (the two share no cargo build directory).
+  # it in its fixed 30-second tests (BENCHMARKS.md, "The test suite"). It runs beside the PGO
+  # stage, whose whole-program link uses one core for minutes (they share no cargo build
+  # directory).
   stage_start zbd fio_test zbd -- --ignored --nocapture
   # The PGO build gives the release build's results, byte for byte.
   stage pgo bash scripts/build-pgo.sh --check

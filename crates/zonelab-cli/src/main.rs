@@ -333,13 +333,7 @@ fn validate_kv(reference: Option<&Path>, json: Option<&Path>) -> Result<ExitCode
         ),
     };
     let cases = validation::reference_cases(&doc);
-    let mut shapes: Vec<validation::Shape> = Vec::new();
-    for c in &cases {
-        let shape = validation::Shape::of(c).map_err(anyhow::Error::msg)?;
-        if !shapes.contains(&shape) {
-            shapes.push(shape);
-        }
-    }
+    let shapes = validation::shapes(&cases).map_err(anyhow::Error::msg)?;
     if shapes.is_empty() {
         bail!("the reference holds no validation case");
     }

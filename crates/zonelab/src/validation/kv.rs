@@ -23,7 +23,7 @@ program_nj_per_page = 10.0\nerase_nj_per_block = 100.0\n";
 
 /// One shape of the reference runs: the data set and the LSM options db_bench ran with
 /// (scripts/rocksdb_reference.py's `SHAPES`; a reference object without `lsm` ran the base ones).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Shape {
     pub name: String,
     pub compression: String,
@@ -128,6 +128,18 @@ impl Shape {
             self.level0_file_num_compaction_trigger
         )
     }
+}
+
+/// The distinct shapes of `cases`, in their order.
+pub fn shapes(cases: &[Value]) -> Result<Vec<Shape>, String> {
+    let mut shapes: Vec<Shape> = Vec::new();
+    for c in cases {
+        let shape = Shape::of(c)?;
+        if !shapes.contains(&shape) {
+            shapes.push(shape);
+        }
+    }
+    Ok(shapes)
 }
 
 /// The experiment that reproduces the reference runs: db_bench's flags as `[[dbbench]]`.
@@ -515,13 +527,7 @@ mod tests {
         ))
         .unwrap();
         let cases = reference_cases(&doc);
-        let mut shapes: Vec<Shape> = Vec::new();
-        for c in &cases {
-            let s = Shape::of(c).unwrap();
-            if !shapes.contains(&s) {
-                shapes.push(s);
-            }
-        }
+        let shapes = shapes(&cases).unwrap();
         assert!(shapes.len() >= 6, "{shapes:?}");
         let lsm: Vec<&Shape> = shapes.iter().filter(|s| s.name != "base").collect();
         assert!(lsm.len() >= 5, "{lsm:?}");
