@@ -357,7 +357,7 @@ fn validate_kv(reference: Option<&Path>, json: Option<&Path>) -> Result<ExitCode
     let known = all.iter().filter(|c| c.known.is_some()).count();
     if unexpected.is_empty() {
         println!(
-            "ok: {} shapes, {} of {checked} checked counters within 25% of db_bench's, {known} \
+            "ok: {} shapes, {} of {checked} checked counters within 25% of db_bench's (plus half the range of its runs), {known} \
              known disagreements (each says why)",
             shapes.len(),
             checked - known
@@ -371,7 +371,7 @@ fn validate_kv(reference: Option<&Path>, json: Option<&Path>) -> Result<ExitCode
             );
         }
         println!(
-            "FAILED: {} of {checked} counters not as expected (off by more than 25%, or a known \
+            "FAILED: {} of {checked} counters not as expected (off by more than the tolerance, or a known \
              disagreement that agrees)",
             unexpected.len()
         );
