@@ -4,8 +4,9 @@
 Runs Debian's /usr/bin/db_bench on a plain directory (tmpfs /dev/shm by default), parses what it
 reports and prints one JSON object per case on stdout. Two suites:
 
-* validation (default): fillrandom on a fresh DB, overwrite on that DB, fillseq on a fresh DB, at
-  a scaled-down size that still builds L0, L1 and L2. Every case ends with the db_bench meta
+* validation (default): fillrandom on a fresh DB, overwrite on that DB, (with `--cases ...,mixgraph`)
+  mixgraph on that DB, fillseq on a fresh DB, at a scaled-down size that still builds L0, L1
+  and L2. Every case ends with the db_bench meta
   benchmarks `flush` (memtable to L0) and `waitforcompaction` (db_bench sleeps 5 s, then polls
   until no flush or compaction is pending or running), so the counters describe a settled tree
   and do not depend on what happened to be in flight at exit. The counters are defined in
@@ -85,6 +86,26 @@ SHAPES = {
                       "max_bytes_for_level_multiplier": 4,
                       "level0_file_num_compaction_trigger": 8},
 }
+
+
+# The mixgraph case (chosen): db_bench's mixgraph on the tree fillrandom and overwrite left,
+# `num` operations, half gets and half puts, no seeks, with the ZippyDB-like key and value
+# distributions of Cao et al., "Characterizing, Modeling, and Benchmarking RocksDB Key-Value
+# Workloads at Facebook", FAST 2020 (the values RocksDB's wiki gives for mixgraph; the model's
+# defaults, workload::kv::dbbench::MixGraph). Half puts, so the case flushes and compacts;
+# no seeks and no sine-shaped rate, which would tie the run to wall time.
+MIXGRAPH_OPTIONS = [
+    "--mix_get_ratio=0.5", "--mix_put_ratio=0.5", "--mix_seek_ratio=0",
+    "--key_dist_a=0.002312", "--key_dist_b=0.3467",
+    "--keyrange_dist_a=14.18", "--keyrange_dist_b=-2.917", "--keyrange_dist_c=0.0164",
+    "--keyrange_dist_d=-0.08082", "--keyrange_num=30",
+    "--value_k=0.2615", "--value_sigma=25.45", "--iter_k=2.517", "--iter_sigma=14.236",
+]
+# mixgraph's operations per key of the shape (chosen: 2, so ~1M puts make ~20 flushes and
+# both L0->L1 and L1->L2 compactions; at 1 operation per key L1 ended within 1% of its 16 MiB
+# target, where one more L1->L2 compaction or none is a matter of a few keys).
+MIXGRAPH_OPS_PER_KEY = 2
+MIXGRAPH_RE = re.compile(r"Gets:(\d+) Puts:(\d+) Seek:(\d+), reads (\d+) in (\d+) found")
 
 
 def shape_lsm(shape):
@@ -355,9 +376,10 @@ def log_sizes(db):
 
 
 def validation_case(name, db, shape, compression, seed, fresh):
-    bench = {"fillrandom": "fillrandom", "overwrite": "overwrite", "fillseq": "fillseq"}[name]
+    bench = name
     num, value_size, lsm = shape["num"], shape["value_size"], shape_lsm(shape)
-    flags = VALIDATION_OPTIONS + [f"--{k}={v}" for k, v in lsm.items()] + [
+    mix = MIXGRAPH_OPTIONS + [f"--reads={MIXGRAPH_OPS_PER_KEY * num}"] if name == "mixgraph" else []
+    flags = VALIDATION_OPTIONS + [f"--{k}={v}" for k, v in lsm.items()] + mix + [
         f"--num={num}",
         f"--value_size={value_size}",
         f"--compression_type={compression}",
@@ -452,6 +474,12 @@ def validation_case(name, db, shape, compression, seed, fresh):
         "main_cpu_s": round(main["ns"] / 1e9, 3) if main else None,
         "options": parse_options(db),
     }
+    if name == "mixgraph":
+        m = MIXGRAPH_RE.search(b["message"])
+        if not m:
+            fail(f"no Gets/Puts/found counts in mixgraph's result line: {b['message']!r}")
+        res["gets"], res["puts"] = int(m.group(1)), int(m.group(2))
+        res["gets_found"] = int(m.group(4))
     return res
 
 
@@ -466,11 +494,14 @@ def validation_suite(a, emit):
             shape["value_size"] = a.value_size
         for r in range(a.runs):
             for name, seed, fresh in (("fillrandom", 1, True), ("overwrite", 2, False),
-                                      ("fillseq", 1, True)):
+                                      ("mixgraph", 3, False), ("fillseq", 1, True)):
                 if name not in a.cases:
                     continue
                 if name == "overwrite" and "fillrandom" not in a.cases:
                     fail("overwrite runs on the DB fillrandom leaves; keep fillrandom in --cases")
+                if name == "mixgraph" and not {"fillrandom", "overwrite"} <= set(a.cases):
+                    fail("mixgraph runs on the DB fillrandom and overwrite leave; keep both in "
+                         "--cases")
                 res = validation_case(name, db, shape, a.compression, seed, fresh)
                 res["run"] = r + 1
                 results.append(res)
@@ -673,6 +704,9 @@ def aggregate(paths):
             entry["options"] = rs[0]["options"]
             for k in VALIDATION_FIELDS:
                 entry[k] = stats_of([r[k] for r in rs])
+            for k in ("gets", "puts", "gets_found"):
+                if k in rs[0]:
+                    entry[k] = stats_of([r[k] for r in rs])
             for k in ("files_per_level", "bytes_per_level", "compactions_by_output_level",
                       "compaction_reasons", "flush_reasons", "stall_warnings"):
                 entry[k] = [r[k] for r in rs]
@@ -685,6 +719,9 @@ def aggregate(paths):
                   "compaction_write_bytes", "flushes", "compactions", "trivial_moves",
                   "stall_micros"):
             t[k] = e[k]["mean"]
+        for k in ("gets", "puts", "gets_found"):
+            if k in e:
+                t[k] = e[k]["mean"]
         n = len(e["files_per_level"])
         t["files_per_level"] = [round(sum(f[i] for f in e["files_per_level"]) / n, 2)
                                 for i in range(len(e["files_per_level"][0]))]
@@ -742,8 +779,9 @@ def main():
         return
     a.cases = [c for c in a.cases.split(",") if c]
     for c in a.cases:
-        if c not in ("fillrandom", "overwrite", "fillseq"):
-            fail(f"--cases: unknown case '{c}' (known: fillrandom, overwrite, fillseq)")
+        if c not in ("fillrandom", "overwrite", "mixgraph", "fillseq"):
+            fail(f"--cases: unknown case '{c}' (known: fillrandom, overwrite, mixgraph, "
+                 f"fillseq)")
     try:
         a.cpu_configs = [tuple(int(x) for x in c.split(":")) for c in a.cpu_configs.split(",")]
         if any(len(c) != 2 or c[0] < 1 or c[1] < 1 for c in a.cpu_configs):

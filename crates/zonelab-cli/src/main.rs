@@ -341,9 +341,9 @@ fn validate_kv(reference: Option<&Path>, json: Option<&Path>) -> Result<ExitCode
     for shape in &shapes {
         let mine: Vec<serde_json::Value> =
             cases.iter().filter(|c| shape.matches(c)).cloned().collect();
-        let fillseq = mine.iter().any(|c| c["case"] == "fillseq");
         eprintln!("model: {}", shape.describe());
-        let model = validation::run_model(shape, fillseq).map_err(anyhow::Error::msg)?;
+        let model = validation::run_model(shape, validation::Extra::of(&mine))
+            .map_err(anyhow::Error::msg)?;
         let checks = validation::compare(&shape.name, &model, &mine);
         println!("\n{}\n\n{}", shape.describe(), validation::table(&checks));
         all.extend(checks);

@@ -146,8 +146,46 @@ pub fn shapes(cases: &[Value]) -> Result<Vec<Shape>, String> {
     Ok(shapes)
 }
 
+/// The cases beyond fillrandom and overwrite that a reference holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Extra {
+    /// fillseq on a fresh store.
+    pub fillseq: bool,
+    /// mixgraph on the store overwrite left (scripts/rocksdb_reference.py's `MIXGRAPH_OPTIONS`).
+    pub mixgraph: bool,
+}
+
+impl Extra {
+    /// The extra cases among `reference`'s.
+    pub fn of(reference: &[Value]) -> Extra {
+        let has = |case: &str| reference.iter().any(|c| c["case"] == case);
+        Extra {
+            fillseq: has("fillseq"),
+            mixgraph: has("mixgraph"),
+        }
+    }
+}
+
+/// mixgraph's operations per key of the shape (scripts/rocksdb_reference.py's
+/// `MIXGRAPH_OPS_PER_KEY`).
+pub const MIXGRAPH_OPS_PER_KEY: u64 = 2;
+
+/// mixgraph as the reference runs it: db_bench's flags of scripts/rocksdb_reference.py's
+/// `MIXGRAPH_OPTIONS` (half gets, half puts, no seeks; the ZippyDB-like distributions of Cao et
+/// al., FAST 2020), [`MIXGRAPH_OPS_PER_KEY`] operations per key.
+fn mixgraph_keys(num: u64) -> String {
+    format!(
+        "reads = {}\nmix_get_ratio = 0.5\nmix_put_ratio = 0.5\nmix_seek_ratio = 0.0\n\
+         key_dist_a = 0.002312\nkey_dist_b = 0.3467\nkeyrange_dist_a = 14.18\n\
+         keyrange_dist_b = -2.917\nkeyrange_dist_c = 0.0164\nkeyrange_dist_d = -0.08082\n\
+         keyrange_num = 30\nvalue_k = 0.2615\nvalue_sigma = 25.45\niter_k = 2.517\n\
+         iter_sigma = 14.236\n",
+        MIXGRAPH_OPS_PER_KEY * num
+    )
+}
+
 /// The experiment that reproduces the reference runs: db_bench's flags as `[[dbbench]]`.
-pub fn experiment_toml(shape: &Shape, fillseq: bool) -> String {
+pub fn experiment_toml(shape: &Shape, extra: Extra) -> String {
     let common = format!(
         "num = {}\nkey_size = 16\nvalue_size = {}\nthreads = 1\n\
          compression_type = \"{}\"\n\
@@ -168,13 +206,22 @@ pub fn experiment_toml(shape: &Shape, fillseq: bool) -> String {
         shape.level0_slowdown_writes_trigger,
         shape.level0_stop_writes_trigger,
     );
+    let (mix_benchmarks, mix_keys) = if extra.mixgraph {
+        (
+            ",mixgraph,flush,waitforcompaction",
+            mixgraph_keys(shape.num),
+        )
+    } else {
+        ("", String::new())
+    };
     let mut t = format!(
         "name = \"dbbench-validation\"\nseed = 1\n[host]\ncores = 4\n{}\n\
          [[dbbench]]\nname = \"random\"\n\
-         benchmarks = \"fillrandom,flush,waitforcompaction,overwrite,flush,waitforcompaction\"\n{common}",
+         benchmarks = \"fillrandom,flush,waitforcompaction,overwrite,flush,waitforcompaction\
+         {mix_benchmarks}\"\n{mix_keys}{common}",
         DEVICE
     );
-    if fillseq {
+    if extra.fillseq {
         t.push_str(&format!(
             "\n[[dbbench]]\nname = \"seq\"\nbenchmarks = \"fillseq,flush,waitforcompaction\"\n{common}"
         ));
@@ -227,10 +274,10 @@ fn delta(end: &KvStats, start: &KvStats) -> KvStats {
     d
 }
 
-/// Runs the validation cases on the model (in-memory files): fillrandom, overwrite and, with
-/// `fillseq`, fillseq.
-pub fn run_model(shape: &Shape, fillseq: bool) -> Result<Vec<ModelCase>, String> {
-    let text = experiment_toml(shape, fillseq);
+/// Runs the validation cases on the model (in-memory files): fillrandom, overwrite and the
+/// `extra` ones.
+pub fn run_model(shape: &Shape, extra: Extra) -> Result<Vec<ModelCase>, String> {
+    let text = experiment_toml(shape, extra);
     let cfg = ExperimentConfig::parse(&text, &[]).map_err(|e| e.to_string())?;
     let exp = cfg
         .validate("dbbench-validation")
@@ -268,7 +315,14 @@ pub fn run_model(shape: &Shape, fillseq: bool) -> Result<Vec<ModelCase>, String>
             stats: delta(&random[5].1, &random[2].1),
         },
     ];
-    if fillseq {
+    if extra.mixgraph {
+        // mixgraph, flush, waitforcompaction.
+        cases.push(ModelCase {
+            case: "mixgraph".into(),
+            stats: delta(&random[8].1, &random[5].1),
+        });
+    }
+    if extra.fillseq {
         let seq = phases("seq")?;
         cases.push(ModelCase {
             case: "fillseq".into(),
@@ -427,6 +481,11 @@ pub fn compare(shape: &str, model: &[ModelCase], reference: &[Value]) -> Vec<Che
             ("compactions", s.compactions as f64, true),
             ("trivial_moves", s.trivial_moves as f64, false),
             ("stall_micros", s.stall_ns as f64 / 1e3, false),
+            // mixgraph's: how many gets found their key (the key distribution against the
+            // keys written) and the operation mix.
+            ("gets", s.gets as f64, false),
+            ("puts", s.writes as f64, false),
+            ("gets_found", s.gets_found as f64, true),
         ] {
             if let Some(r) = runs(counter) {
                 // Zero against zero passes; a counter db_bench never moved allows none.
@@ -534,7 +593,7 @@ mod tests {
             .into_iter()
             .filter(|c| shape.matches(c))
             .collect();
-        let model = run_model(&shape, true).unwrap();
+        let model = run_model(&shape, Extra::of(&reference)).unwrap();
         let checks = compare("base", &model, &reference);
         let table = table(&checks);
         println!("{table}");
@@ -590,7 +649,7 @@ mod tests {
                 .into_iter()
                 .filter(|c| shape.matches(c))
                 .collect();
-            let model = run_model(&shape, true).unwrap();
+            let model = run_model(&shape, Extra::of(&reference)).unwrap();
             let checks = compare("base", &model, &reference);
             let table = table(&checks);
             assert!(checks.iter().filter(|c| c.checked).count() >= 20, "{table}");
@@ -619,7 +678,7 @@ mod tests {
                     let reference: Vec<Value> =
                         cases.iter().filter(|c| shape.matches(c)).cloned().collect();
                     scope.spawn(move || {
-                        let model = run_model(shape, false).unwrap();
+                        let model = run_model(shape, Extra::of(&reference)).unwrap();
                         compare(&shape.name, &model, &reference)
                     })
                 })
