@@ -375,7 +375,7 @@ const NOT_NUMERIC: [&str; 56] = [
 ];
 
 /// Non-numeric fields of the file layer, file workloads and stores.
-const NOT_NUMERIC_MORE: [&str; 20] = [
+const NOT_NUMERIC_MORE: [&str; 21] = [
     "format",
     "mode",
     "fsync",
@@ -387,6 +387,7 @@ const NOT_NUMERIC_MORE: [&str; 20] = [
     "zenfs",
     "victim",
     "separate",
+    "survivors",
     "dir",
     "workload",
     "requestdistribution",

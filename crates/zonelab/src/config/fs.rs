@@ -11,7 +11,8 @@ use super::workload::MAX_PAUSE;
 use crate::device::DeviceInfo;
 use crate::host::fs::spec::f2fs_mkfs_space;
 use crate::host::fs::{
-    BLOCK_BYTES, CacheSpec, F2fsSpec, FsSpec, GcPolicyKind, GcSpec, Personality, Victim, ZenfsSpec,
+    BLOCK_BYTES, CacheSpec, F2fsSpec, FsSpec, GcPolicyKind, GcSpec, Personality, Survivors, Victim,
+    ZenfsSpec,
 };
 use crate::time::Duration;
 use crate::units::{Bytes, Extent};
@@ -40,6 +41,13 @@ pub enum VictimConfig {
     CostBenefit,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SurvivorsConfig {
+    GcLog,
+    UserLog,
+}
+
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GcConfig {
@@ -58,6 +66,10 @@ pub struct GcConfig {
     /// LSM_ZGC hot/cold separation (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub separate: Option<bool>,
+    /// LSM_ZGC with `separate = false`: survivors to "gc_log" (default, a log of their own) or
+    /// "user_log" (the file's data log, mixed with user writes; F2FS-like layer only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub survivors: Option<SurvivorsConfig>,
     /// GC read and write unit (default 128 KiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io_unit: Option<Bytes>,
@@ -212,6 +224,10 @@ impl FsConfig {
         match self.gc.policy {
             Some(GcPolicyConfig::BasicZgc) => 1,
             Some(GcPolicyConfig::LsmZgc) if self.gc.separate != Some(false) => 3,
+            // Survivors share the user data logs: no open zone of their own.
+            Some(GcPolicyConfig::LsmZgc) if self.gc.survivors == Some(SurvivorsConfig::UserLog) => {
+                0
+            }
             Some(GcPolicyConfig::LsmZgc) => 1,
             _ => 0,
         }
@@ -302,6 +318,23 @@ impl FsConfig {
             gc.threshold_cold = t;
         }
         gc.separate = c.separate.unwrap_or(gc.separate);
+        if let Some(v) = c.survivors {
+            if v == SurvivorsConfig::UserLog
+                && (gc.policy != GcPolicyKind::LsmZgc
+                    || gc.separate
+                    || self.personality != PersonalityConfig::F2fs)
+            {
+                return Err(ConfigError::field(
+                    "fs.gc.survivors",
+                    "\"user_log\" needs policy = \"lsm_zgc\", separate = false and the f2fs \
+                     personality (it writes survivors into the file's data log)",
+                ));
+            }
+            gc.survivors = match v {
+                SurvivorsConfig::GcLog => Survivors::GcLog,
+                SurvivorsConfig::UserLog => Survivors::UserLog,
+            };
+        }
         if let Some(d) = c.read_depth {
             if !(1..=1024).contains(&d) {
                 return Err(ConfigError::field(

@@ -119,3 +119,28 @@ fn a_huge_number_is_echoed_without_invented_digits() {
     assert_eq!(super::ranges::number(0.5), "0.5");
     assert_eq!(super::ranges::number(-3.0), "-3");
 }
+
+/// LSM_ZGC's survivors in the user's data log exist only where there is such a log and no
+/// separation to send them elsewhere; anything else is refused naming the field.
+#[test]
+fn survivors_in_the_user_log_need_lsm_zgc_without_separation_on_f2fs() {
+    let device = "preset = \"rezns-40g\"\n";
+    let fs = |gc: &str, personality: &str| {
+        format!(
+            "{device}[fs]\npersonality = \"{personality}\"\n[fs.gc]\n{gc}\n\
+             survivors = \"user_log\"\n[[updates]]\ndataset = \"40%\"\nupdates = 1000\n"
+        )
+    };
+    for (gc, personality) in [
+        ("policy = \"lsm_zgc\"", "f2fs"),
+        ("policy = \"basic_zgc\"\nseparate = false", "f2fs"),
+        ("policy = \"lsm_zgc\"\nseparate = false", "zenfs"),
+    ] {
+        let err = check(&fs(gc, personality)).unwrap_err().to_string();
+        assert!(
+            err.starts_with("fs.gc.survivors: "),
+            "{gc} {personality}: {err}"
+        );
+    }
+    check(&fs("policy = \"lsm_zgc\"\nseparate = false", "f2fs")).unwrap();
+}

@@ -65,8 +65,8 @@ use std::rc::Rc;
 
 pub use report::FsReport;
 pub use spec::{
-    BLOCK_BYTES, CacheSpec, CpuSpec, F2fsSpec, FsSpec, GcPolicyKind, GcSpec, Personality, Victim,
-    ZenfsSpec,
+    BLOCK_BYTES, CacheSpec, CpuSpec, F2fsSpec, FsSpec, GcPolicyKind, GcSpec, Personality,
+    Survivors, Victim, ZenfsSpec,
 };
 
 use crate::device::Status;

@@ -186,6 +186,16 @@ pub enum Victim {
     CostBenefit,
 }
 
+/// Where LSM_ZGC without separation appends the blocks it moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Survivors {
+    /// A log of their own (C1C), apart from user writes.
+    GcLog,
+    /// The data log the file's user writes go to (F2FS-like), mixed with new data: a baseline
+    /// with no separation by age at all (chosen, to test what the slides' "without" may be).
+    UserLog,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct GcSpec {
     pub policy: GcPolicyKind,
@@ -198,6 +208,8 @@ pub struct GcSpec {
     pub threshold_cold: f64,
     /// LSM_ZGC hot/cold separation (off: every survivor goes to one class, as Basic_ZGC does).
     pub separate: bool,
+    /// LSM_ZGC without separation: where survivors go.
+    pub survivors: Survivors,
     /// GC read and write unit, in blocks (the authors' simulator: 128 KiB = 32 blocks).
     pub io_blocks: u32,
     /// GC reads in flight (chosen 1: the authors' code reads synchronously).
@@ -216,6 +228,7 @@ impl Default for GcSpec {
             segment_blocks: 512,
             threshold_cold: 0.8,
             separate: true,
+            survivors: Survivors::GcLog,
             io_blocks: 32,
             read_depth: 1,
             bg_free_zones: 4,

@@ -490,14 +490,16 @@ proptest! {
     /// copies no more blocks than its victims held live when chosen.
     #[test]
     fn gc_policies_lose_no_live_block_and_copy_no_dead_one(seed in any::<u64>()) {
-        for (policy, separate) in [
-            (GcPolicyKind::Native, true),
-            (GcPolicyKind::BasicZgc, true),
-            (GcPolicyKind::LsmZgc, true),
-            (GcPolicyKind::LsmZgc, false),
+        for (policy, separate, survivors) in [
+            (GcPolicyKind::Native, true, Survivors::GcLog),
+            (GcPolicyKind::BasicZgc, true, Survivors::GcLog),
+            (GcPolicyKind::LsmZgc, true, Survivors::GcLog),
+            (GcPolicyKind::LsmZgc, false, Survivors::GcLog),
+            (GcPolicyKind::LsmZgc, false, Survivors::UserLog),
         ] {
             let mut spec = tiny_f2fs(policy);
             spec.gc.separate = separate;
+            spec.gc.survivors = survivors;
             spec.gc.victim = if seed % 2 == 0 { Victim::Greedy } else { Victim::CostBenefit };
             let out = with_fs(spec, None, move |fs, h| async move {
                 overwrite(fs, h, seed, 4, 160, 300).await;
@@ -506,6 +508,11 @@ proptest! {
             let r = gc_report(&out);
             prop_assert!(r.gc.zones_collected > 0, "{policy:?} collected nothing");
             prop_assert!(r.gc.bytes_written <= r.gc.bytes_read);
+            if policy == GcPolicyKind::LsmZgc && !separate {
+                // Survivors in a log of their own (C1C), or in the user's data logs.
+                let own_log = r.gc.c1c_bytes > 0;
+                prop_assert_eq!(own_log, survivors == Survivors::GcLog, "{:?}", r.gc);
+            }
             out.device.check_invariants();
         }
     }

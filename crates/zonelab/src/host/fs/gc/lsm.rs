@@ -14,12 +14,16 @@
 //! Chosen where the slides are silent: segment utilisation is taken when the victim is chosen
 //! (before any of its blocks move); units with no valid block are not read; triggers as
 //! Basic_ZGC's; three destination zones are kept free. With `separate = false` every survivor
-//! goes to one destination (LSM_ZGC's reads without its hot/cold levels).
+//! goes to one destination (LSM_ZGC's reads without its hot/cold levels): a log of its own, or
+//! with `survivors = "user_log"` the data log the file's user writes go to (no separation by
+//! age either; chosen, to test which baseline the slides compared with).
 
 use super::{Dest, GcPolicy, pick};
 use crate::host::fs::space::Owner;
 use crate::host::fs::state::State;
-use crate::host::fs::{GC_STREAM, GcPolicyKind, GcSpec, Inner, Victim};
+use crate::host::fs::{
+    GC_STREAM, GcPolicyKind, GcSpec, Inner, Personality, Survivors, Victim, f2fs,
+};
 use crate::time::Instant;
 
 /// Zone classes (`Zone::class`): C0 is user data.
@@ -34,6 +38,7 @@ pub struct LsmZgc {
     segment: u32,
     threshold_cold: f64,
     separate: bool,
+    survivors: Survivors,
     bg_free: u32,
     fg_free: u32,
     /// The victim's class and its segments' utilisation when it was chosen.
@@ -49,6 +54,7 @@ impl LsmZgc {
             segment: spec.segment_blocks,
             threshold_cold: spec.threshold_cold,
             separate: spec.separate,
+            survivors: spec.survivors,
             bg_free: spec.bg_free_zones,
             fg_free: spec.fg_free_zones,
             class: C0,
@@ -98,8 +104,22 @@ impl GcPolicy for LsmZgc {
         }
         out
     }
-    fn destination(&self, _: &Inner, _: &State, _zone: u32, block: u32, _: Owner) -> Dest {
+    fn destination(&self, fs: &Inner, st: &State, _zone: u32, block: u32, owner: Owner) -> Dest {
         if !self.separate {
+            if let (Survivors::UserLog, Personality::F2fs(f)) =
+                (self.survivors, &fs.spec.personality)
+            {
+                // Data into the file's data log, node blocks into its node log.
+                match owner {
+                    Owner::Data { ino, .. } => {
+                        return Dest::Stream(f2fs::data_log(f, st.inode(ino)));
+                    }
+                    Owner::Node { ino, .. } => {
+                        return Dest::Stream(f2fs::node_log(f, st.inode(ino)));
+                    }
+                    Owner::Meta => {}
+                }
+            }
             return Dest::Stream(C1C);
         }
         if self.class == C0 {
