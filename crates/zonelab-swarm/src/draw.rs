@@ -167,21 +167,25 @@ pub fn device(rng: &mut Rng, profile: Profile) -> DeviceDraw {
 fn firmware(rng: &mut Rng, zones: u64) -> String {
     let t_free = rng.range(0, zones.saturating_sub(1));
     let flag = |rng: &mut Rng| rng.chance(50);
+    let s2 = |rng: &mut Rng| rng.pick(&["until_above_t_free", "one_per_allocation"]);
     match rng.range(0, 5) {
         0 => format!(
             "[firmware]\npolicy = \"synchronous\"\nerase_all_blocks = {}\n",
             flag(rng)
         ),
         1 => format!(
-            "[firmware]\npolicy = \"mapping\"\nt_free = {t_free}\nwp_optimisation = {}\n",
-            flag(rng)
+            "[firmware]\npolicy = \"mapping\"\nt_free = {t_free}\nwp_optimisation = {}\n\
+             s2_erases = \"{}\"\n",
+            flag(rng),
+            s2(rng)
         ),
         2 => format!(
             "[firmware]\npolicy = \"preemptive\"\nt_free = {t_free}\nt_invalid = {}\n\
-             wp_optimisation = {}\nidle = \"{}\"\n",
+             wp_optimisation = {}\nidle = \"{}\"\ns2_erases = \"{}\"\n",
             rng.range(1, zones),
             flag(rng),
-            rng.pick(&["device", "zone_dies"])
+            rng.pick(&["device", "zone_dies"]),
+            s2(rng)
         ),
         3 => format!(
             "[firmware]\npolicy = \"renewable\"\nthreshold = {}\nregc_fraction = {}\n\

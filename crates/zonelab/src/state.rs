@@ -24,7 +24,7 @@ use crate::zns::{Device, ZnsState};
 /// The first bytes of every state file.
 pub const MAGIC: [u8; 8] = *b"ZLSTATE\n";
 /// Bumped whenever the body's layout changes; older files are refused, not misread.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// Magic, version, CRC-32, body length.
 const HEADER_BYTES: usize = 8 + 4 + 4 + 8;
 

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
-use crate::firmware::{IdleScope, PolicySpec, RenewableSettings};
+use crate::firmware::{IdleScope, PolicySpec, RenewableSettings, S2Erases};
 use crate::time::Duration;
 
 /// What the firmware does on a host zone reset.
@@ -24,6 +24,9 @@ pub enum FirmwareConfig {
         /// device is about to run out; the paper's Table 2 sets zone_count - 33 to force them).
         #[serde(default = "super::one")]
         t_free: u32,
+        /// How many invalid zones an allocation that finds Z_free <= T_free erases (S2).
+        #[serde(default)]
+        s2_erases: S2Erases,
         /// Erase only programmed blocks (off: the paper's mapping erases every block).
         #[serde(default)]
         wp_optimisation: bool,
@@ -33,6 +36,9 @@ pub enum FirmwareConfig {
         /// As for `mapping` (default 1).
         #[serde(default = "super::one")]
         t_free: u32,
+        /// As for `mapping`.
+        #[serde(default)]
+        s2_erases: S2Erases,
         /// Partial Zone Erases start when this many zones are invalid.
         #[serde(default = "super::one")]
         t_invalid: u32,
@@ -106,13 +112,16 @@ impl FirmwareConfig {
             }
             FirmwareConfig::Mapping {
                 t_free,
+                s2_erases,
                 wp_optimisation,
             } => PolicySpec::Mapping {
                 t_free: check_t_free(t_free, zone_count)?,
+                s2_erases,
                 wp_optimisation,
             },
             FirmwareConfig::Preemptive {
                 t_free,
+                s2_erases,
                 t_invalid,
                 wp_optimisation,
                 idle,
@@ -125,6 +134,7 @@ impl FirmwareConfig {
                 }
                 PolicySpec::Preemptive {
                     t_free: check_t_free(t_free, zone_count)?,
+                    s2_erases,
                     t_invalid,
                     wp_optimisation,
                     idle,

@@ -19,7 +19,7 @@ mod synchronous;
 use std::ops::Range;
 
 pub use mapping::Mapping;
-pub use pool::{PoolReport, PoolSample, PoolState, ZonePool};
+pub use pool::{PoolReport, PoolSample, PoolState, S2Erases, ZonePool};
 pub use preemptive::{IdleScope, Preemptive};
 pub use renewable::{Renewable, RenewableReport, RenewableSettings, SpareSample};
 pub use round_robin::RoundRobin;
@@ -326,10 +326,12 @@ pub enum PolicySpec {
     },
     Mapping {
         t_free: u32,
+        s2_erases: S2Erases,
         wp_optimisation: bool,
     },
     Preemptive {
         t_free: u32,
+        s2_erases: S2Erases,
         t_invalid: u32,
         wp_optimisation: bool,
         idle: IdleScope,
@@ -361,7 +363,7 @@ pub fn build(
     sampling: Sampling,
 ) -> Box<dyn ResetPolicy> {
     let (rows, units_per_row) = (layout.rows_per_zone(), layout.units_per_row());
-    let pool = |t_free, wp_optimisation| {
+    let pool = |t_free, s2_erases, wp_optimisation| {
         ZonePool::new(
             zone_count,
             t_free,
@@ -370,20 +372,23 @@ pub fn build(
             units_per_row,
             sampling,
         )
+        .with_s2_erases(s2_erases)
     };
     match *spec {
         PolicySpec::Synchronous { erase_all_blocks } => Box::new(Synchronous { erase_all_blocks }),
         PolicySpec::Mapping {
             t_free,
+            s2_erases,
             wp_optimisation,
-        } => Box::new(Mapping::new(pool(t_free, wp_optimisation))),
+        } => Box::new(Mapping::new(pool(t_free, s2_erases, wp_optimisation))),
         PolicySpec::Preemptive {
             t_free,
+            s2_erases,
             t_invalid,
             wp_optimisation,
             idle,
         } => Box::new(Preemptive::new(
-            pool(t_free, wp_optimisation),
+            pool(t_free, s2_erases, wp_optimisation),
             t_invalid,
             idle,
         )),

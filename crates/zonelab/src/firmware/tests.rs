@@ -212,3 +212,29 @@ fn mapping_never_erases_in_idle_time() {
         "the paper's mapping erases every block"
     );
 }
+
+#[test]
+fn s2_erases_every_zone_it_needs_or_one_per_allocation() {
+    // 8 zones, T_free = 2: seven in use (Z_free = 1), then the host resets three at once.
+    let after_burst = |s2: S2Erases| {
+        let mut m = Mapping::new(pool(false).with_s2_erases(s2));
+        for _ in 0..7 {
+            m.allocate(at(0), 8);
+        }
+        for z in 0..3 {
+            reset(&mut m, z, 8);
+        }
+        (0..3)
+            .map(|_| {
+                let n = m.allocate(at(0), 8).erase_first.len();
+                m.blocking_erases_end(at(1));
+                n
+            })
+            .collect::<Vec<_>>()
+    };
+    // Until Z_free > T_free: the first allocation erases two of the burst, the next one the third.
+    assert_eq!(after_burst(S2Erases::UntilAboveTFree), [2, 1, 0]);
+    // One per allocation: each allocation waits for its own zone's erase only.
+    assert_eq!(after_burst(S2Erases::OnePerAllocation), [1, 1, 1]);
+    assert_eq!(S2Erases::default(), S2Erases::OnePerAllocation);
+}

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::config::ExperimentConfig;
 use crate::device::{DeviceModel, Status, ZoneAction, ZoneState};
-use crate::firmware::{IdleScope, PolicySpec, RenewableSettings};
+use crate::firmware::{IdleScope, PolicySpec, RenewableSettings, S2Erases};
 use crate::time::Duration;
 use crate::zns::test_spec;
 
@@ -21,16 +21,19 @@ fn policies(t_free: u32) -> Vec<PolicySpec> {
         },
         PolicySpec::Mapping {
             t_free,
+            s2_erases: S2Erases::OnePerAllocation,
             wp_optimisation: t_free.is_multiple_of(2),
         },
         PolicySpec::Preemptive {
             t_free,
+            s2_erases: S2Erases::default(),
             t_invalid: 1,
             wp_optimisation: true,
             idle: IdleScope::ZoneDies,
         },
         PolicySpec::Preemptive {
             t_free,
+            s2_erases: S2Erases::OnePerAllocation,
             t_invalid: 2,
             wp_optimisation: false,
             idle: IdleScope::Device,

@@ -9,7 +9,7 @@ use super::*;
 use crate::device::Status;
 use crate::device::{ZoneAction, ZoneState};
 use crate::firmware::PolicySpec;
-use crate::firmware::{IdleScope, RenewableSettings};
+use crate::firmware::{IdleScope, RenewableSettings, S2Erases};
 use crate::time::Duration;
 use crate::zns::device_tests::{Ns, at};
 
@@ -30,6 +30,7 @@ fn device(config: &PolicySpec) -> Device {
 fn mapping(t_free: u32, wp: bool) -> PolicySpec {
     PolicySpec::Mapping {
         t_free,
+        s2_erases: S2Erases::default(),
         wp_optimisation: wp,
     }
 }
@@ -37,6 +38,7 @@ fn mapping(t_free: u32, wp: bool) -> PolicySpec {
 fn preemptive(t_free: u32, wp: bool, idle: IdleScope) -> PolicySpec {
     PolicySpec::Preemptive {
         t_free,
+        s2_erases: S2Erases::default(),
         t_invalid: 1,
         wp_optimisation: wp,
         idle,
