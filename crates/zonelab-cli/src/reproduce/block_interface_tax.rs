@@ -12,6 +12,7 @@ use zonelab::config::ExperimentConfig;
 use zonelab::firmware::FirmwareReport;
 use zonelab::sim::{DeviceSpec, RunOutput};
 
+use super::claims::{Claim, Stated, publish};
 use super::plot::{Scale, line_chart};
 use super::{Run, run_parallel, threads};
 
@@ -256,6 +257,26 @@ pub fn run(out: &Path) -> Result<()> {
         yes(st[1].waf > st[2].waf && st[2].mib_s > st[1].mib_s),
         waf7_end,
     );
+    // Figure 1 is a plot without a table: its claims are directions (4th-pass throughput).
+    let change = |a: f64, b: f64| (a / b - 1.0) * 100.0;
+    let claims = [
+        Claim::direction(
+            "block SSD (7% OP) write throughput against ZNS (Figure 1)",
+            Stated::Lower,
+            change(st[1].mib_s, st[0].mib_s),
+        ),
+        Claim::direction(
+            "block SSD (28% OP) write throughput against ZNS (Figure 1)",
+            Stated::Lower,
+            change(st[2].mib_s, st[0].mib_s),
+        ),
+        Claim::direction(
+            "block SSD write throughput, 28% OP against 7% OP (Figure 1)",
+            Stated::Higher,
+            change(st[2].mib_s, st[1].mib_s),
+        ),
+    ];
+    let s = publish(out, "block-interface-tax", &s, &claims)?;
     std::fs::write(out.join("summary.md"), &s)?;
     print!("{s}");
     eprintln!(

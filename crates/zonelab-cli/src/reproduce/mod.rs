@@ -1,6 +1,7 @@
 //! `zonelab reproduce PAPER`: rerun one paper's experiments and draw its figures.
 
 mod block_interface_tax;
+mod claims;
 mod ezns;
 mod lsm_zgc;
 mod plot;

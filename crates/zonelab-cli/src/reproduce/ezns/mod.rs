@@ -19,6 +19,7 @@ use zonelab::report::Summary;
 mod device;
 mod rocksdb;
 
+use super::claims::{Claim, Stated, publish};
 use super::plot::{Scale, bar_chart, line_chart};
 use super::{Done, Run, run_parallel, take, threads};
 
@@ -124,17 +125,18 @@ pub fn run(out: &Path) -> Result<()> {
         .zip(run_parallel(out, runs, threads(), |o| o)?)
         .collect();
     device::observations(&mut |name| take(&mut done, name).summary, &figures, &mut s)?;
-    local_overdrive(&mut done, &figures, &mut s)?;
-    global_overdrive(&mut done, &figures, &mut s)?;
-    fairness(&mut done, &figures, &mut s)?;
-    rocksdb::report(&mut done, &figures, &mut s)?;
+    let mut claims = local_overdrive(&mut done, &figures, &mut s)?;
+    claims.extend(global_overdrive(&mut done, &figures, &mut s)?);
+    claims.extend(fairness(&mut done, &figures, &mut s)?);
+    claims.extend(rocksdb::report(&mut done, &figures, &mut s)?);
+    let s = publish(out, "ezns", &s, &claims)?;
     std::fs::write(out.join("summary.md"), &s)?;
     print!("{s}");
     eprintln!("results, figures and summary.md in {}", out.display());
     Ok(())
 }
 
-fn local_overdrive(done: &mut Done, figures: &Path, s: &mut String) -> Result<()> {
+fn local_overdrive(done: &mut Done, figures: &Path, s: &mut String) -> Result<Vec<Claim>> {
     let mut rows = Vec::new();
     for n in WRITERS {
         let v = take(done, &format!("local-{n}-vzone")).summary;
@@ -189,10 +191,24 @@ fn local_overdrive(done: &mut Done, figures: &Path, s: &mut String) -> Result<()
            namespace's 16 and moves by 1/32 of the difference per stripe group opened, so the first\n\
            groups are 4 wide and only later ones 8 (the widths column); the run's mean mixes both.\n\
            Figure: figures/local-overdrive.svg.\n\n";
-    Ok(())
+    let gain = |(_, v, st): &(u32, Summary, Summary)| write_mib_s(v) / write_mib_s(st).max(1e-9);
+    let why = "summary.md, \"Local overdrive\" (the widths the run opened)";
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let n = r.0;
+            let paper = if n == 4 { 2.0 } else { 1.0 };
+            Claim::ratio(
+                format!("local overdrive, {n} writers: v-zone / static MiB/s"),
+                paper,
+                gain(r),
+            )
+            .cause(why)
+        })
+        .collect())
 }
 
-fn global_overdrive(done: &mut Done, figures: &Path, s: &mut String) -> Result<()> {
+fn global_overdrive(done: &mut Done, figures: &Path, s: &mut String) -> Result<Vec<Claim>> {
     let r = take(done, "global");
     let report = elastic(&r.summary)?;
     let mut bw = Vec::new();
@@ -298,10 +314,23 @@ fn global_overdrive(done: &mut Done, figures: &Path, s: &mut String) -> Result<(
         report.reclaims,
         report.reclaimed_lbas,
     );
-    Ok(())
+    let before = f64::from(spares_max_in(3, 5.0, 30.0).max(1));
+    Ok(vec![
+        Claim::ratio(
+            "global overdrive: NS4's spares in use while the others idle / before",
+            3.0,
+            f64::from(spares_max_in(3, 35.0, 80.0)) / before,
+        )
+        .cause("summary.md, \"Global overdrive\" (NS4's spares before the idle phase)"),
+        Claim::direction(
+            "global overdrive: NS4's write MiB/s while the others idle, against all writing",
+            Stated::Higher,
+            (mean_in("ns3", 35.0, 80.0) / mean_in("ns3", 5.0, 30.0) - 1.0) * 100.0,
+        ),
+    ])
 }
 
-fn fairness(done: &mut Done, figures: &Path, s: &mut String) -> Result<()> {
+fn fairness(done: &mut Done, figures: &Path, s: &mut String) -> Result<Vec<Claim>> {
     let read_off = take(done, "fair-read-off").summary;
     let read_on = take(done, "fair-read-on").summary;
     let write_off = take(done, "fair-write-off").summary;
@@ -384,7 +413,26 @@ fn fairness(done: &mut Done, figures: &Path, s: &mut String) -> Result<()> {
            control the busy writer's queue fills the shared write cache and the regular writers\n\
            wait behind it; with it their tail falls and they get closer to the 64 MiB/s they ask.\n\
            Figures: figures/fairness-read.svg, fairness-write.svg.\n";
-    read_write(&rw_off, &rw_on, &rw_priority, figures, s)
+    read_write(&rw_off, &rw_on, &rw_priority, figures, s)?;
+    let change = |a: f64, b: f64| (b / a.max(1e-9) - 1.0) * 100.0;
+    Ok(vec![
+        Claim::direction(
+            "read-read: the narrow reader's MiB/s with congestion control, against without",
+            Stated::Higher,
+            change(
+                tenant_mib_s(&read_off, "ns0", OpKind::Read),
+                tenant_mib_s(&read_on, "ns0", OpKind::Read),
+            ),
+        ),
+        Claim::direction(
+            "write-write: the regular writers' MiB/s with admission control, against without",
+            Stated::Higher,
+            change(
+                tenant_mib_s(&write_off, "ns0", OpKind::Write),
+                tenant_mib_s(&write_on, "ns0", OpKind::Write),
+            ),
+        ),
+    ])
 }
 
 /// The read-write mix, scheduler off and on, and both again with the device's read priority.

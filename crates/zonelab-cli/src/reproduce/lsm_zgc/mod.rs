@@ -14,6 +14,7 @@ use zonelab::host::fs::FsReport;
 use zonelab::report::Summary;
 use zonelab::workload::files::FileWorkloadReport;
 
+use super::claims::{Claim, Stated, publish};
 use super::plot::bar_chart;
 use super::{Run, run_parallel, threads};
 
@@ -268,6 +269,28 @@ pub fn run(out: &Path) -> Result<()> {
           Figures: figures/gc-time-{uniform,hotcold}.svg, figures/gc-copied-{uniform,hotcold}.svg.\n\
           Per-run results: runs/<name>/ (summary.json, layers.fs.gc).\n\n";
     s += &threads::report(&figures, &mt)?;
+    let mut claims = vec![
+        Claim::ratio(
+            "uniform updates: GC time Basic_ZGC / LSM_ZGC, mean over utilisations",
+            1.9,
+            mean(&gains[0]),
+        ),
+        Claim::ratio("uniform updates: the same, at most", 2.3, max(&gains[0])),
+        Claim::ratio(
+            "70/30 updates: GC time Basic_ZGC / LSM_ZGC, mean over utilisations",
+            1.4,
+            mean(&gains[1]),
+        ),
+        Claim::ratio("70/30 updates: the same, at most", 1.6, max(&gains[1])),
+        Claim::direction(
+            "hot/cold separation: change in GC time (LSM_ZGC, 70/30, utilisation 0.6)",
+            Stated::Lower,
+            (gc_s(with) / gc_s(without) - 1.0) * 100.0,
+        )
+        .cause("experiments/lsm-zgc/README.md, \"Hot/cold separation, measured\""),
+    ];
+    claims.extend(threads::claims(&mt));
+    let s = publish(out, "lsm-zgc", &s, &claims)?;
     std::fs::write(out.join("summary.md"), &s)?;
     print!("{s}");
     eprintln!("results, figures and summary.md in {}", out.display());

@@ -12,6 +12,7 @@ use zonelab::host::fs::FsReport;
 use zonelab::workload::files::FileWorkloadReport;
 
 use crate::reproduce::Run;
+use crate::reproduce::claims::Claim;
 use crate::reproduce::plot::bar_chart;
 
 /// Worker threads swept (CHOSEN: the slides do not say how many; 8 is the host's core count).
@@ -140,6 +141,22 @@ pub fn report(figures: &Path, m: &[Measured]) -> Result<String> {
         free_ratio(at(1, last)),
     );
     Ok(s)
+}
+
+/// The slide's two ratios (update time with a collector over worker only, 8 threads) beside
+/// ZoneLab's.
+pub fn claims(m: &[Measured]) -> Vec<Claim> {
+    let t8 = |c: usize| secs(&m[c * THREADS.len() + THREADS.len() - 1]);
+    [(1, "LSM_ZGC"), (2, "Basic_ZGC")]
+        .map(|(c, name)| {
+            Claim::ratio(
+                format!("multi-thread, 8 threads: update time with {name} / worker only"),
+                PAPER[c] / PAPER[0],
+                t8(c) / t8(0),
+            )
+            .cause("experiments/lsm-zgc/README.md, \"Multi-thread cost by update count\"")
+        })
+        .to_vec()
 }
 
 /// Bytes the updates wrote over the free space the layer had after the fill.

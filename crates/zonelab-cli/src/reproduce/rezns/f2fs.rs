@@ -11,6 +11,8 @@ use zonelab::host::fs::FsReport;
 use zonelab::report::Summary;
 use zonelab::workload::files::FileWorkloadReport;
 
+use crate::reproduce::claims::{Claim, Stated};
+
 use super::standin::{baseline, renewable};
 use crate::reproduce::Run;
 use crate::reproduce::plot::bar_chart;
@@ -161,6 +163,35 @@ impl Pair {
             (self.rezns.perf() / b - 1.0) * 100.0
         }
     }
+}
+
+/// Why the F2FS-like layer shows no ReZNS gain: the count of resets of partly written zones.
+pub const WHY: &str =
+    "summary.md, \"What this shows\" (resets that found a zone a quarter unwritten: the count)";
+
+/// Sections 4.2 and 4.3's numbers (Figures 3-6) beside the F2FS-like layer's.
+pub fn claims(pairs: &[Pair]) -> Vec<Claim> {
+    let mut claims = Vec::new();
+    for (i, p) in pairs.iter().enumerate() {
+        let w = p.workload;
+        claims.push(
+            Claim::change(
+                format!("{w}: throughput, ReZNS against baseline"),
+                PAPER_GAIN[i],
+                p.gain(),
+            )
+            .cause(WHY),
+        );
+        let (b, r) = (p.base.resets(), p.rezns.resets());
+        let fewer = if b > 0.0 { (r / b - 1.0) * 100.0 } else { 0.0 };
+        let what = format!("{w}: zone resets, ReZNS against baseline");
+        let c = match i.checked_sub(FSYNC.len()) {
+            Some(k) => Claim::change(what, -PAPER_FEWER_RESETS[k], fewer),
+            None => Claim::direction(what, Stated::Lower, fewer),
+        };
+        claims.push(c.cause(WHY));
+    }
+    claims
 }
 
 /// Pairs the summaries of [`runs`], in their order.

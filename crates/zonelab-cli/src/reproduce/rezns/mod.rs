@@ -12,6 +12,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use super::claims::publish;
 use super::{Done, run_parallel, threads};
 
 pub fn run(out: &Path) -> Result<()> {
@@ -39,12 +40,14 @@ fn run_at(out: &Path, scale: f2fs::Scale, ycsb: bool, threads: usize) -> Result<
     let pairs = f2fs::pairs(outputs.into_iter().map(|o| o.summary).collect())?;
     f2fs::figures(&figures, &pairs)?;
     let mut s = summary::paper_stack(&pairs, scale);
+    let mut claims = f2fs::claims(&pairs);
     if ycsb {
         let mut done: Done = kv_names.into_iter().zip(kv).collect();
-        ycsb::report(&mut done, &figures, &mut s)?;
+        claims.extend(ycsb::report(&mut done, &figures, &mut s)?);
         s += "\n";
     }
     s += &standin::report(&figures, rest.into_iter().map(|o| o.summary).collect())?;
+    let s = publish(out, "rezns", &s, &claims)?;
     std::fs::write(out.join("summary.md"), &s)?;
     print!("{s}");
     eprintln!("results, figures and summary.md in {}", out.display());

@@ -20,7 +20,9 @@ use zonelab::sim::{DeviceSpec, RunOutput};
 
 use super::plot::{Scale, bar_chart, line_chart};
 use super::{Run, run_parallel, threads};
-use report::{summary, table};
+use report::{claims, summary, table};
+
+use super::claims::publish;
 
 const REQUEST_SIZE: &str =
     include_str!("../../../../../experiments/zns-characteristics/request-size.toml");
@@ -432,6 +434,7 @@ pub fn run(out: &Path) -> Result<()> {
         fresh_mib_s,
         &table,
     );
+    let summary = publish(out, "zns-characteristics", &summary, &claims(&secs, &iops))?;
     std::fs::write(out.join("summary.md"), &summary)?;
     print!("{summary}");
     eprintln!(
