@@ -141,7 +141,7 @@ impl Map {
 /// changes nothing the program computes). A fresh device's random writes touch a 4 KiB page of
 /// the forward table per few writes: with 4 KiB pages each first touch is a page fault and most
 /// writes a TLB miss; with 2 MiB pages a 512 GiB device's table takes 256 faults.
-fn huge_pages<T>(table: &[T]) {
+pub(crate) fn huge_pages<T>(table: &[T]) {
     #[cfg(target_os = "linux")]
     {
         const PAGE: usize = 4096;

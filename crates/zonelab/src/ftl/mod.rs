@@ -43,6 +43,7 @@ mod store;
 pub mod victim;
 
 pub use device::Ftl;
+pub(crate) use map::huge_pages;
 pub use precondition::{PreconditionPlan, PreconditionReport};
 pub use report::{FtlReport, FtlSample};
 pub use victim::{Candidate, VictimChoice, VictimPolicy};

@@ -292,7 +292,7 @@ pub(super) fn dirty_dentry(st: &mut State, dir: Ino, name: &str) {
         if !page.dirty {
             page.dirty = true;
             dirtied = 1;
-            i.dirty_idx.insert(fb);
+            i.dirty_idx.push(fb);
         }
         i.dirty += dirtied;
         // Dentry blocks wait for a checkpoint (the flusher leaves directories alone).

@@ -99,6 +99,16 @@ impl BlockMap {
         }
     }
 
+    /// Starts loading where block `fb` is mapped into the CPU cache (a hint: a writeback
+    /// remaps dirty blocks spread over a large map, each a cache miss unless overlapped).
+    pub fn prefetch(&self, fb: u64) {
+        if let Repr::Dense { slots, .. } = &self.repr
+            && let Some(slot) = slots.get(fb as usize)
+        {
+            crate::prefetch::prefetch(slot);
+        }
+    }
+
     /// Unmaps file blocks `fb..fb + len`; the device ranges they held go to `old`.
     pub fn remove_range(&mut self, fb: u64, len: u64, old: &mut Vec<Run>) {
         if len == 0 {
@@ -166,7 +176,7 @@ impl BlockMap {
             Repr::Dense { slots, runs } => {
                 let end = (fb + run.len as u64) as usize;
                 if end > slots.len() {
-                    slots.resize(end, NONE);
+                    grow(slots, end);
                 }
                 for i in 0..run.len {
                     set_slot(
@@ -184,7 +194,8 @@ impl BlockMap {
         let Repr::Runs(tree) = &self.repr else {
             return;
         };
-        let mut slots = vec![NONE; span as usize];
+        let mut slots = Vec::new();
+        grow(&mut slots, span as usize);
         for (&k, r) in tree {
             for i in 0..r.len {
                 slots[(k + i as u64) as usize] = pack(r.zone, r.block + i);
@@ -245,6 +256,16 @@ impl BlockMap {
         old.extend(self.iter().into_iter().map(|(_, r)| r));
         *self = BlockMap::default();
     }
+}
+
+/// Extends `slots` to `len` unmapped slots. A large file's slots are read at random, one per
+/// write: new room asks for huge pages before it is first written, or each read risks a TLB miss.
+fn grow(slots: &mut Vec<u64>, len: usize) {
+    if len > slots.capacity() {
+        slots.reserve(len - slots.len());
+        crate::ftl::huge_pages(slots.spare_capacity_mut());
+    }
+    slots.resize(len, NONE);
 }
 
 /// Sets slot `i` and keeps the run count: a run starts at every mapped slot that does not

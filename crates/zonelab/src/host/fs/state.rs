@@ -5,6 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use hashlink::LinkedHashSet;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+
 use super::map::{BlockMap, Run};
 use super::space::{Owner, Space};
 use super::{FileKind, FsError, Lifetime};
@@ -27,10 +30,12 @@ pub struct Inode {
     pub nlink: u32,
     pub size: u64,
     pub map: BlockMap,
-    pub pages: BTreeMap<u64, Page>,
+    /// Hashed, not ordered: nothing walks the cache in file order, and a lookup is one probe.
+    pub pages: FxHashMap<u64, Page>,
     pub dirty: u32,
-    /// The dirty pages' indices (writeback visits only these).
-    pub dirty_idx: BTreeSet<u64>,
+    /// The dirty pages' indices, each once, in no order: writeback sorts them (appending here
+    /// is cheaper than keeping a tree sorted at every write).
+    pub dirty_idx: Vec<u64>,
     /// When the oldest dirty page was dirtied.
     pub dirty_since: Option<Instant>,
     pub children: BTreeMap<String, Ino>,
@@ -48,8 +53,6 @@ pub struct Inode {
     pub meta_dirty: bool,
     /// ZenFS: runs already described in the metadata log.
     pub persisted_runs: usize,
-    /// Page-cache recency (0: not in the list).
-    pub lru: u64,
     /// Device writes of this file in flight.
     pub inflight: u32,
 }
@@ -63,9 +66,9 @@ impl Inode {
             nlink: 1,
             size: 0,
             map: BlockMap::default(),
-            pages: BTreeMap::new(),
+            pages: FxHashMap::default(),
             dirty: 0,
-            dirty_idx: BTreeSet::new(),
+            dirty_idx: Vec::new(),
             dirty_since: None,
             children: BTreeMap::new(),
             lifetime,
@@ -77,7 +80,6 @@ impl Inode {
             dirty_nodes: BTreeSet::new(),
             meta_dirty: true,
             persisted_runs: 0,
-            lru: 0,
             inflight: 0,
         }
     }
@@ -144,8 +146,8 @@ pub struct State {
     pub cached_pages: u64,
     pub dirty_pages: u64,
     pub cache_limit_pages: u64,
-    lru: BTreeMap<u64, Ino>,
-    tick: u64,
+    /// Files with cached pages, least recently used first.
+    lru: LinkedHashSet<Ino, FxBuildHasher>,
     /// Blocks allocated to files, and how many users may have.
     pub used_blocks: u64,
     pub capacity_blocks: u64,
@@ -184,8 +186,7 @@ impl State {
             cached_pages: 0,
             dirty_pages: 0,
             cache_limit_pages,
-            lru: BTreeMap::new(),
-            tick: 0,
+            lru: LinkedHashSet::with_hasher(FxBuildHasher),
             used_blocks: 0,
             capacity_blocks,
             heads: vec![None; streams],
@@ -231,9 +232,7 @@ impl State {
     pub fn free_ino(&mut self, ino: Ino) {
         let inode = self.inodes[ino as usize].take().expect("live inode");
         debug_assert_eq!(inode.map.blocks(), 0);
-        if inode.lru != 0 {
-            self.lru.remove(&inode.lru);
-        }
+        self.lru.remove(&ino);
         self.free_inos.push(ino);
     }
 
@@ -317,27 +316,21 @@ impl State {
 
     /// Marks `ino` as just used in the page cache.
     pub fn touch(&mut self, ino: Ino) {
-        self.tick += 1;
-        let tick = self.tick;
-        let old = std::mem::replace(&mut self.inode_mut(ino).lru, tick);
-        if old != 0 {
-            self.lru.remove(&old);
+        if !self.lru.to_back(&ino) {
+            self.lru.insert(ino);
         }
-        self.lru.insert(tick, ino);
     }
 
     /// Drops clean pages of the least recently used files until the cache fits.
     pub fn evict(&mut self) {
         while self.cached_pages > self.cache_limit_pages {
-            let Some((tick, ino)) = self.lru.pop_first() else {
+            let Some(ino) = self.lru.pop_front() else {
                 break;
             };
             let inode = self.inodes[ino as usize].as_mut().expect("in the LRU");
-            inode.lru = 0;
             let before = inode.pages.len();
             inode.pages.retain(|_, p| p.dirty);
             self.cached_pages -= (before - inode.pages.len()) as u64;
-            let _ = tick;
         }
     }
 

@@ -68,7 +68,7 @@ async fn fetch_blocks(
                     b[(i * BLOCK_BYTES) as usize..((i + 1) * BLOCK_BYTES) as usize].into()
                 }),
             };
-            if let std::collections::btree_map::Entry::Vacant(e) =
+            if let std::collections::hash_map::Entry::Vacant(e) =
                 st.inode_mut(ino).pages.entry(r.0 + i)
             {
                 e.insert(page);
@@ -194,8 +194,8 @@ pub(crate) async fn read(
             }
         }
         if let Some(b) = buf.as_deref_mut() {
-            for (&fb, page) in inode.pages.range(first..=last) {
-                if let Some(d) = &page.data {
+            for fb in first..=last {
+                if let Some(d) = inode.pages.get(&fb).and_then(|p| p.data.as_ref()) {
                     copy_block(b, offset, n, fb, d);
                 }
             }
@@ -223,7 +223,7 @@ pub(crate) async fn read(
                     dirty: false,
                     data: data.as_ref().map(|d| d[s..s + BLOCK_BYTES as usize].into()),
                 };
-                if let std::collections::btree_map::Entry::Vacant(e) =
+                if let std::collections::hash_map::Entry::Vacant(e) =
                     st.inode_mut(ino).pages.entry(r.0 + i)
                 {
                     e.insert(page);

@@ -8,7 +8,7 @@ use super::WriteCmd;
 use crate::device::{Command, Data};
 use crate::host::fs::map::Run;
 use crate::host::fs::space::Owner;
-use crate::host::fs::state::{Ino, Page, State};
+use crate::host::fs::state::{Ino, Inode, Page, State};
 use crate::host::fs::{BLOCK_BYTES, FsError, Inner, Personality, Target, f2fs, gc, zenfs};
 use crate::host::join_all;
 use crate::sim::host::Host;
@@ -29,7 +29,8 @@ pub(crate) fn write_pages(
     let new = {
         let inode = st.inode(ino);
         (first..=last)
-            .filter(|b| inode.map.get(*b).is_none() && !inode.pages.contains_key(b))
+            // The cache first: it is small, the map large and read at random.
+            .filter(|b| !inode.pages.contains_key(b) && inode.map.get(*b).is_none())
             .count() as u64
     };
     if st.used_blocks + new > st.capacity_blocks {
@@ -66,7 +67,7 @@ pub(crate) fn write_pages(
             if !page.dirty {
                 page.dirty = true;
                 dirtied += 1;
-                inode.dirty_idx.insert(b);
+                inode.dirty_idx.push(b);
             }
         }
         inode.dirty += dirtied as u32;
@@ -130,6 +131,9 @@ pub(crate) fn target_zone(fs: &Inner, st: &mut State, target: Target, for_gc: bo
     }
 }
 
+/// How many dirty pages ahead a writeback asks for their map slots.
+const PREFETCH_AHEAD: usize = 8;
+
 /// Plans the writeback of `ino`'s dirty pages: allocates, remaps, marks the old blocks dead.
 /// Returns the writes and whether every dirty page found room.
 fn plan_data(
@@ -139,7 +143,9 @@ fn plan_data(
     now: Instant,
     reserve: bool,
 ) -> (Vec<WriteCmd>, bool) {
-    let dirty: Vec<u64> = st.inode(ino).dirty_idx.iter().copied().collect();
+    let mut dirty = std::mem::take(&mut st.inode_mut(ino).dirty_idx);
+    // Distinct indices, so an unstable sort gives the one ascending order.
+    dirty.sort_unstable();
     let target = data_target(fs, st, ino);
     let keep_clean = st.cache_limit_pages > 0;
     let size = st.inode(ino).size;
@@ -163,6 +169,9 @@ fn plan_data(
         // Runs of consecutive file blocks become one map run and one owner run each.
         let mut k = 0;
         while k < pages.len() {
+            if let Some(&ahead) = pages.get(k + PREFETCH_AHEAD) {
+                st.inode(ino).map.prefetch(ahead);
+            }
             let mut n = 1;
             while k + n < pages.len() && pages[k + n] == pages[k] + n as u64 {
                 n += 1;
@@ -180,28 +189,7 @@ fn plan_data(
             }
             k += n;
         }
-        let mut dropped = 0u64;
-        {
-            let inode = st.inode_mut(ino);
-            for &fb in pages {
-                let keep = keep_clean || Some(fb) == tail;
-                let page = inode.pages.get_mut(&fb).expect("dirty page");
-                if let (Some(d), Some(p)) = (data.as_mut(), page.data.as_ref()) {
-                    d.extend_from_slice(p);
-                }
-                inode.dirty_idx.remove(&fb);
-                if keep {
-                    page.dirty = false;
-                } else {
-                    inode.pages.remove(&fb);
-                    dropped += 1;
-                }
-            }
-            inode.dirty -= got;
-            if inode.dirty == 0 {
-                inode.dirty_since = None;
-            }
-        }
+        let dropped = clean_pages(st.inode_mut(ino), pages, keep_clean, tail, &mut data);
         st.cached_pages -= dropped;
         st.dirty_pages -= got as u64;
         st.stats.data_blocks_written += got as u64;
@@ -213,11 +201,47 @@ fn plan_data(
         });
         i += got as usize;
     }
+    let complete = i == dirty.len();
+    // What found no room stays dirty, still sorted.
+    dirty.drain(..i);
+    st.inode_mut(ino).dirty_idx = dirty;
     st.kill_runs(&old);
     if keep_clean && !cmds.is_empty() {
         st.touch(ino);
     }
-    (cmds, i == dirty.len())
+    (cmds, complete)
+}
+
+/// Marks pages just written clean (kept if `keep_clean` or the partial tail, else dropped) and
+/// appends their bytes to `data`; returns how many were dropped.
+fn clean_pages(
+    inode: &mut Inode,
+    pages: &[u64],
+    keep_clean: bool,
+    tail: Option<u64>,
+    data: &mut Option<Vec<u8>>,
+) -> u64 {
+    let mut copy = |p: &Page| {
+        if let (Some(d), Some(p)) = (data.as_mut(), p.data.as_ref()) {
+            d.extend_from_slice(p);
+        }
+    };
+    let mut dropped = 0;
+    for &fb in pages {
+        if keep_clean || Some(fb) == tail {
+            let page = inode.pages.get_mut(&fb).expect("dirty page");
+            copy(page);
+            page.dirty = false;
+        } else {
+            copy(&inode.pages.remove(&fb).expect("dirty page"));
+            dropped += 1;
+        }
+    }
+    inode.dirty -= pages.len() as u32;
+    if inode.dirty == 0 {
+        inode.dirty_since = None;
+    }
+    dropped
 }
 
 /// Sends writes at once and waits for them. `ino`: the file they belong to (fsync waits for
