@@ -174,23 +174,33 @@ impl Tally {
 
     /// One line a reader can check the reproduction against.
     pub fn line(&self) -> String {
+        let numbers = if self.numbers == 0 {
+            "no numbers stated, directions only".to_string()
+        } else {
+            format!(
+                "{} of {} numbers within {:.0}% (two thirds: {})",
+                self.within,
+                self.numbers,
+                TOLERANCE * 100.0,
+                if self.two_thirds_within() {
+                    "met"
+                } else {
+                    "not met"
+                },
+            )
+        };
+        let direction = if self.with_direction == 0 {
+            "no directions stated, magnitudes only".to_string()
+        } else {
+            format!(
+                "direction right in {} of {} that state one",
+                self.direction_right, self.with_direction
+            )
+        };
         format!(
-            "{} rows: direction right in {} of {} that state one; {} of {} numbers within {:.0}% \
-             (two thirds: {}); of the rows outside or with the direction wrong, {} link to the \
-             experiment that shows why, {} do not yet",
-            self.rows,
-            self.direction_right,
-            self.with_direction,
-            self.within,
-            self.numbers,
-            TOLERANCE * 100.0,
-            if self.two_thirds_within() {
-                "met"
-            } else {
-                "not met"
-            },
-            self.outside_with_cause,
-            self.outside_without_cause,
+            "{} rows: {direction}; {numbers}; of the rows outside or with the direction wrong, {} \
+             link to the experiment that shows why, {} do not yet",
+            self.rows, self.outside_with_cause, self.outside_without_cause,
         )
     }
 }
@@ -348,6 +358,15 @@ mod tests {
             }
         );
         assert!(t.two_thirds_within());
+        assert!(
+            t.line()
+                .starts_with("4 rows: direction right in 3 of 4 that state one; 2 of 3 numbers")
+        );
+        let only = Tally::of(&claims[3..]).line();
+        assert!(
+            only.contains("no numbers stated, directions only"),
+            "{only}"
+        );
         let s = section(&claims);
         assert!(
             s.contains("| c | 1.13x | 2.75x | +143% | **no** | right | experiments/x/README.md |"),
