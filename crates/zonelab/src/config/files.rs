@@ -224,8 +224,10 @@ pub fn validate(
             ));
         }
         check_dir(&f("dir"), &s.dir)?;
-        let need = s.nfiles as u64 * s.file_bytes.div_ceil(BLOCK_BYTES) * BLOCK_BYTES;
-        if need > capacity {
+        // In u128, as for fio: a mean file size near 2^64 must be refused, not overflow.
+        let block = u128::from(BLOCK_BYTES);
+        let need = u128::from(s.nfiles) * u128::from(s.file_bytes).div_ceil(block) * block;
+        if need > u128::from(capacity) {
             return Err(ConfigError::field(
                 f("nfiles"),
                 format!(
@@ -270,8 +272,10 @@ pub fn validate(
             return Err(append_only(&f("rw")));
         }
         let name = c.name.clone().unwrap_or_else(|| format!("fio{i}"));
-        let need = c.threads as u64 * c.size.0.div_ceil(BLOCK_BYTES) * BLOCK_BYTES;
-        if need > capacity {
+        // In u128: threads times a size near 2^64 must be refused, not overflow.
+        let block = u128::from(BLOCK_BYTES);
+        let need = u128::from(c.threads) * u128::from(c.size.0).div_ceil(block) * block;
+        if need > u128::from(capacity) {
             return Err(ConfigError::field(
                 f("size"),
                 format!(

@@ -144,3 +144,26 @@ fn survivors_in_the_user_log_need_lsm_zgc_without_separation_on_f2fs() {
     }
     check(&fs("policy = \"lsm_zgc\"\nseparate = false", "f2fs")).unwrap();
 }
+
+/// Regression (found by `config::fuzz_tests` on CI, 2026-11-29): 1000 fio threads of 2^62 bytes
+/// each overflowed the bytes they need (a panic in `check`); now refused naming the size.
+#[test]
+fn fio_files_too_large_for_any_device_are_refused_not_overflowed() {
+    for size in ["4611686018427387904", "9223372036854771712"] {
+        let text = format!(
+            "preset = \"rezns-40g\"\n[fs]\npersonality = \"f2fs\"\n[[fio_files]]\nbs = \"4KiB\"\n\
+             size = {size}\nthreads = 1000\n"
+        );
+        let err = check(&text).unwrap_err().to_string();
+        assert!(
+            err.starts_with("fio_files[0].size: 1000 files of "),
+            "{err}"
+        );
+        let text = format!(
+            "preset = \"rezns-40g\"\n[fs]\npersonality = \"f2fs\"\n[[filebench]]\n\
+             personality = \"fileserver\"\nmeanfilesize = {size}\n"
+        );
+        let err = check(&text).unwrap_err().to_string();
+        assert!(err.starts_with("filebench[0].nfiles: "), "{err}");
+    }
+}
