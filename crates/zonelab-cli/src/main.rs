@@ -339,12 +339,8 @@ fn validate_kv(reference: Option<&Path>, json: Option<&Path>) -> Result<ExitCode
     }
     let mut all = Vec::new();
     for shape in &shapes {
-        let mine: Vec<serde_json::Value> =
-            cases.iter().filter(|c| shape.matches(c)).cloned().collect();
         eprintln!("model: {}", shape.describe());
-        let model = validation::run_model(shape, validation::Extra::of(&mine))
-            .map_err(anyhow::Error::msg)?;
-        let checks = validation::compare(&shape.name, &model, &mine);
+        let checks = validation::check_shape(shape, &cases).map_err(anyhow::Error::msg)?;
         println!("\n{}\n\n{}", shape.describe(), validation::table(&checks));
         all.extend(checks);
     }

@@ -277,17 +277,19 @@ pub fn section(claims: &[Claim]) -> String {
 /// writes `claims.md` and `claims.json` into `out`, and prints the tally.
 pub fn publish(out: &Path, paper: &str, summary: &str, claims: &[Claim]) -> Result<String> {
     let section = section(claims);
+    let tally = Tally::of(claims);
     let at = summary.find("\n## ").map_or(summary.len(), |i| i + 1);
     let with = format!("{}{section}{}", &summary[..at], &summary[at..]);
     std::fs::write(out.join("claims.md"), &section)
         .with_context(|| format!("cannot write {}", out.join("claims.md").display()))?;
-    let json = serde_json::json!({ "paper": paper, "tally": Tally::of(claims), "claims": claims });
+    let line = tally.line();
+    let json = serde_json::json!({ "paper": paper, "tally": tally, "claims": claims });
     std::fs::write(
         out.join("claims.json"),
         serde_json::to_string_pretty(&json)? + "\n",
     )
     .with_context(|| format!("cannot write {}", out.join("claims.json").display()))?;
-    eprintln!("{paper}: {}", Tally::of(claims).line());
+    eprintln!("{paper}: {line}");
     Ok(with)
 }
 

@@ -414,25 +414,26 @@ fn fairness(done: &mut Done, figures: &Path, s: &mut String) -> Result<Vec<Claim
            wait behind it; with it their tail falls and they get closer to the 64 MiB/s they ask.\n\
            Figures: figures/fairness-read.svg, fairness-write.svg.\n";
     read_write(&rw_off, &rw_on, &rw_priority, figures, s)?;
-    let change = |a: f64, b: f64| (b / a.max(1e-9) - 1.0) * 100.0;
-    Ok(vec![
-        Claim::direction(
+    // ns0 is the narrow reader and the regular writers: their MiB/s with the control on.
+    Ok([
+        (
             "read-read: the narrow reader's MiB/s with congestion control, against without",
-            Stated::Higher,
-            change(
-                tenant_mib_s(&read_off, "ns0", OpKind::Read),
-                tenant_mib_s(&read_on, "ns0", OpKind::Read),
-            ),
+            &read_off,
+            &read_on,
+            OpKind::Read,
         ),
-        Claim::direction(
+        (
             "write-write: the regular writers' MiB/s with admission control, against without",
-            Stated::Higher,
-            change(
-                tenant_mib_s(&write_off, "ns0", OpKind::Write),
-                tenant_mib_s(&write_on, "ns0", OpKind::Write),
-            ),
+            &write_off,
+            &write_on,
+            OpKind::Write,
         ),
-    ])
+    ]
+    .map(|(what, off, on, op)| {
+        let (off, on) = (tenant_mib_s(off, "ns0", op), tenant_mib_s(on, "ns0", op));
+        Claim::direction(what, Stated::Higher, (on / off.max(1e-9) - 1.0) * 100.0)
+    })
+    .to_vec())
 }
 
 /// The read-write mix, scheduler off and on, and both again with the device's read priority.

@@ -332,6 +332,13 @@ pub fn run_model(shape: &Shape, extra: Extra) -> Result<Vec<ModelCase>, String> 
     Ok(cases)
 }
 
+/// Runs the model at `shape` and compares it with the reference `cases` that match the shape.
+pub fn check_shape(shape: &Shape, cases: &[Value]) -> Result<Vec<Check>, String> {
+    let mine: Vec<Value> = cases.iter().filter(|c| shape.matches(c)).cloned().collect();
+    let model = run_model(shape, Extra::of(&mine))?;
+    Ok(compare(&shape.name, &model, &mine))
+}
+
 mod compare;
 #[cfg(test)]
 mod tests;

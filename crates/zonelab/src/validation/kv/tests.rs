@@ -12,14 +12,8 @@ fn committed() -> Value {
 /// keys of 16 + 100 B, compression none, each counter within 25%.
 #[test]
 fn the_model_writes_what_db_bench_wrote() {
-    let doc = committed();
     let shape = Shape::base(1_000_000, 100, "none");
-    let reference: Vec<serde_json::Value> = reference_cases(&doc)
-        .into_iter()
-        .filter(|c| shape.matches(c))
-        .collect();
-    let model = run_model(&shape, Extra::of(&reference)).unwrap();
-    let checks = compare("base", &model, &reference);
+    let checks = check_shape(&shape, &reference_cases(&committed())).unwrap();
     let table = table(&checks);
     println!("{table}");
     assert!(checks.iter().filter(|c| c.checked).count() >= 20, "{table}");
@@ -64,15 +58,9 @@ fn several_runs_widen_the_tolerance_by_half_their_range() {
 /// (where db_bench's own runs stalled now and then and moved by up to 17%).
 #[test]
 fn the_model_writes_what_db_bench_wrote_with_snappy_and_large_values() {
-    let doc = committed();
+    let cases = reference_cases(&committed());
     for (comp, num, vs) in [("snappy", 1_000_000u64, 100u32), ("none", 150_000, 1000)] {
-        let shape = Shape::base(num, vs, comp);
-        let reference: Vec<serde_json::Value> = reference_cases(&doc)
-            .into_iter()
-            .filter(|c| shape.matches(c))
-            .collect();
-        let model = run_model(&shape, Extra::of(&reference)).unwrap();
-        let checks = compare("base", &model, &reference);
+        let checks = check_shape(&Shape::base(num, vs, comp), &cases).unwrap();
         let table = table(&checks);
         assert!(checks.iter().filter(|c| c.checked).count() >= 20, "{table}");
         assert!(checks.iter().all(|c| c.ok), "{comp} {num} {vs}\n{table}");
@@ -94,12 +82,8 @@ fn the_model_writes_what_db_bench_wrote_at_every_lsm_shape() {
         let runs: Vec<_> = lsm
             .iter()
             .map(|&shape| {
-                let reference: Vec<Value> =
-                    cases.iter().filter(|c| shape.matches(c)).cloned().collect();
-                scope.spawn(move || {
-                    let model = run_model(shape, Extra::of(&reference)).unwrap();
-                    compare(&shape.name, &model, &reference)
-                })
+                let cases = &cases;
+                scope.spawn(move || check_shape(shape, cases).unwrap())
             })
             .collect();
         runs.into_iter().map(|r| r.join().unwrap()).collect()
