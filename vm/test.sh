@@ -7,7 +7,8 @@
 # overhead measurement; see vm/guest/tests.sh. About 4 minutes on an idle 2-core machine; fails
 # if any check fails or the guest does not finish within VM_TIMEOUT seconds (default 600: TCG
 # slows down when the machine is shared). Logs and the device's results go to
-# target/vm/out/. VM_TESTS=basic,fio,zbd,realtime,perf,f2fs picks groups (default: all);
+# target/vm/out/. VM_TESTS=basic,fio,zbd,realtime,perf,f2fs picks groups (default: these; rezns, the real-F2FS
+# traces of experiments/rezns/capture.sh, only when named);
 # ZBD_TESTS=all (or 1:2:5...) picks fio's zbd tests, ZBD_TIMEOUT their time limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,10 +21,19 @@ rm -rf "$out" && mkdir -p "$out"
 tests=${VM_TESTS:-basic,fio,zbd,realtime,perf,f2fs}
 start=$(date +%s)
 set +e
+# Group rezns's scale (vm/guest/rezns.sh): RZ_ZONES, RZ_JOBS, RZ_LOOPS, RZ_DBNUM, RZ_WORKLOADS
+# (a:b); its device keeps gigabytes of data in the guest's memory, hence more of it.
+rz=""
+for v in ZONES JOBS LOOPS DBNUM WORKLOADS; do
+  n="RZ_$v"
+  [ -z "${!n:-}" ] || rz="$rz rz${v,,}=${!n}"
+done
+mem=4096
+[[ ",$tests," != *",rezns,"* ]] || mem=10240
 timeout "${VM_TIMEOUT:-600}" qemu-system-x86_64 \
-  -accel tcg -cpu max -smp 2 -m 4096 \
+  -accel tcg -cpu max -smp 2 -m "${VM_MEM:-$mem}" \
   -kernel "$kernel" -initrd "$initrd" \
-  -append "console=ttyS0 panic=-1 quiet loglevel=4 zltests=$tests zbdtests=${ZBD_TESTS:-} zbdtimeout=${ZBD_TIMEOUT:-300}" \
+  -append "console=ttyS0 panic=-1 quiet loglevel=4 zltests=$tests zbdtests=${ZBD_TESTS:-} zbdtimeout=${ZBD_TIMEOUT:-300}$rz" \
   -display none -monitor none -no-reboot \
   -serial "file:$out/console.log" -serial "file:$out/results.log"
 qrc=$?

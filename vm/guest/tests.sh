@@ -4,7 +4,8 @@
 # measurements as `ZLMEASURE ...`, files as `ZLFILE name` ... `ZLEND`, and `ZLTEST DONE` last.
 # vm/test.sh reads ttyS1 and fails on any FAIL or a missing DONE.
 # zltests=a,b on the kernel command line limits the groups run: basic, fio, zbd, realtime,
-# perf, f2fs.
+# perf, f2fs (the default), and rezns (real F2FS traces of the ReZNS paper's workloads, asked
+# for by name: vm/guest/rezns.sh).
 
 export PATH=/bin
 OUT=/dev/ttyS1
@@ -454,6 +455,11 @@ if want f2fs; then
   replayrc=$?
   LOG=/tmp/replay.log check f2fs.trace_replays "$records commands traced under F2FS; zonelab run replayed them: exit $replayrc" -- \
     test "$records" -gt 100 -a "$replayrc" = 0
+fi
+
+if want rezns; then
+  source /guest/rezns.sh
+  rz_capture
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 mod bench;
 mod manager;
 mod reproduce;
+mod trace_stats;
 #[cfg(feature = "ublk")]
 mod ublk;
 mod validate;
@@ -93,6 +94,22 @@ enum Command {
         /// At most this many descriptors (default: all).
         #[arg(long)]
         max: Option<usize>,
+    },
+    /// What a host did to a zoned device, from a ZoneLab CSV trace (`.gz` too): zone resets and
+    /// how full each reset zone was, zones opened and filled, write sizes, flushes, reads.
+    TraceStats {
+        /// The trace (a run's trace.csv, or one `zonelab ublk` captured).
+        trace: PathBuf,
+        /// The experiment file whose device the trace was taken on.
+        #[arg(long)]
+        experiment: PathBuf,
+        /// Count only the commands after the capture's marker (an explicit zone Open, which
+        /// vm/guest/rezns.sh sends between its set-up and its workload).
+        #[arg(long)]
+        after_marker: bool,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Rerun one paper's experiments: results, figures (SVG), a table and a summary.
     Reproduce {
@@ -279,6 +296,29 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             match format {
                 Format::Nvme => print!("{}", format_nvme_cli(&report)),
                 Format::Zbd => print!("{}", format_libzbd(&report, zone_lbas, lba)),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::TraceStats {
+            trace,
+            experiment,
+            after_marker,
+            json,
+        } => {
+            let cfg = zonelab_cli::load_config(&experiment, &[])?;
+            let exp = cfg
+                .validate_device(&zonelab_cli::default_name(&experiment))
+                .map_err(|e| zonelab_cli::config_error(&experiment, &[], e))?;
+            let phase = if after_marker {
+                zonelab::trace::stats::Phase::AfterMarker
+            } else {
+                zonelab::trace::stats::Phase::All
+            };
+            let s = trace_stats::of(&trace, &exp, phase)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&s)?);
+            } else {
+                print!("{}", trace_stats::table(&s));
             }
             Ok(ExitCode::SUCCESS)
         }

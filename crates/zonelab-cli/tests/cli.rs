@@ -863,3 +863,52 @@ fn a_read_of_an_empty_device_warns() {
     let prefilled = stderr_of(&format!("{text}[prefill]\nsize = \"4z\"\n"));
     assert!(!prefilled.contains("warning"), "{prefilled}");
 }
+
+/// `zonelab trace-stats` reads a committed real-F2FS capture (gzipped) and counts its workload
+/// after the marker; a trace without one, or on a device it does not fit, is an error that says so.
+#[test]
+fn trace_stats_reads_a_capture_and_refuses_what_does_not_fit() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let path = |p: &str| repo.join(p).to_string_lossy().into_owned();
+    let exp = path("experiments/ublk/vm-rezns.toml");
+    let trace = path("experiments/rezns/real-f2fs/traces/dbbench.csv.gz");
+    let o = zonelab(&[
+        "trace-stats",
+        &trace,
+        "--experiment",
+        &exp,
+        "--after-marker",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert!(s["resets"].as_u64().unwrap() > 0, "{s}");
+    assert!(s["write_bytes"].as_u64().unwrap() > 1 << 30, "{s}");
+    // The whole trace counts the set-up's writes too.
+    let all = zonelab(&["trace-stats", &trace, "--experiment", &exp, "--json"]);
+    let all: serde_json::Value = serde_json::from_slice(&all.stdout).expect("JSON");
+    assert!(all["writes"].as_u64() > s["writes"].as_u64(), "{all}");
+    // The small F2FS trace of the VM test has no marker.
+    let small = path("experiments/ublk/f2fs-trace.csv");
+    let o = zonelab(&[
+        "trace-stats",
+        &small,
+        "--experiment",
+        &exp,
+        "--after-marker",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("no marker"), "{err}");
+    // A 64-zone trace on the 32-zone device it was not taken on.
+    let o = zonelab(&[
+        "trace-stats",
+        &trace,
+        "--experiment",
+        &path("experiments/ublk/vm.toml"),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("outside the 32 zones"),
+        "{err}"
+    );
+}

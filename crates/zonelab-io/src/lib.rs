@@ -8,10 +8,26 @@
 //! ([`is_results_file`]); anything else a user put there stays, and a directory is only ever
 //! removed when it is empty once its ZoneLab files are gone.
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
+
+/// Opens a trace to replay; a file whose name ends in `.gz` is read through gzip (the traces the
+/// repository keeps are compressed).
+pub fn open_trace(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
+    let file = std::fs::File::open(path)?;
+    Ok(if path.extension().is_some_and(|e| e == "gz") {
+        Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file)))
+    } else {
+        Box::new(BufReader::new(file))
+    })
+}
+
+/// A gzipped trace held in memory (one the binary carries), read as text.
+pub fn gunzip(bytes: &'static [u8]) -> Box<dyn BufRead> {
+    Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(bytes)))
+}
 
 /// Makes sure files can be created in `dir` (creating it), so a run that cannot keep what it
 /// measures fails before it starts rather than after.

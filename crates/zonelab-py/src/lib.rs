@@ -81,8 +81,7 @@ fn replay_inputs(
         .iter()
         .map(|r| {
             let p = base.join(&r.trace);
-            std::fs::File::open(&p)
-                .map(|f| Box::new(std::io::BufReader::new(f)) as Box<dyn BufRead>)
+            zonelab_io::open_trace(&p)
                 .map_err(|e| format!("replay `{}`: cannot open {}: {e}", r.name, p.display()))
         })
         .collect()

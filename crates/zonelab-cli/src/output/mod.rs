@@ -2,7 +2,7 @@
 //! the summary table.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -178,9 +178,9 @@ pub fn inputs(path: &Path, exp: &Experiment, dir: &Path) -> Result<Inputs> {
     let mut traces: Vec<Box<dyn BufRead>> = Vec::new();
     for r in &exp.replays {
         let p = base.join(&r.trace);
-        let f = File::open(&p)
+        let f = zonelab_io::open_trace(&p)
             .with_context(|| format!("replay `{}`: cannot open {}", r.name, p.display()))?;
-        traces.push(Box::new(BufReader::new(f)));
+        traces.push(f);
     }
     let trace_sink: Option<Box<dyn TraceSink>> = if exp.trace {
         prepare_dir(dir)?;

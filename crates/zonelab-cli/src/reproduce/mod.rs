@@ -108,16 +108,25 @@ pub fn run_parallel<T: Send>(
     threads: usize,
     keep: impl Fn(RunOutput) -> T + Sync,
 ) -> Result<Vec<T>> {
-    let queue = Mutex::new(runs.into_iter().enumerate());
+    parallel(runs, threads, |run| run_one(out, &run).map(&keep))
+}
+
+/// Does `work` on every item on up to `threads` threads; the results in the order given.
+pub fn parallel<I: Send, T: Send>(
+    items: Vec<I>,
+    threads: usize,
+    work: impl Fn(I) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let queue = Mutex::new(items.into_iter().enumerate());
     let results: Mutex<Vec<(usize, Result<T>)>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| {
                 loop {
-                    let Some((i, run)) = queue.lock().expect("queue").next() else {
+                    let Some((i, item)) = queue.lock().expect("queue").next() else {
                         return;
                     };
-                    let result = run_one(out, &run).map(&keep);
+                    let result = work(item);
                     results.lock().expect("results").push((i, result));
                 }
             });

@@ -5,6 +5,7 @@
 //! does not grow with the trace. The CSV form is also a replay input (see [`read`]).
 
 pub mod read;
+pub mod stats;
 
 use std::fmt::Write as _;
 use std::sync::Arc;

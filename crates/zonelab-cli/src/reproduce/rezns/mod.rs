@@ -1,9 +1,11 @@
 //! ReZNS (Lee et al., ReZNS, Appl. Sci. 2024), section 4, on `rezns-40g`: the paper's stack ([`f2fs`]:
 //! fio and Filebench on the F2FS-like file layer, Figures 3-6 and 11-14; YCSB on RocksDB over
-//! it, [`ycsb`], Figures 7-14) and, labelled as a stand-in, the writers that reset
-//! partially written zones ([`standin`]). Every run goes to every core at once.
+//! it, [`ycsb`], Figures 7-14), real Linux F2FS's command streams of the same workloads replayed
+//! under both policies beside the F2FS-like layer's ([`real`]) and, labelled as a stand-in, the
+//! writers that reset partially written zones ([`standin`]). Every run goes to every core at once.
 
 mod f2fs;
+mod real;
 mod standin;
 mod summary;
 mod ycsb;
@@ -46,6 +48,12 @@ fn run_at(out: &Path, scale: f2fs::Scale, ycsb: bool, threads: usize) -> Result<
         claims.extend(ycsb::report(&mut done, &figures, &mut s)?);
         s += "\n";
     }
+    let real = real::measure(out, threads)?;
+    s += &real::report(&real);
+    s += "\n";
+    s += &real::beside_paper(&pairs, &real);
+    s += "\n";
+    claims.extend(real::claims(&real));
     s += &standin::report(&figures, rest.into_iter().map(|o| o.summary).collect())?;
     let s = publish(out, "rezns", &s, &claims)?;
     std::fs::write(out.join("summary.md"), &s)?;

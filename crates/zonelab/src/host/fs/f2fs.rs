@@ -34,7 +34,7 @@ use super::{
     BLOCK_BYTES, COLD_DATA, F2fsSpec, FsError, FsSpec, HOT_DATA, HOT_NODE, Inner, Personality,
     Target, WARM_DATA, WARM_NODE, io,
 };
-use crate::device::{Command, Op};
+
 use crate::sim::host::Host;
 use crate::time::Duration;
 
@@ -401,8 +401,8 @@ pub(super) async fn checkpoint_after(fs: &Rc<Inner>, h: &Host, seen: u64) -> Res
     for dir in dirs {
         io::flush_file_as(fs, h, dir, true).await?;
     }
+    // No device Flush, as for fsync (file.rs): the devices have no volatile write cache.
     write_nodes(fs, h, None).await?;
-    h.io(Command::new(Op::Flush, 0, 0)).await?;
     let blocks = fs.st.borrow_mut().f2.take_checkpoint_blocks();
     let f = spec(fs);
     let t = f.meta_latency + Duration::transfer(blocks * BLOCK_BYTES, f.meta_rate_mb_s);

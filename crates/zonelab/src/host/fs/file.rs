@@ -99,8 +99,13 @@ impl Fs {
         Ok(n)
     }
 
-    /// Makes the file's data and metadata durable: dirty pages, then (F2FS) node blocks and a
-    /// device Flush, or (ZenFS) the file's metadata record.
+    /// Makes the file's data and metadata durable: dirty pages, then (F2FS) node blocks, or
+    /// (ZenFS) the file's metadata record. No device Flush: F2FS's fsync asks for one
+    /// (f2fs_issue_flush, REQ_PREFLUSH), but Linux's block layer completes it without sending
+    /// it to a device with no volatile write cache, and ZoneLab's devices have none (their write
+    /// buffers are power-loss protected; `zonelab ublk` advertises no cache, and NVMeVirt, the
+    /// emulator ReZNS ran on, sets VWC to 0). Real F2FS on `zonelab ublk` sent no Flush in any
+    /// capture (experiments/rezns/real-f2fs/).
     pub async fn fsync(&self, h: &Host, fd: Fd) -> Result<(), FsError> {
         let start = h.now();
         let ino = self.inner.st.borrow().fd(fd.0)?.ino;
@@ -110,8 +115,6 @@ impl Fs {
         match &self.inner.spec.personality {
             Personality::F2fs(_) => {
                 f2fs::write_nodes(&self.inner, h, Some(ino)).await?;
-                h.io(crate::device::Command::new(crate::device::Op::Flush, 0, 0))
-                    .await?;
             }
             Personality::Zenfs(_) => {
                 if self.inner.st.borrow().inode(ino).meta_dirty {

@@ -1,0 +1,275 @@
+//! Real F2FS beside the F2FS-like layer: the statistics compared, the tolerances a test holds
+//! the layer to (and the differences known to leave them), and docs/real-f2fs.md.
+
+use std::fmt::Write as _;
+
+use zonelab::trace::stats::TraceStats;
+
+use super::WORKLOADS;
+
+fn gib(b: u64) -> f64 {
+    b as f64 / (1u64 << 30) as f64
+}
+
+/// One statistic of a trace.
+type Stat = fn(&TraceStats) -> f64;
+
+/// The statistics compared, as (name, real F2FS's value, the F2FS-like layer's).
+pub fn compared(real: &TraceStats, like: &TraceStats) -> Vec<(&'static str, f64, f64)> {
+    let rows: [(&str, Stat); 9] = [
+        ("GiB written to the device", |s| gib(s.write_bytes)),
+        ("mean write, KiB", |s| s.mean_write_bytes() / 1024.0),
+        ("GiB read back (cleaning)", |s| gib(s.read_bytes)),
+        ("flushes", |s| s.flushes as f64),
+        ("zones opened", |s| s.zones_opened as f64),
+        ("zones written to capacity", |s| s.zones_filled as f64),
+        ("zone resets", |s| s.resets as f64),
+        ("resets per GiB written", |s| s.resets_per_gib()),
+        ("resets of zones not full, %", |s| {
+            100.0 * s.partial_reset_share()
+        }),
+    ];
+    rows.into_iter()
+        .map(|(name, f)| (name, f(real), f(like)))
+        .collect()
+}
+
+fn num(v: f64) -> String {
+    if v == v.trunc() && v.abs() < 1e9 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The statistics a test holds the F2FS-like layer to, with their tolerances: what decides
+/// ReZNS's gain (how full the zones were when reset; how often a zone is reset for the data
+/// written) and how fsync reaches the device.
+pub const AGREE: [(&str, Tolerance); 3] = [
+    ("resets of zones not full, %", Tolerance::Points(5.0)),
+    ("resets per GiB written", Tolerance::Relative(0.25)),
+    ("flushes", Tolerance::Points(0.0)),
+];
+
+/// Where the F2FS-like layer is known to leave a tolerance of [`AGREE`]: (workload, statistic,
+/// what was measured). The test fails on any other, and on one of these agreeing again (so the
+/// list stays true).
+pub const KNOWN: [(&str, &str, &str); 1] = [(
+    "db_bench",
+    "resets per GiB written",
+    "real F2FS wrote 1.91 GiB to the device and reset 20 zones, the F2FS-like layer under the \
+     RocksDB-like store 1.22 GiB and 9: fewer resets for less written, which the resets per \
+     GiB (10.45 against 7.41) do not fully cancel; which writes are missing is not yet measured",
+)];
+
+#[derive(Clone, Copy, Debug)]
+pub enum Tolerance {
+    /// Within this many units (percentage points for a share).
+    Points(f64),
+    /// Within this share of real F2FS's value.
+    Relative(f64),
+}
+
+impl Tolerance {
+    pub fn holds(self, real: f64, like: f64) -> bool {
+        match self {
+            Tolerance::Points(p) => (like - real).abs() <= p,
+            Tolerance::Relative(r) => (like - real).abs() <= r * real.abs(),
+        }
+    }
+}
+
+/// Each statistic for each workload, real F2FS beside the F2FS-like layer, and what a test holds
+/// the layer to.
+pub(super) fn stats_table(real: &[TraceStats], like: &[TraceStats]) -> String {
+    let mut s = String::from("| statistic |");
+    for name in WORKLOADS {
+        let _ = write!(s, " {name}: real | F2FS-like |");
+    }
+    s += " held to |\n|---|";
+    s += &"---:|---:|".repeat(WORKLOADS.len());
+    s += "---|\n";
+    let tables: Vec<_> = real.iter().zip(like).map(|(r, l)| compared(r, l)).collect();
+    for (i, (name, _, _)) in tables[0].iter().enumerate() {
+        let _ = write!(s, "| {name} |");
+        for t in &tables {
+            let _ = write!(s, " {} | {} |", num(t[i].1), num(t[i].2));
+        }
+        let held =
+            AGREE
+                .iter()
+                .find(|a| a.0 == *name)
+                .map_or("not yet (open)".to_string(), |&(_, t)| {
+                    let off: Vec<String> = WORKLOADS
+                        .iter()
+                        .zip(&tables)
+                        .filter(|(_, row)| !t.holds(row[i].1, row[i].2))
+                        .map(|(w, _)| {
+                            let known = KNOWN.iter().any(|k| k.0 == *w && k.1 == *name);
+                            if known {
+                                format!("{w} (known)")
+                            } else {
+                                w.to_string()
+                            }
+                        })
+                        .collect();
+                    let within = match t {
+                        Tolerance::Points(p) => format!("within {p} of real"),
+                        Tolerance::Relative(r) => format!("within {:.0}% of real", r * 100.0),
+                    };
+                    if off.is_empty() {
+                        format!("{within}: holds")
+                    } else {
+                        format!("{within}: holds but for {}", off.join(", "))
+                    }
+                });
+        let _ = writeln!(s, " {held} |");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use anyhow::{Context, Result, anyhow};
+    use zonelab::config::ExperimentConfig;
+    use zonelab::trace::stats::{Phase, ZoneLayout};
+
+    use super::super::{REPLAY, SCALE, SLUGS, TRACES, run_traced, runs};
+    use super::*;
+    use crate::reproduce::parallel;
+
+    /// The statistics of each committed trace's workload (after its marker), straight from the file.
+    fn captured() -> Result<Vec<TraceStats>> {
+        let cfg = ExperimentConfig::parse(REPLAY, &[])?;
+        let exp = cfg.validate_device("rezns-real-f2fs-replay")?;
+        let info = exp.device.info();
+        let zoned = info.zoned().context("the captures' device is zoned")?;
+        let layout = ZoneLayout {
+            zone_lbas: zoned.zone_size_lbas,
+            capacity_lbas: zoned.zone_capacity_lbas,
+            zone_count: zoned.zone_count,
+            lba_bytes: info.lba_size_bytes,
+        };
+        TRACES
+            .iter()
+            .zip(SLUGS)
+            .map(|(t, slug)| {
+                let reader = zonelab::trace::read::TraceReader::new(
+                    zonelab_io::gunzip(t),
+                    Some(zonelab::trace::read::TraceFormat::ZoneLab),
+                    info.lba_size_bytes,
+                )
+                .map_err(|e| anyhow!("trace {slug}: {e}"))?;
+                zonelab::trace::stats::collect(reader, layout, Phase::AfterMarker)
+                    .map_err(|e| anyhow!("trace {slug}: {e}"))
+            })
+            .collect()
+    }
+
+    /// docs/real-f2fs.md: what real F2FS did (the committed traces) beside the F2FS-like layer.
+    fn doc(real: &[TraceStats], like: &[TraceStats]) -> String {
+        let mut s = String::from(
+            "# What real F2FS sends a zoned device\n\n\
+             Linux's own F2FS on `zonelab ublk` in the test VM, running ReZNS's fio workloads (4 KiB\n\
+             random writes at QD1, an fsync every 16, 64 or 128 writes, three consecutive runs) and\n\
+             real db_bench (fillrandom, then overwrite), each on a fresh file system over rezns-40g cut\n\
+             to 64 zones of 64 MiB (no zone limit, as NVMeVirt), prefilled to half of what F2FS offers.\n\
+             The traces are experiments/rezns/real-f2fs/traces/ (`experiments/rezns/capture.sh`\n\
+             recaptures them); the statistics count the workload only (the commands after the\n\
+             capture's marker), as `zonelab trace-stats experiments/rezns/real-f2fs/traces/fsync16.csv.gz --experiment experiments/ublk/vm-rezns.toml --after-marker`\n\
+             prints them for one trace. Beside each, the F2FS-like layer on the same device and\n\
+             workload (experiments/rezns/real-f2fs/f2fs-like-*.toml).\n\
+             Generated and checked current by `cargo test -p zonelab-cli real_f2fs` (ZONELAB_BLESS=1\n\
+             rewrites it). What each capture ran (kernel, sizes):\n\n```\n",
+        );
+        s += SCALE.trim_end();
+        s += "\n```\n\n";
+        s += &stats_table(real, like);
+        let resets: u64 = real.iter().map(|r| r.resets).sum();
+        let partial: u64 = real
+            .iter()
+            .map(|r| r.reset_fill[1..5].iter().sum::<u64>())
+            .sum();
+        let _ = write!(
+            s,
+            "\nReal F2FS reset {resets} zones in these workloads, {partial} of them before they were full\n\
+             (resets by fill, per workload:"
+        );
+        for (name, r) in WORKLOADS.iter().zip(real) {
+            let _ = write!(s, " {name} {:?};", r.reset_fill);
+        }
+        s += " buckets: empty, 1-25%, 26-50%, 51-75%, 76-99%, full).\n\
+             It sent no Flush: the device advertises no volatile write cache, so the block layer\n\
+             completes F2FS's flushes itself.\n\n\
+             The open rows are what the F2FS-like layer does not yet match. Real F2FS writes more to\n\
+             the device for the same workload: Linux 6.12's F2FS runs its background cleaner every\n\
+             10-20 ms on a zoned device (gc.h, DEF_GC_THREAD_MIN_SLEEP_TIME_ZONED; the F2FS-like\n\
+             layer keeps the 30-60 s of other devices), and its cleaner copies blocks the page cache\n\
+             holds without reading them, so its reads undercount what it moves. None of this changes\n\
+             the row that decides ReZNS's gain: no workload reset a zone before it was full.\n\n\
+             Known differences (the test lists them, and fails if one closes or another opens):\n\n";
+        for (w, stat, why) in KNOWN {
+            let _ = writeln!(s, "- {w}, {stat}: {why}.");
+        }
+        s
+    }
+
+    /// The F2FS-like layer agrees with real F2FS, on the committed traces, on the statistics
+    /// that decide what ReZNS can gain; docs/real-f2fs.md is this comparison.
+    #[test]
+    fn real_f2fs_and_the_f2fs_like_layer_agree_where_it_matters() {
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-real-f2fs-")
+            .tempdir()
+            .expect("a temporary directory");
+        let real = captured().unwrap();
+        let like: Vec<TraceStats> = parallel(
+            runs().into_iter().filter(|r| r.trace.is_none()).collect(),
+            2,
+            |t| run_traced(tmp.path(), t),
+        )
+        .unwrap()
+        .into_iter()
+        .map(|m| m.stats)
+        .collect();
+        let mut off = Vec::new();
+        for ((w, r), l) in WORKLOADS.iter().zip(&real).zip(&like) {
+            for (name, rv, lv) in compared(r, l) {
+                let Some((_, t)) = AGREE.iter().find(|a| a.0 == name) else {
+                    continue;
+                };
+                let known = KNOWN.iter().any(|k| k.0 == *w && k.1 == name);
+                if t.holds(rv, lv) == known {
+                    let what = if known { "agrees now" } else { "differs" };
+                    off.push(format!(
+                        "{w}: {name} {what}: real {rv:.3}, F2FS-like {lv:.3} ({t:?})"
+                    ));
+                }
+            }
+        }
+        assert!(
+            off.is_empty(),
+            "the F2FS-like layer against real F2FS (a known difference that agrees again \
+             leaves KNOWN): {off:#?}"
+        );
+        let doc = doc(&real, &like);
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/real-f2fs.md");
+        if std::env::var_os("ZONELAB_BLESS").is_some() {
+            std::fs::write(path, &doc).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == doc,
+            "docs/real-f2fs.md is not current: rerun this test with ZONELAB_BLESS=1"
+        );
+    }
+
+    #[test]
+    fn tolerances_can_fail() {
+        assert!(Tolerance::Points(5.0).holds(0.0, 5.0));
+        assert!(!Tolerance::Points(5.0).holds(0.0, 5.1));
+        assert!(Tolerance::Relative(0.25).holds(10.0, 12.5));
+        assert!(!Tolerance::Relative(0.25).holds(10.0, 12.6));
+        assert!(!Tolerance::Points(0.0).holds(0.0, 1.0));
+    }
+}
