@@ -53,6 +53,8 @@ pub mod map;
 mod mount;
 mod namei;
 mod report;
+#[cfg(test)]
+mod reuse_tests;
 pub mod space;
 pub mod spec;
 mod state;

@@ -55,6 +55,9 @@ pub struct Inode {
     pub persisted_runs: usize,
     /// Device writes of this file in flight.
     pub inflight: u32,
+    /// Which file this is among those that held its number (numbers are reused once a file is
+    /// gone, while writes of the old one may still be in flight).
+    pub incarnation: u64,
 }
 
 impl Inode {
@@ -81,6 +84,7 @@ impl Inode {
             meta_dirty: true,
             persisted_runs: 0,
             inflight: 0,
+            incarnation: 0,
         }
     }
 
@@ -140,6 +144,8 @@ pub struct State {
     pub space: Space,
     pub inodes: Vec<Option<Inode>>,
     free_inos: Vec<Ino>,
+    /// Files ever allocated (each file's [`Inode::incarnation`]).
+    incarnations: u64,
     pub fds: Vec<Option<OpenFile>>,
     free_fds: Vec<u32>,
     /// Pages in the cache, and dirty ones.
@@ -181,6 +187,7 @@ impl State {
             space,
             inodes: vec![Some(root)],
             free_inos: Vec::new(),
+            incarnations: 0,
             fds: Vec::new(),
             free_fds: Vec::new(),
             cached_pages: 0,
@@ -215,7 +222,9 @@ impl State {
         self.inodes.get(ino as usize).is_some_and(|i| i.is_some())
     }
 
-    pub fn alloc_ino(&mut self, inode: Inode) -> Ino {
+    pub fn alloc_ino(&mut self, mut inode: Inode) -> Ino {
+        self.incarnations += 1;
+        inode.incarnation = self.incarnations;
         match self.free_inos.pop() {
             Some(i) => {
                 self.inodes[i as usize] = Some(inode);

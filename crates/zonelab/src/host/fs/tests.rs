@@ -90,7 +90,7 @@ pub(crate) fn tiny_zenfs(gc: bool) -> FsSpec {
 }
 
 /// Mounts `spec` on the tiny device and runs `body` as one task.
-fn with_fs<F, Fut>(spec: FsSpec, limits: Option<u32>, body: F) -> RunOutput
+pub(super) fn with_fs<F, Fut>(spec: FsSpec, limits: Option<u32>, body: F) -> RunOutput
 where
     F: Fn(Fs, Host) -> Fut + 'static,
     Fut: Future<Output = ()> + 'static,

@@ -255,6 +255,8 @@ pub(crate) async fn submit_writes(
     if cmds.is_empty() {
         return Ok(());
     }
+    // The file these writes are of: its number may go to another file before they complete.
+    let file = ino.map(|ino| (ino, fs.st.borrow().inode(ino).incarnation));
     let lbas: Vec<(u64, u64)> = {
         let mut st = fs.st.borrow_mut();
         st.inflight_io += cmds.len() as u32;
@@ -281,8 +283,9 @@ pub(crate) async fn submit_writes(
     {
         let mut st = fs.st.borrow_mut();
         st.inflight_io -= cmds.len() as u32;
-        if let Some(ino) = ino
+        if let Some((ino, incarnation)) = file
             && st.exists(ino)
+            && st.inode(ino).incarnation == incarnation
         {
             st.inode_mut(ino).inflight -= 1;
         }
