@@ -337,7 +337,7 @@ pub fn claims(w: &[Workload]) -> Vec<Claim> {
                     x.name
                 ),
                 Stated::Lower,
-                -x.fewer_resets(),
+                0.0 - x.fewer_resets(),
             )
             .cause(WHY),
         );
