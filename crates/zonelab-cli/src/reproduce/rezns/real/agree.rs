@@ -205,11 +205,14 @@ mod tests {
         s += " buckets: empty, 1-25%, 26-50%, 51-75%, 76-99%, full).\n\
              It sent no Flush: the device advertises no volatile write cache, so the block layer\n\
              completes F2FS's flushes itself.\n\n\
-             The open rows are what the F2FS-like layer does not yet match. Real F2FS writes more to\n\
-             the device for the same workload: Linux 6.12's F2FS runs its background cleaner every\n\
-             10-20 ms on a zoned device (gc.h, DEF_GC_THREAD_MIN_SLEEP_TIME_ZONED; the F2FS-like\n\
-             layer keeps the 30-60 s of other devices), and its cleaner copies blocks the page cache\n\
-             holds without reading them, so its reads undercount what it moves. None of this changes\n\
+             The open rows are what the F2FS-like layer does not yet match: real F2FS writes 1.5-2.1x as\n\
+         much to the device for the same fio workload. Two mechanisms of the real kernel that the\n\
+         layer lacks could explain it; neither is measured as the cause yet. Linux 6.12's F2FS runs\n\
+         its background cleaner every 10-20 ms on a zoned device (gc.h,\n\
+         DEF_GC_THREAD_MIN_SLEEP_TIME_ZONED; the layer keeps the 30-60 s of other devices, and\n\
+         setting it to those sleeps alone moved fio fsync 16 from 5.08 to 5.21 GiB), and its\n\
+         cleaner copies blocks the page cache holds without reading them, so its reads undercount\n\
+         what it moves. None of this changes\n\
              the row that decides ReZNS's gain: no workload reset a zone before it was full.\n\n\
              Known differences (the test lists them, and fails if one closes or another opens):\n\n";
         for (w, stat, why) in KNOWN {
