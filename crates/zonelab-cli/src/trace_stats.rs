@@ -2,6 +2,7 @@
 //! system's, captured on `zonelab ublk`, or a run's `trace.csv`): resets and how full the reset
 //! zones were, zones opened and filled, write sizes, flushes, reads.
 
+use std::io::BufRead;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -11,24 +12,26 @@ use zonelab::trace::stats::{self, FILL_BUCKETS, Phase, TraceStats, WRITE_BUCKETS
 /// The statistics of the ZoneLab CSV trace at `trace` (gzipped if it ends in `.gz`) on the
 /// device of `exp`.
 pub fn of(trace: &Path, exp: &zonelab::Experiment, phase: Phase) -> Result<TraceStats> {
+    let text = zonelab_io::open_trace(trace)
+        .with_context(|| format!("cannot open {}", trace.display()))?;
+    of_text(text, exp, phase).with_context(|| format!("{}", trace.display()))
+}
+
+/// The statistics of a ZoneLab CSV trace read from `text` on the device of `exp`.
+pub fn of_text(
+    text: Box<dyn BufRead>,
+    exp: &zonelab::Experiment,
+    phase: Phase,
+) -> Result<TraceStats> {
     let info = exp.device.info();
-    let zoned = info.zoned().with_context(|| {
+    let layout = ZoneLayout::of(&info).with_context(|| {
         format!(
             "device `{}` is not zoned: trace-stats reads zone resets",
             exp.device.name()
         )
     })?;
-    let layout = ZoneLayout {
-        zone_lbas: zoned.zone_size_lbas,
-        capacity_lbas: zoned.zone_capacity_lbas,
-        zone_count: zoned.zone_count,
-        lba_bytes: info.lba_size_bytes,
-    };
-    let text = zonelab_io::open_trace(trace)
-        .with_context(|| format!("cannot open {}", trace.display()))?;
-    let reader = TraceReader::new(text, Some(TraceFormat::ZoneLab), info.lba_size_bytes)
-        .with_context(|| format!("{}", trace.display()))?;
-    stats::collect(reader, layout, phase).with_context(|| format!("{}", trace.display()))
+    let reader = TraceReader::new(text, Some(TraceFormat::ZoneLab), layout.lba_bytes)?;
+    Ok(stats::collect(reader, layout, phase)?)
 }
 
 /// The table `zonelab trace-stats` prints.

@@ -888,27 +888,18 @@ fn trace_stats_reads_a_capture_and_refuses_what_does_not_fit() {
     let all = zonelab(&["trace-stats", &trace, "--experiment", &exp, "--json"]);
     let all: serde_json::Value = serde_json::from_slice(&all.stdout).expect("JSON");
     assert!(all["writes"].as_u64() > s["writes"].as_u64(), "{all}");
+    let refuses = |args: &[&str], says: &str| {
+        let o = zonelab(&[&["trace-stats"], args].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(says), "{err}");
+    };
     // The small F2FS trace of the VM test has no marker.
     let small = path("experiments/ublk/f2fs-trace.csv");
-    let o = zonelab(&[
-        "trace-stats",
-        &small,
-        "--experiment",
-        &exp,
-        "--after-marker",
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("no marker"), "{err}");
-    // A 64-zone trace on the 32-zone device it was not taken on.
-    let o = zonelab(&[
-        "trace-stats",
-        &trace,
-        "--experiment",
-        &path("experiments/ublk/vm.toml"),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        !o.status.success() && err.contains("outside the 32 zones"),
-        "{err}"
+    refuses(
+        &[&small, "--experiment", &exp, "--after-marker"],
+        "no marker",
     );
+    // A 64-zone trace on the 32-zone device it was not taken on.
+    let vm = path("experiments/ublk/vm.toml");
+    refuses(&[&trace, "--experiment", &vm], "outside the 32 zones");
 }

@@ -139,13 +139,25 @@ pub fn parallel<I: Send, T: Send>(
 
 /// Runs one run and writes its results directory under `out/runs/`.
 pub fn run_one(out: &Path, run: &Run) -> Result<RunOutput> {
+    run_one_with(out, run, |_| Ok(Inputs::default()))
+}
+
+/// As [`run_one`], with the inputs (traces to replay, a trace sink) `inputs` makes for the
+/// run's validated experiment.
+pub fn run_one_with(
+    out: &Path,
+    run: &Run,
+    inputs: impl FnOnce(&zonelab::Experiment) -> Result<Inputs>,
+) -> Result<RunOutput> {
     let cfg = ExperimentConfig::parse(&run.text, &run.overrides)
         .with_context(|| format!("run {}", run.name))?;
     let exp = cfg
         .validate(&run.name)
         .with_context(|| format!("run {}", run.name))?;
+    let inputs = inputs(&exp).with_context(|| format!("run {}", run.name))?;
     eprintln!("running {}", run.name);
-    let result = zonelab::run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {})?;
+    let result = zonelab::run(&exp, inputs, cfg.fingerprint(), &mut |_| {})
+        .with_context(|| format!("run {}", run.name))?;
     write_results(&out.join("runs").join(&run.name), &cfg, &result, false)?;
     Ok(result)
 }

@@ -91,6 +91,19 @@ pub struct ZoneLayout {
     pub lba_bytes: u64,
 }
 
+impl ZoneLayout {
+    /// The layout of a device's zones; None for a conventional device.
+    pub fn of(info: &crate::device::DeviceInfo) -> Option<ZoneLayout> {
+        let zoned = info.zoned()?;
+        Some(ZoneLayout {
+            zone_lbas: zoned.zone_size_lbas,
+            capacity_lbas: zoned.zone_capacity_lbas,
+            zone_count: zoned.zone_count,
+            lba_bytes: info.lba_size_bytes,
+        })
+    }
+}
+
 /// The marker's length: one read of this many bytes ending at an empty zone's end.
 pub const MARKER_BYTES: u64 = 12 * 1024;
 

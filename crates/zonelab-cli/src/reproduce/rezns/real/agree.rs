@@ -134,9 +134,9 @@ pub(super) fn stats_table(real: &[TraceStats], like: &[TraceStats]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use anyhow::{Context, Result, anyhow};
+    use anyhow::{Context, Result};
     use zonelab::config::ExperimentConfig;
-    use zonelab::trace::stats::{Phase, ZoneLayout};
+    use zonelab::trace::stats::Phase;
 
     use super::super::{REPLAY, SCALE, SLUGS, TRACES, run_traced, runs};
     use super::*;
@@ -146,26 +146,12 @@ mod tests {
     fn captured() -> Result<Vec<TraceStats>> {
         let cfg = ExperimentConfig::parse(REPLAY, &[])?;
         let exp = cfg.validate_device("rezns-real-f2fs-replay")?;
-        let info = exp.device.info();
-        let zoned = info.zoned().context("the captures' device is zoned")?;
-        let layout = ZoneLayout {
-            zone_lbas: zoned.zone_size_lbas,
-            capacity_lbas: zoned.zone_capacity_lbas,
-            zone_count: zoned.zone_count,
-            lba_bytes: info.lba_size_bytes,
-        };
         TRACES
             .iter()
             .zip(SLUGS)
             .map(|(t, slug)| {
-                let reader = zonelab::trace::read::TraceReader::new(
-                    zonelab_io::gunzip(t),
-                    Some(zonelab::trace::read::TraceFormat::ZoneLab),
-                    info.lba_size_bytes,
-                )
-                .map_err(|e| anyhow!("trace {slug}: {e}"))?;
-                zonelab::trace::stats::collect(reader, layout, Phase::AfterMarker)
-                    .map_err(|e| anyhow!("trace {slug}: {e}"))
+                crate::trace_stats::of_text(zonelab_io::gunzip(t), &exp, Phase::AfterMarker)
+                    .with_context(|| format!("trace {slug}"))
             })
             .collect()
     }

@@ -9,16 +9,14 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
-use zonelab::config::ExperimentConfig;
 use zonelab::report::Summary;
 use zonelab::sim::Inputs;
 use zonelab::trace::stats::{Collector, CollectorSink, Phase, TraceStats, ZoneLayout};
-use zonelab_cli::output::write_results;
 
 use super::f2fs::{FSYNC, PAPER_FEWER_RESETS, PAPER_GAIN, Pair};
 use super::standin::{baseline, less, renewable};
 use crate::reproduce::claims::{Claim, Stated};
-use crate::reproduce::parallel;
+use crate::reproduce::{Run, parallel, run_one_with};
 
 mod agree;
 use agree::stats_table;
@@ -44,9 +42,7 @@ const SLUGS: [&str; 4] = ["fsync16", "fsync64", "fsync128", "dbbench"];
 
 /// One run whose device commands are counted as they go.
 struct Traced {
-    name: String,
-    text: String,
-    overrides: Vec<String>,
+    run: Run,
     /// The gzipped trace its `[[replay]]` reads.
     trace: Option<&'static [u8]>,
     phase: Phase,
@@ -75,20 +71,22 @@ pub struct Workload {
 }
 
 impl Workload {
-    /// ReZNS's throughput over the baseline's, in percent (+0.0 when equal).
+    /// ReZNS's throughput over the baseline's, in percent.
     pub fn gain(&self) -> f64 {
-        (self.rezns.mib_per_s() / self.base.mib_per_s().max(f64::MIN_POSITIVE) - 1.0) * 100.0 + 0.0
+        (self.rezns.mib_per_s() / self.base.mib_per_s().max(f64::MIN_POSITIVE) - 1.0) * 100.0
     }
     /// Percent fewer zone resets under ReZNS.
     pub fn fewer_resets(&self) -> f64 {
         less(
             self.rezns.summary.device_counters.zone_resets_executed as f64,
             self.base.summary.device_counters.zone_resets_executed as f64,
-        ) + 0.0
+        )
     }
 }
 
 fn runs() -> Vec<Traced> {
+    // Every command of every run goes to its statistics.
+    let traced = |o: Vec<String>| [o, vec!["trace.enabled=true".into()]].concat();
     let mut runs = Vec::new();
     for (slug, trace) in SLUGS.iter().zip(TRACES) {
         for (policy, overrides) in [
@@ -96,27 +94,22 @@ fn runs() -> Vec<Traced> {
             ("rezns", renewable(0.25, 3_600_000)),
         ] {
             runs.push(Traced {
-                name: format!("real-{slug}-{policy}"),
-                text: REPLAY.to_string(),
-                overrides,
+                run: Run::new(format!("real-{slug}-{policy}"), REPLAY, traced(overrides)),
                 trace: Some(trace),
                 phase: Phase::AfterMarker,
             });
         }
     }
     for (slug, fsync) in SLUGS.iter().zip(FSYNC) {
+        let overrides = [vec![format!("fio_files[0].fsync={fsync}")], baseline()].concat();
         runs.push(Traced {
-            name: format!("like-{slug}"),
-            text: LIKE_FIO.to_string(),
-            overrides: [vec![format!("fio_files[0].fsync={fsync}")], baseline()].concat(),
+            run: Run::new(format!("like-{slug}"), LIKE_FIO, traced(overrides)),
             trace: None,
             phase: Phase::All,
         });
     }
     runs.push(Traced {
-        name: "like-dbbench".into(),
-        text: LIKE_DB.to_string(),
-        overrides: baseline(),
+        run: Run::new("like-dbbench", LIKE_DB, traced(baseline())),
         trace: None,
         phase: Phase::All,
     });
@@ -124,34 +117,21 @@ fn runs() -> Vec<Traced> {
 }
 
 fn run_traced(out: &Path, t: Traced) -> Result<Measured> {
-    let mut overrides = t.overrides;
-    overrides.push("trace.enabled=true".into());
-    let cfg =
-        ExperimentConfig::parse(&t.text, &overrides).with_context(|| format!("run {}", t.name))?;
-    let exp = cfg
-        .validate(&t.name)
-        .with_context(|| format!("run {}", t.name))?;
-    let info = exp.device.info();
-    let zoned = info.zoned().context("the captures' device is zoned")?;
-    let layout = ZoneLayout {
-        zone_lbas: zoned.zone_size_lbas,
-        capacity_lbas: zoned.zone_capacity_lbas,
-        zone_count: zoned.zone_count,
-        lba_bytes: info.lba_size_bytes,
-    };
-    let (sink, handle) = CollectorSink::new(Collector::new(layout, t.phase));
-    let inputs = Inputs {
-        traces: t.trace.map(zonelab_io::gunzip).into_iter().collect(),
-        trace_sink: Some(Box::new(sink)),
-        limits: Default::default(),
-    };
-    eprintln!("running {}", t.name);
-    let result = zonelab::run(&exp, inputs, cfg.fingerprint(), &mut |_| {})
-        .with_context(|| format!("run {}", t.name))?;
-    write_results(&out.join("runs").join(&t.name), &cfg, &result, false)?;
+    let mut handle = None;
+    let result = run_one_with(out, &t.run, |exp| {
+        let layout = ZoneLayout::of(&exp.device.info()).context("the captures' device is zoned")?;
+        let (sink, h) = CollectorSink::new(Collector::new(layout, t.phase));
+        handle = Some(h);
+        Ok(Inputs {
+            traces: t.trace.map(zonelab_io::gunzip).into_iter().collect(),
+            trace_sink: Some(Box::new(sink)),
+            limits: Default::default(),
+        })
+    })?;
     let stats = handle
+        .context("the run counted its commands")?
         .finish()
-        .map_err(|e| anyhow!("run {}: its command statistics: {e}", t.name))?;
+        .map_err(|e| anyhow!("run {}: its command statistics: {e}", t.run.name))?;
     Ok(Measured {
         summary: result.summary,
         stats,
@@ -160,21 +140,19 @@ fn run_traced(out: &Path, t: Traced) -> Result<Measured> {
 
 /// Runs every replay and F2FS-like run on `threads` threads.
 pub fn measure(out: &Path, threads: usize) -> Result<Vec<Workload>> {
-    let mut done = parallel(runs(), threads, |t| run_traced(out, t))?.into_iter();
-    let mut replays = Vec::new();
-    for name in WORKLOADS {
-        let base = done.next().context("a baseline replay")?;
-        let rezns = done.next().context("a ReZNS replay")?;
-        replays.push((name, base, rezns));
-    }
-    replays
+    let mut done = parallel(runs(), threads, |t| run_traced(out, t))?;
+    // [`runs`]' order: baseline and ReZNS replays per workload, then the F2FS-like runs.
+    let like = done.split_off(2 * WORKLOADS.len());
+    let mut replays = done.into_iter();
+    WORKLOADS
         .into_iter()
-        .map(|(name, base, rezns)| {
+        .zip(like)
+        .map(|(name, like)| {
             Ok(Workload {
                 name,
-                base,
-                rezns,
-                like: done.next().context("an F2FS-like run")?,
+                base: replays.next().context("a baseline replay")?,
+                rezns: replays.next().context("a ReZNS replay")?,
+                like,
             })
         })
         .collect()
@@ -248,7 +226,7 @@ pub fn beside_paper(pairs: &[Pair], w: &[Workload]) -> String {
         let paper_fewer = i.checked_sub(FSYNC.len()).map_or("fewer".to_string(), |k| {
             format!("{:.0}%", PAPER_FEWER_RESETS[k])
         });
-        let like_fewer = less(p.rezns.resets(), p.base.resets()) + 0.0;
+        let like_fewer = less(p.rezns.resets(), p.base.resets());
         let _ = writeln!(
             s,
             "| {} | +{:.0}% | {} | {:+.1}% | {paper_fewer} | {} | {like_fewer:.0}% |",
@@ -337,6 +315,7 @@ pub fn claims(w: &[Workload]) -> Vec<Claim> {
                     x.name
                 ),
                 Stated::Lower,
+                // 0 - x, not -x: equal counts are +0.0%, not -0.0%.
                 0.0 - x.fewer_resets(),
             )
             .cause(WHY),

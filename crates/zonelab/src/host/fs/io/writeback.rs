@@ -255,22 +255,25 @@ pub(crate) async fn submit_writes(
     if cmds.is_empty() {
         return Ok(());
     }
-    // The file these writes are of: its number may go to another file before they complete.
-    let file = ino.map(|ino| (ino, fs.st.borrow().inode(ino).incarnation));
-    let lbas: Vec<(u64, u64)> = {
+    let (file, lbas): (_, Vec<(u64, u64)>) = {
         let mut st = fs.st.borrow_mut();
         st.inflight_io += cmds.len() as u32;
-        if let Some(ino) = ino {
-            st.inode_mut(ino).inflight += 1;
-        }
-        cmds.iter()
+        // The file these writes are of: its number may go to another file before they complete.
+        let file = ino.map(|ino| {
+            let inode = st.inode_mut(ino);
+            inode.inflight += 1;
+            (ino, inode.incarnation)
+        });
+        let lbas = cmds
+            .iter()
             .map(|c| {
                 (
                     st.space.lba(c.zone, c.block),
                     c.len as u64 * fs.lbas_per_block,
                 )
             })
-            .collect()
+            .collect();
+        (file, lbas)
     };
     let results = join_all(cmds.iter().zip(&lbas).map(|(c, &(lba, nlb))| {
         let mut cmd = Command::write(lba, nlb);
