@@ -2,9 +2,11 @@
 # Builds the guest vm/test.sh boots: Debian's 6.12 kernel (bookworm-backports) with the modules
 # the tests load (ublk_drv, null_blk, f2fs and what they depend on), busybox, the host's fio,
 # blkzone, f2fs-tools, db_bench, bash and GNU grep/sed with their shared libraries, fio's
-# t/zbd tests, and the zonelab binary, all in one initramfs. Everything comes from Debian packages
-# (installed with apt, or downloaded into target/vm/debs) or is built here; downloads are cached
-# under target/vm, so a rerun only rebuilds the initramfs. Prints the kernel and initramfs paths.
+# t/zbd tests, Filebench (built here from third_party/filebench: no Debian package) and the
+# zonelab binary, all in one initramfs. Everything comes from Debian packages (installed with
+# apt, or downloaded into target/vm/debs) or is built here; downloads and the Filebench build are
+# cached under target/vm, so a rerun only rebuilds the initramfs. Prints the kernel and initramfs
+# paths.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -18,10 +20,18 @@ export DEBIAN_FRONTEND=noninteractive
 export PATH="$PATH:/usr/sbin:/sbin"  # blkzone, mkfs.f2fs and fsck.f2fs live there
 log() { echo "vm/build.sh: $*" >&2; }
 
-# Host tools: QEMU, the programs copied into the guest, and libclang for libublk's bindgen.
+# Filebench is for group rezns only (varmail, fileserver): built when VM_TESTS names it, so the
+# default groups the test command runs do not pay for it.
+want_fb=
+[[ ",${VM_TESTS:-}," != *",rezns,"* ]] || want_fb=1
+# Host tools: QEMU, the programs copied into the guest, libclang for libublk's bindgen, and
+# what builds Filebench from its git tree (autotools, libtool, bison, flex, a C compiler).
+tools="qemu-system-x86_64:qemu-system-x86 mkfs.f2fs:f2fs-tools fio:fio db_bench:rocksdb-tools
+       blkzone:util-linux cpio:cpio modinfo:kmod xz:xz-utils"
+[ -z "$want_fb" ] || tools="$tools autoreconf:autoconf automake:automake libtoolize:libtool
+       bison:bison flex:flex gcc:gcc make:make"
 need=()
-for p in qemu-system-x86_64:qemu-system-x86 mkfs.f2fs:f2fs-tools \
-         fio:fio db_bench:rocksdb-tools blkzone:util-linux cpio:cpio modinfo:kmod xz:xz-utils; do
+for p in $tools; do
   command -v "${p%%:*}" >/dev/null 2>&1 || need+=("${p#*:}")
 done
 dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static)
@@ -68,6 +78,27 @@ zbd="$root/target/fio/fio-${fiov%%-*}/t/zbd"
 [ -f "$zbd/test-zbd-support" ] || bash fio/build.sh >&2
 [ -f "$zbd/test-zbd-support" ] || { echo "error: $zbd/test-zbd-support missing" >&2; exit 1; }
 
+# Filebench (group rezns's varmail and fileserver), from the vendored source: copied into
+# target/vm/filebench/src (autoreconf writes into its tree), configured and built out of tree in
+# build/, installed under install/ with prefix /usr (it loads its cvar libraries, e.g. the gamma
+# file sizes of varmail.f and fileserver.f, from /usr/lib/filebench). Rebuilt only when the
+# source or the flags change. (This tree builds with GCC 12 as it is: no -fcommon needed.)
+fbsrc="$root/third_party/filebench"
+fb="$out/filebench"
+fbflags="-O2 -g"
+fbkey=$( (cd "$fbsrc" && find . -type f | LC_ALL=C sort | xargs sha256sum; echo "$fbflags") | sha256sum | cut -d' ' -f1)
+if [ -n "$want_fb" ] && { [ ! -x "$fb/install/usr/bin/filebench" ] || [ "$(cat "$fb/.key" 2>/dev/null)" != "$fbkey" ]; }; then
+  log "building Filebench from third_party/filebench"
+  rm -rf "$fb" && mkdir -p "$fb/build"
+  cp -r "$fbsrc" "$fb/src"
+  { (cd "$fb/src" && autoreconf -i) >"$fb/autoreconf.log" 2>&1 &&
+    (cd "$fb/build" && "$fb/src/configure" --prefix=/usr CFLAGS="$fbflags") >"$fb/configure.log" 2>&1 &&
+    make -C "$fb/build" -j"$(nproc)" >"$fb/make.log" 2>&1 &&
+    make -C "$fb/build" install DESTDIR="$fb/install" >"$fb/install.log" 2>&1
+  } || { echo "error: the Filebench build failed; logs in $fb" >&2; tail -n 20 "$fb"/*.log >&2; exit 1; }
+  echo "$fbkey" >"$fb/.key"
+fi
+
 cargo build --release --locked -p zonelab-cli --features "ublk${ZONELAB_CLI_FEATURES:+,$ZONELAB_CLI_FEATURES}" >&2
 
 # The initramfs tree.
@@ -92,6 +123,15 @@ for prog in bash grep sed timeout fio blkzone mkfs.f2fs fsck.f2fs db_bench; do
   copy_prog "$(command -v "$prog")"
 done
 copy_prog "$target/release/zonelab"
+if [ -n "$want_fb" ]; then
+  copy_prog "$fb/install/usr/bin/filebench"
+  # Filebench's cvar libraries (dlopen()ed from /usr/lib/filebench; they need only libc and
+  # libm, already copied) and the workloads group rezns runs (vm/guest/rezns.sh sets their
+  # parameters).
+  mkdir -p "$tree/usr/lib/filebench" "$tree/usr/share/filebench/workloads"
+  cp -a "$fb"/install/usr/lib/filebench/*.so* "$tree/usr/lib/filebench/"
+  cp "$fb"/install/usr/share/filebench/workloads/{varmail,fileserver}.f "$tree/usr/share/filebench/workloads/"
+fi
 # fio's t/zbd/test-zbd-support runs ../../fio from its own directory.
 cp "$zbd/test-zbd-support" "$zbd/functions" "$tree/zbd/t/zbd/"
 ln -s /bin/fio "$tree/zbd/fio"

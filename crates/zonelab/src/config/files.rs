@@ -49,6 +49,10 @@ pub struct FilebenchConfig {
     /// How long it runs (default 60 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<Duration>,
+    /// Stop after this many flowops of all threads together, if sooner than `run` (not a
+    /// Filebench option: it sets a run to the work a captured Filebench run did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
 }
@@ -205,6 +209,10 @@ pub fn validate(
         s.append_bytes = c.meanappendsize.map_or(s.append_bytes, |b| b.0);
         s.prealloc_pct = c.prealloc.unwrap_or(s.prealloc_pct);
         s.run = c.run.unwrap_or(s.run);
+        s.ops = c.ops;
+        if let Some(n) = s.ops {
+            count(&f("ops"), n, i64::MAX as u64)?;
+        }
         s.dir = c.dir.clone().unwrap_or_else(|| format!("/{}", s.name));
         count(&f("nfiles"), s.nfiles as u64, MAX_FILES)?;
         count(&f("meandirwidth"), s.dir_width as u64, MAX_FILES)?;

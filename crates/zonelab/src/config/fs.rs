@@ -11,8 +11,8 @@ use super::workload::MAX_PAUSE;
 use crate::device::DeviceInfo;
 use crate::host::fs::spec::f2fs_mkfs_space;
 use crate::host::fs::{
-    BLOCK_BYTES, CacheSpec, F2fsSpec, FsSpec, GcPolicyKind, GcSpec, Personality, Survivors, Victim,
-    ZenfsSpec,
+    BLOCK_BYTES, CacheSpec, F2fsGcMode, F2fsSpec, FsSpec, GcPolicyKind, GcSpec, Personality,
+    Survivors, Victim, ZenfsSpec,
 };
 use crate::time::Duration;
 use crate::units::{Bytes, Extent};
@@ -32,6 +32,14 @@ pub enum GcPolicyConfig {
     None,
     BasicZgc,
     LsmZgc,
+}
+
+/// `[fs.f2fs] gc_mode`: which kernel's background cleaner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum F2fsGcModeConfig {
+    Zoned,
+    Classic,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -131,11 +139,25 @@ pub struct F2fsConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cp_interval: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_mode: Option<F2fsGcModeConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bg_gc_min_sleep: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bg_gc_max_sleep: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bg_gc_nogc_sleep: Option<Duration>,
+    /// Percent of all sections (zoned mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_zoned_gc_percent: Option<u32>,
+    /// Percent of all sections (zoned mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boost_zoned_gc_percent: Option<u32>,
+    /// Percent of a section's blocks (zoned mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_thresh_ratio: Option<u32>,
+    /// Segments (zoned mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migration_window_granularity: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta_latency: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -488,9 +510,17 @@ impl FsConfig {
             ));
         }
         f.cp_interval = c.cp_interval.unwrap_or(f.cp_interval);
-        f.bg_gc_min_sleep = c.bg_gc_min_sleep.unwrap_or(f.bg_gc_min_sleep);
-        f.bg_gc_max_sleep = c.bg_gc_max_sleep.unwrap_or(f.bg_gc_max_sleep);
-        f.bg_gc_nogc_sleep = c.bg_gc_nogc_sleep.unwrap_or(f.bg_gc_nogc_sleep);
+        if let Some(m) = c.gc_mode {
+            f.gc_mode = match m {
+                F2fsGcModeConfig::Zoned => F2fsGcMode::Zoned,
+                F2fsGcModeConfig::Classic => F2fsGcMode::Classic,
+            };
+        }
+        let (min, max, nogc) = f.gc_mode.sleeps();
+        f.bg_gc_min_sleep = c.bg_gc_min_sleep.unwrap_or(min);
+        f.bg_gc_max_sleep = c.bg_gc_max_sleep.unwrap_or(max);
+        f.bg_gc_nogc_sleep = c.bg_gc_nogc_sleep.unwrap_or(nogc);
+        self.validate_f2fs_zoned_gc(f, spz)?;
         f.meta_latency = c.meta_latency.unwrap_or(f.meta_latency);
         f.meta_rate_mb_s = c.meta_rate_mb_s.unwrap_or(f.meta_rate_mb_s);
         for (name, d, zero_ok) in [
@@ -508,6 +538,71 @@ impl FsConfig {
             MAX_LATENCY_NS,
         )?;
         super::ranges::within("fs.f2fs.meta_rate_mb_s", f.meta_rate_mb_s, 1, MAX_RATE_MB_S)?;
+        Ok(())
+    }
+
+    /// The zoned cleaner's thresholds (sysfs takes 0-100 for the percents, and a window of 1
+    /// to the segments in a section).
+    fn validate_f2fs_zoned_gc(
+        &self,
+        f: &mut F2fsSpec,
+        segs_per_sec: u64,
+    ) -> Result<(), ConfigError> {
+        let c = &self.f2fs;
+        let zoned_only = [
+            (
+                "fs.f2fs.no_zoned_gc_percent",
+                c.no_zoned_gc_percent.is_some(),
+            ),
+            (
+                "fs.f2fs.boost_zoned_gc_percent",
+                c.boost_zoned_gc_percent.is_some(),
+            ),
+            ("fs.f2fs.valid_thresh_ratio", c.valid_thresh_ratio.is_some()),
+            (
+                "fs.f2fs.migration_window_granularity",
+                c.migration_window_granularity.is_some(),
+            ),
+        ];
+        let given = zoned_only.iter().find(|(_, given)| *given);
+        if let (F2fsGcMode::Classic, Some((name, _))) = (f.gc_mode, given) {
+            return Err(ConfigError::field(
+                *name,
+                "applies to gc_mode = \"zoned\" only; the classic cleaner has no such setting",
+            ));
+        }
+        for (name, v, field) in [
+            (
+                "fs.f2fs.no_zoned_gc_percent",
+                c.no_zoned_gc_percent,
+                &mut f.no_zoned_gc_pct,
+            ),
+            (
+                "fs.f2fs.boost_zoned_gc_percent",
+                c.boost_zoned_gc_percent,
+                &mut f.boost_zoned_gc_pct,
+            ),
+            (
+                "fs.f2fs.valid_thresh_ratio",
+                c.valid_thresh_ratio,
+                &mut f.valid_thresh_pct,
+            ),
+        ] {
+            if let Some(v) = v {
+                super::ranges::within(name, v as u64, 0, 100)?;
+                *field = v;
+            }
+        }
+        if let Some(w) = c.migration_window_granularity {
+            super::ranges::within(
+                "fs.f2fs.migration_window_granularity",
+                w as u64,
+                1,
+                segs_per_sec,
+            )?;
+            f.migration_window_segments = w;
+        }
+        f.migration_window_segments = f.migration_window_segments.min(segs_per_sec as u32);
         Ok(())
     }
 

@@ -753,3 +753,58 @@ fn type_errors_name_the_value_and_what_is_wanted() {
     assert_eq!(path, "job[0].rwmixread");
     assert!(message.contains("150"), "{message}");
 }
+
+/// The zoned cleaner's settings: refused with the classic cleaner, refused out of range, and
+/// the classic sleeps when the classic cleaner is asked for.
+#[test]
+fn f2fs_cleaner_settings_follow_the_mode() {
+    let base = "preset = \"rezns-40g\"\n[fs]\n[[fio_files]]\nthreads = 1\nsize = \"1MiB\"\n";
+    for (sets, field) in [
+        (
+            &[
+                "fs.f2fs.gc_mode=\"classic\"",
+                "fs.f2fs.valid_thresh_ratio=90",
+            ][..],
+            "fs.f2fs.valid_thresh_ratio",
+        ),
+        (
+            &["fs.f2fs.no_zoned_gc_percent=101"][..],
+            "fs.f2fs.no_zoned_gc_percent",
+        ),
+        (
+            &["fs.f2fs.migration_window_granularity=0"][..],
+            "fs.f2fs.migration_window_granularity",
+        ),
+        // rezns-40g's 64 MiB zones hold 32 segments of 2 MiB.
+        (
+            &["fs.f2fs.migration_window_granularity=33"][..],
+            "fs.f2fs.migration_window_granularity",
+        ),
+    ] {
+        let (path, msg) = field_error(parse_with(base, sets));
+        assert_eq!(path, field, "{sets:?}: {msg}");
+    }
+    let f2fs = |sets: &[&str]| {
+        let exp = parse_with(base, sets).unwrap();
+        match &exp.host[..] {
+            [crate::workload::HostWorkload::Files(f)] => match &f.fs.personality {
+                crate::host::fs::Personality::F2fs(f) => f.clone(),
+                crate::host::fs::Personality::Zenfs(_) => unreachable!("f2fs is the default"),
+            },
+            _ => unreachable!("one file workload"),
+        }
+    };
+    let zoned = f2fs(&["fs.f2fs.migration_window_granularity=32"]);
+    assert_eq!(zoned.gc_mode, crate::host::fs::F2fsGcMode::Zoned);
+    assert_eq!(zoned.migration_window_segments, 32);
+    assert_eq!(zoned.bg_gc_min_sleep, crate::time::Duration::from_ms(10));
+    let classic = f2fs(&["fs.f2fs.gc_mode=\"classic\""]);
+    assert_eq!(
+        classic.bg_gc_min_sleep,
+        crate::time::Duration::from_secs(30)
+    );
+    assert_eq!(
+        classic.bg_gc_nogc_sleep,
+        crate::time::Duration::from_secs(300)
+    );
+}

@@ -45,6 +45,18 @@ impl Semaphore {
         }
     }
 
+    /// A permit now, if one is free and nobody queues for it.
+    pub fn try_acquire<'a>(&'a self, host: &Host) -> Option<SemaphoreGuard<'a>> {
+        if !self.waiters.borrow().is_empty() || self.permits.get() == 0 {
+            return None;
+        }
+        self.permits.set(self.permits.get() - 1);
+        Some(SemaphoreGuard {
+            sem: self,
+            host: host.clone(),
+        })
+    }
+
     /// Waits for a permit that the caller gives back with [`Semaphore::release`].
     pub async fn acquire_raw(&self, host: &Host) {
         if self.waiters.borrow().is_empty() && self.permits.get() > 0 {
@@ -116,6 +128,16 @@ impl<T> Mutex<T> {
             _permit: permit,
             mutex: self,
         }
+    }
+
+    /// The lock now, if nobody holds or waits for it (`down_write_trylock`).
+    pub fn try_lock(&self, host: &Host) -> Option<MutexGuard<'_, T>> {
+        let permit = self.sem.try_acquire(host)?;
+        Some(MutexGuard {
+            value: Some(self.value.borrow_mut()),
+            _permit: permit,
+            mutex: self,
+        })
     }
 
     /// The value without locking (only between awaits, when no task holds the lock).

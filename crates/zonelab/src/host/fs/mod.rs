@@ -61,14 +61,16 @@ mod state;
 #[cfg(test)]
 mod tests;
 mod zenfs;
+#[cfg(test)]
+mod zoned_gc_tests;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 pub use report::FsReport;
 pub use spec::{
-    BLOCK_BYTES, CacheSpec, CpuSpec, F2fsSpec, FsSpec, GcPolicyKind, GcSpec, Personality,
-    Survivors, Victim, ZenfsSpec,
+    BLOCK_BYTES, CacheSpec, CpuSpec, F2fsGcMode, F2fsSpec, FsSpec, GcPolicyKind, GcSpec,
+    Personality, Survivors, Victim, ZenfsSpec,
 };
 
 use crate::device::Status;

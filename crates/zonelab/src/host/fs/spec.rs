@@ -85,10 +85,26 @@ pub struct F2fsSpec {
     pub overprovision_pct: Option<f64>,
     /// Checkpoint period (`cp_interval` 60 s).
     pub cp_interval: Duration,
-    /// Background cleaner sleeps (`DEF_GC_THREAD_MIN/MAX/NOGC_SLEEP_TIME` 30 s, 60 s, 300 s).
+    /// Which kernel's background cleaner: [`F2fsGcMode`].
+    pub gc_mode: F2fsGcMode,
+    /// Background cleaner sleeps: zoned `DEF_GC_THREAD_MIN/MAX/NOGC_SLEEP_TIME_ZONED` 10 ms,
+    /// 20 ms, 60 s; classic `DEF_GC_THREAD_MIN/MAX/NOGC_SLEEP_TIME` 30 s, 60 s, 300 s.
     pub bg_gc_min_sleep: Duration,
     pub bg_gc_max_sleep: Duration,
     pub bg_gc_nogc_sleep: Duration,
+    /// Zoned mode: no background cleaning while free sections are above this share of all
+    /// sections (`LIMIT_NO_ZONED_GC` 60, sysfs `gc_no_zoned_gc_percent`).
+    pub no_zoned_gc_pct: u32,
+    /// Zoned mode: boosted cleaning (greedy, a wider window, shorter sleeps) at or below this
+    /// share (`LIMIT_BOOST_ZONED_GC` 25, sysfs `gc_boost_zoned_gc_percent`).
+    pub boost_zoned_gc_pct: u32,
+    /// Zoned mode: a boosted pass skips sections at least this full of valid blocks
+    /// (`DEF_GC_THREAD_VALID_THRESH_RATIO` 95, sysfs `gc_valid_thresh_ratio`).
+    pub valid_thresh_pct: u32,
+    /// Zoned mode: segments one background pass migrates from its victim section
+    /// (`DEF_MIGRATION_WINDOW_GRANULARITY_ZONED` 3, sysfs `migration_window_granularity`), times
+    /// `BOOST_GC_MULTIPLE` (5) when boosted; the next pass goes on where it stopped.
+    pub migration_window_segments: u32,
     /// Fixed-location metadata (CP, SIT, NAT, SSA) go to a separate conventional device, as
     /// `mkfs.f2fs -m -c zns regular` sets it up. It is modelled as a queue with this latency
     /// per request and this rate (chosen: a conventional NVMe SSD's ~20 us write, 2000 MB/s).
@@ -98,17 +114,55 @@ pub struct F2fsSpec {
 
 impl Default for F2fsSpec {
     fn default() -> Self {
+        let zoned_sleeps = F2fsGcMode::Zoned.sleeps();
         F2fsSpec {
             segment_blocks: 512,
             active_logs: 6,
             reserved_sections: None,
             overprovision_pct: None,
             cp_interval: Duration::from_secs(60),
-            bg_gc_min_sleep: Duration::from_secs(30),
-            bg_gc_max_sleep: Duration::from_secs(60),
-            bg_gc_nogc_sleep: Duration::from_secs(300),
+            gc_mode: F2fsGcMode::Zoned,
+            bg_gc_min_sleep: zoned_sleeps.0,
+            bg_gc_max_sleep: zoned_sleeps.1,
+            bg_gc_nogc_sleep: zoned_sleeps.2,
+            no_zoned_gc_pct: 60,
+            boost_zoned_gc_pct: 25,
+            valid_thresh_pct: 95,
+            migration_window_segments: 3,
             meta_latency: Duration::from_us(20),
             meta_rate_mb_s: 2000,
+        }
+    }
+}
+
+/// F2FS's background cleaner, by kernel (fs/f2fs/gc.c and gc.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum F2fsGcMode {
+    /// Linux 6.12 and later on a zoned device ("f2fs: make BG GC more aggressive for zoned
+    /// devices", Daeho Jeong, 2024): the cleaner wakes every 10-20 ms whenever free sections are
+    /// at most 60% of all, runs unless a read is in flight (no idle time needed), migrates a
+    /// window of 3 segments per pass by cost-benefit, and at 25% or fewer free sections runs
+    /// greedy, synchronous passes of 15 segments that skip sections 95% valid or more.
+    Zoned,
+    /// Linux 5.16: sleeps of 30-60 s, runs only after 5 s without I/O and when
+    /// `has_enough_invalid_blocks`, one whole section per pass by cost-benefit.
+    Classic,
+}
+
+impl F2fsGcMode {
+    /// The cleaner's (min, max, no-GC) sleeps in this mode (gc.h).
+    pub fn sleeps(self) -> (Duration, Duration, Duration) {
+        match self {
+            F2fsGcMode::Zoned => (
+                Duration::from_ms(10),
+                Duration::from_ms(20),
+                Duration::from_secs(60),
+            ),
+            F2fsGcMode::Classic => (
+                Duration::from_secs(30),
+                Duration::from_secs(60),
+                Duration::from_secs(300),
+            ),
         }
     }
 }

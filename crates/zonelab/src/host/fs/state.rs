@@ -162,8 +162,10 @@ pub struct State {
     /// Zones with data, none of it live, nobody writing: reset next (ZenFS at once after the
     /// call that killed them, F2FS at the next checkpoint: its prefree sections).
     pub dead: BTreeSet<u32>,
-    /// Device commands of the layer in flight (F2FS's idle check).
+    /// Device commands of the layer in flight (F2FS's idle check), and the reads among them
+    /// (the zoned cleaner's `is_inflight_read_io`).
     pub inflight_io: u32,
+    pub inflight_reads: u32,
     /// Inodes that may have dirty node blocks, and directories with dirty dentry blocks (F2FS's
     /// checkpoint writes them without scanning every inode).
     pub node_dirty: BTreeSet<Ino>,
@@ -199,6 +201,7 @@ impl State {
             heads: vec![None; streams],
             dead: BTreeSet::new(),
             inflight_io: 0,
+            inflight_reads: 0,
             node_dirty: BTreeSet::new(),
             dirty_dirs: BTreeSet::new(),
             zen: Default::default(),

@@ -57,6 +57,8 @@ pub struct FilebenchSpec {
     pub append_bytes: u64,
     pub prealloc_pct: u32,
     pub run: Duration,
+    /// Stop once the threads have done this many flowops together (None: run the whole time).
+    pub ops: Option<u64>,
     /// The fileset's directory.
     pub dir: String,
 }
@@ -79,6 +81,7 @@ impl FilebenchSpec {
             append_bytes: 16 << 10,
             prealloc_pct: 80,
             run: Duration::from_secs(60),
+            ops: None,
             dir: format!("/{}", kind.name()),
         }
     }
@@ -243,7 +246,8 @@ async fn read_whole(fs: &Fs, h: &Host, fd: Fd, chunk: u64) -> Result<u64, FsErro
 pub(crate) fn run(spec: &FilebenchSpec, ctx: &Ctx, set: Shared<Fileset>) -> Vec<TaskId> {
     let start = ctx.host.now();
     let deadline = start + spec.run;
-    ctx.report(|r| r.elapsed_ns = spec.run.ns());
+    let planned = if spec.ops.is_some() { 0 } else { spec.run.ns() };
+    ctx.report(|r| r.elapsed_ns = planned);
     (0..spec.threads)
         .map(|t| {
             let (spec, ctx, set) = (spec.clone(), ctx.clone(), set.clone());
@@ -254,7 +258,8 @@ pub(crate) fn run(spec: &FilebenchSpec, ctx: &Ctx, set: Shared<Fileset>) -> Vec<
                     ctx.seed,
                     ((ctx.index as u64) << 32) + t as u64 + 1,
                 ));
-                while h.now() < deadline {
+                let cap = spec.ops.unwrap_or(u64::MAX);
+                while h.now() < deadline && ctx.report(|r| r.ops) < cap {
                     let before = h.now();
                     let r = match spec.kind {
                         FilebenchKind::Varmail => varmail(&spec, &ctx, &h, &set, &mut rng).await,
@@ -278,6 +283,10 @@ pub(crate) fn run(spec: &FilebenchSpec, ctx: &Ctx, set: Shared<Fileset>) -> Vec<
                         ctx.set_progress(f.min(1.0));
                     }
                 }
+                // With an op cap the run ends with its last thread (before `run` if the ops
+                // ran out).
+                let took = (h.now() - start).ns().min(spec.run.ns());
+                ctx.report(|r| r.elapsed_ns = r.elapsed_ns.max(took));
             })
         })
         .collect()

@@ -74,3 +74,30 @@ fn filebench_with_more_threads_than_files_ends() {
         assert!(o.summary.simulated_time_ns >= 20_000_000, "{personality}");
     }
 }
+
+/// `ops` ends a Filebench run once its threads have done that many flowops together (each
+/// thread finishes the loop it is in), sooner than its run time, and the report's elapsed
+/// time is the run's, not the planned one.
+#[test]
+fn filebench_stops_at_its_op_count() {
+    for personality in ["varmail", "fileserver"] {
+        let text = format!(
+            "seed = 1\npreset = \"rezns-40g\"\n[fs]\nsize = \"4GiB\"\n[[filebench]]\npersonality = \"{personality}\"\nnfiles = 100\nnthreads = 4\nrun = \"60s\"\nops = 2000\n"
+        );
+        let o = run_text(&text);
+        let r: Vec<FileWorkloadReport> =
+            serde_json::from_value(o.summary.layers["files"].clone()).unwrap();
+        // A varmail loop is 13 flowops, a fileserver loop 11: at most one loop past the cap per
+        // thread.
+        assert!(
+            r[0].ops >= 2000 && r[0].ops <= 2000 + 4 * 13,
+            "{personality}: {}",
+            r[0].ops
+        );
+        assert!(r[0].elapsed_ns < 60_000_000_000, "{personality}: {r:?}");
+        assert!(
+            o.summary.simulated_time_ns < 60_000_000_000,
+            "{personality}"
+        );
+    }
+}

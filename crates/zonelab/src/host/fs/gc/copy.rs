@@ -3,6 +3,7 @@
 //! the victim once nothing live is left.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::rc::Rc;
 
 use super::{Dest, Pending, zenfs};
@@ -24,22 +25,38 @@ pub(crate) async fn collect(
     victim: u32,
     fg: bool,
 ) -> Result<(), FsError> {
+    collect_window(fs, h, victim, fg, 0..u32::MAX).await
+}
+
+/// Collects the live blocks of `victim` in `window` only (F2FS's zoned cleaner migrates a few
+/// segments per pass); a window from block 0 is a new pick. The victim is reset (or waits
+/// for a checkpoint) once it holds nothing live.
+pub(crate) async fn collect_window(
+    fs: &Rc<Inner>,
+    h: &Host,
+    victim: u32,
+    fg: bool,
+    window: Range<u32>,
+) -> Result<(), FsError> {
     let t0 = h.now();
     let plan = {
         let mut st = fs.st.borrow_mut();
         let zone = &mut st.space.zones[victim as usize];
         zone.collecting = true;
-        let tenth = (10 * zone.valid as u64 / zone.cap.max(1) as u64).min(10) as usize;
-        st.stats.victim_util_tenths[tenth] += 1;
-        st.stats.gc_live_at_pick += st.space.zones[victim as usize].valid as u64;
-        if fg {
-            st.stats.gc_runs_fg += 1;
-        } else {
-            st.stats.gc_runs_bg += 1;
+        if window.start == 0 {
+            let tenth = (10 * zone.valid as u64 / zone.cap.max(1) as u64).min(10) as usize;
+            st.stats.victim_util_tenths[tenth] += 1;
+            st.stats.gc_live_at_pick += st.space.zones[victim as usize].valid as u64;
+            if fg {
+                st.stats.gc_runs_fg += 1;
+            } else {
+                st.stats.gc_runs_bg += 1;
+            }
         }
         let mut gc = fs.gc.borrow_mut();
         gc.begin(&st, victim);
-        gc.read_plan(fs, &st, victim)
+        let plan = gc.read_plan(fs, &st, victim);
+        clip(plan, &window)
     };
     let unit = fs.gc.borrow().write_unit(fs).max(1);
     let depth = fs.spec.gc.read_depth.max(1) as usize;
@@ -115,8 +132,12 @@ pub(crate) async fn collect(
     }
     let empty = {
         let mut st = fs.st.borrow_mut();
-        st.space.zones[victim as usize].collecting = false;
-        st.stats.gc_zones += 1;
+        let zone = &mut st.space.zones[victim as usize];
+        zone.collecting = false;
+        let last_pass = window.end >= zone.wp || zone.valid == 0;
+        if last_pass {
+            st.stats.gc_zones += 1;
+        }
         let took = (h.now() - t0).ns();
         st.stats.gc_ns += took;
         if fg {
@@ -135,6 +156,19 @@ pub(crate) async fn collect(
     }
     fs.space_cv.notify_all(h);
     Ok(())
+}
+
+/// The parts of `plan`'s ranges inside `window`.
+fn clip(plan: Vec<(u32, u32)>, window: &Range<u32>) -> Vec<(u32, u32)> {
+    if window.start == 0 && window.end == u32::MAX {
+        return plan;
+    }
+    plan.into_iter()
+        .filter_map(|(s, n)| {
+            let (a, b) = (s.max(window.start), (s + n).min(window.end));
+            (a < b).then(|| (a, b - a))
+        })
+        .collect()
 }
 
 /// Resets `zone` now (it is on the dead list).
@@ -173,6 +207,7 @@ async fn read_ranges(
     let lbas: Vec<(u64, u64)> = {
         let mut st = fs.st.borrow_mut();
         st.inflight_io += ranges.len() as u32;
+        st.inflight_reads += ranges.len() as u32;
         ranges
             .iter()
             .map(|&(s, n)| (st.space.lba(zone, s), n as u64 * fs.lbas_per_block))
@@ -186,7 +221,11 @@ async fn read_ranges(
         h.io(cmd)
     }))
     .await;
-    fs.st.borrow_mut().inflight_io -= ranges.len() as u32;
+    {
+        let mut st = fs.st.borrow_mut();
+        st.inflight_io -= ranges.len() as u32;
+        st.inflight_reads -= ranges.len() as u32;
+    }
     h.cpu(Duration::from_ns(
         fs.spec.cpu.submit.ns() * ranges.len() as u64,
     ))

@@ -1,17 +1,21 @@
-//! F2FS's cleaner (fs/f2fs/gc.c, 5.16): foreground cleaning on the write path when free
-//! sections fall to the reserved ones (`has_not_enough_free_secs`; the dirty node and dentry
-//! sections it adds are left out), greedy; background cleaning by a thread that sleeps 30 to
-//! 60 s (5 min when there is nothing to clean), runs only when the file system has no I/O in
-//! flight, and picks by cost-benefit. Moved data goes to the cold data log, moved node blocks to
-//! their node log; emptied sections wait for the next checkpoint before their reset.
+//! F2FS's cleaner (fs/f2fs/gc.c): foreground cleaning on the write path when free sections fall
+//! to the reserved ones (`has_not_enough_free_secs`; the dirty node and dentry sections it adds
+//! are left out), greedy. Background cleaning by a thread, by kernel ([`F2fsGcMode`]): Linux
+//! 6.12 on a zoned device wakes every 10-20 ms while free sections are at most 60% of all and
+//! moves a window of segments per pass (`zoned_daemon`); Linux 5.16 sleeps 30 to 60 s (5 min
+//! when there is nothing to clean), runs only when the file system has no I/O in flight and
+//! moves a whole section (`classic_daemon`). Moved data goes to the cold data log, moved node
+//! blocks to their node log; emptied sections wait for the next checkpoint before their reset.
 
 use std::rc::Rc;
 
-use super::{Dest, GcPolicy, collect, cost_benefit, greedy, live_runs_capped};
+use super::{
+    Dest, GcPolicy, collect, collect_window, cost_benefit, greedy, is_candidate, live_runs_capped,
+};
 use crate::host::fs::space::Owner;
 use crate::host::fs::state::State;
-use crate::host::fs::{F2fsSpec, GcPolicyKind, Inner, Personality};
-use crate::time::Instant;
+use crate::host::fs::{F2fsGcMode, F2fsSpec, GcPolicyKind, Inner, Personality};
+use crate::time::{Duration, Instant};
 
 pub struct F2fsCleaner;
 
@@ -71,10 +75,134 @@ impl GcPolicy for F2fsCleaner {
 
 /// `gc_thread_func`.
 pub async fn bg_daemon(fs: Rc<Inner>) {
+    match spec(&fs).gc_mode {
+        F2fsGcMode::Zoned => zoned_daemon(fs).await,
+        F2fsGcMode::Classic => classic_daemon(fs).await,
+    }
+}
+
+/// gc.h's `increase_sleep_time`: up by the minimum, to the maximum; the no-GC sleep stays.
+fn increase_sleep(f: &F2fsSpec, wait: Duration) -> Duration {
+    if wait == f.bg_gc_nogc_sleep {
+        wait
+    } else {
+        (wait + f.bg_gc_min_sleep).min(f.bg_gc_max_sleep)
+    }
+}
+
+/// gc.h's `decrease_sleep_time`: down by the minimum, to the minimum (from the maximum when
+/// the thread had nothing to clean).
+fn decrease_sleep(f: &F2fsSpec, wait: Duration) -> Duration {
+    let wait = if wait == f.bg_gc_nogc_sleep {
+        f.bg_gc_max_sleep
+    } else {
+        wait
+    };
+    let min = f.bg_gc_min_sleep.ns();
+    Duration::from_ns(wait.ns().saturating_sub(min).max(min))
+}
+
+/// gc.h's `has_enough_free_blocks`: free sections above `pct` percent of all.
+fn enough_free(st: &State, pct: u32) -> bool {
+    let total = st.space.zones.len() as u64;
+    st.space.free_count() as u64 > total * pct as u64 / 100
+}
+
+/// The fewest live blocks among sections under `pct` percent valid (`get_gc_cost` for a
+/// one-time pass: sections at or above `valid_thresh_ratio` cost `UINT_MAX`).
+fn greedy_below(st: &State, pct: u32) -> Option<u32> {
+    super::victim::candidates(st)
+        .filter(|&z| {
+            let zone = &st.space.zones[z as usize];
+            (zone.valid as u64) * 100 < zone.cap as u64 * pct as u64
+        })
+        .min_by_key(|&z| (st.space.zones[z as usize].valid, z))
+}
+
+/// Linux 6.12's `gc_thread_func` on a zoned device: no idle time needed (only no read in
+/// flight), nothing to do while free sections exceed `no_zoned_gc_pct`, cost-benefit passes of
+/// `migration_window_segments`, and at `boost_zoned_gc_pct` or fewer free sections greedy
+/// passes five times as wide that skip sections `valid_thresh_pct` valid. A pass that stops
+/// inside its victim goes on from there next time (`next_victim_seg`).
+async fn zoned_daemon(fs: Rc<Inner>) {
+    /// gc.h `BOOST_GC_MULTIPLE`.
+    const BOOST_MULTIPLE: u32 = 5;
     let h = fs.gc_host.clone();
     let f = spec(&fs).clone();
-    let (min, max) = (f.bg_gc_min_sleep, f.bg_gc_max_sleep);
-    let mut wait = min;
+    let mut wait = f.bg_gc_min_sleep;
+    let mut next: Option<(u32, u32)> = None;
+    loop {
+        h.sleep(wait).await;
+        let (reading, quiet, boost) = {
+            let st = fs.st.borrow();
+            (
+                st.inflight_reads > 0,
+                enough_free(&st, f.no_zoned_gc_pct),
+                !enough_free(&st, f.boost_zoned_gc_pct),
+            )
+        };
+        // `f2fs_down_write_trylock(&sbi->gc_lock)`: a writer collecting in the foreground
+        // makes this round a skip.
+        let Some(_g) = fs.gc_lock.try_lock(&h) else {
+            continue;
+        };
+        if reading {
+            wait = increase_sleep(&f, wait);
+            continue;
+        }
+        if quiet {
+            wait = f.bg_gc_nogc_sleep;
+            continue;
+        }
+        if wait == f.bg_gc_nogc_sleep {
+            wait = f.bg_gc_max_sleep;
+        }
+        wait = if boost {
+            decrease_sleep(&f, wait)
+        } else {
+            increase_sleep(&f, wait)
+        };
+        let (pick, seg_blocks) = {
+            let st = fs.st.borrow();
+            let resumed = next.take().filter(|&(z, _)| is_candidate(&st, z));
+            let pick = resumed.or_else(|| {
+                let v = if boost {
+                    greedy_below(&st, f.valid_thresh_pct)
+                } else {
+                    cost_benefit(&st)
+                };
+                v.map(|z| (z, 0))
+            });
+            (pick, st.f2.seg_blocks)
+        };
+        let Some((zone, from)) = pick else {
+            wait = f.bg_gc_nogc_sleep;
+            continue;
+        };
+        let mult = if boost { BOOST_MULTIPLE } else { 1 };
+        let to = from.saturating_add(f.migration_window_segments * mult * seg_blocks);
+        if collect_window(&fs, &h, zone, false, from..to)
+            .await
+            .is_err()
+        {
+            continue;
+        }
+        let st = fs.st.borrow();
+        let z = &st.space.zones[zone as usize];
+        if to < z.wp && z.valid > 0 {
+            next = Some((zone, to));
+        }
+        if wait == f.bg_gc_nogc_sleep {
+            wait = f.bg_gc_min_sleep;
+        }
+    }
+}
+
+/// Linux 5.16's `gc_thread_func`.
+async fn classic_daemon(fs: Rc<Inner>) {
+    let h = fs.gc_host.clone();
+    let f = spec(&fs).clone();
+    let mut wait = f.bg_gc_min_sleep;
     loop {
         h.sleep(wait).await;
         let (idle, enough) = {
@@ -82,13 +210,13 @@ pub async fn bg_daemon(fs: Rc<Inner>) {
             (st.inflight_io == 0, has_enough_invalid_blocks(&st))
         };
         if !idle {
-            wait = (wait + min).min(max);
+            wait = increase_sleep(&f, wait);
             continue;
         }
         wait = if enough {
-            crate::time::Duration::from_ns(wait.ns().saturating_sub(min.ns()).max(min.ns()))
+            decrease_sleep(&f, wait)
         } else {
-            (wait + min).min(max)
+            increase_sleep(&f, wait)
         };
         let _g = fs.gc_lock.lock(&h).await;
         let victim = {
@@ -98,6 +226,9 @@ pub async fn bg_daemon(fs: Rc<Inner>) {
         match victim {
             Some(v) => {
                 let _ = collect(&fs, &h, v, false).await;
+                if wait == f.bg_gc_nogc_sleep {
+                    wait = f.bg_gc_min_sleep;
+                }
             }
             None => wait = f.bg_gc_nogc_sleep,
         }

@@ -18,9 +18,9 @@ mod lsm;
 mod victim;
 mod zenfs;
 
-pub(crate) use copy::collect;
+pub(crate) use copy::{collect, collect_window};
 pub(crate) use daemon::{balance, kick, make_room, spawn_daemon};
-pub(crate) use victim::{cost_benefit, greedy, live_runs_capped, pick};
+pub(crate) use victim::{cost_benefit, greedy, is_candidate, live_runs_capped, pick};
 
 use std::collections::BTreeMap;
 

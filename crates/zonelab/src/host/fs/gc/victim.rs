@@ -7,19 +7,18 @@ use crate::host::fs::state::State;
 
 /// Zones that may be collected: full data zones nobody writes or collects, with some garbage.
 pub(crate) fn candidates(st: &State) -> impl Iterator<Item = u32> + '_ {
-    st.space
-        .zones
-        .iter()
-        .enumerate()
-        .filter(|(_, z)| {
-            z.role == Role::Data
-                && z.is_full()
-                && z.head.is_none()
-                && !z.collecting
-                && z.valid < z.wp
-                && z.valid > 0
-        })
-        .map(|(i, _)| i as u32)
+    (0..st.space.zones.len() as u32).filter(|&z| is_candidate(st, z))
+}
+
+/// Whether GC may take `zone` now (see [`candidates`]).
+pub(crate) fn is_candidate(st: &State, zone: u32) -> bool {
+    let z = &st.space.zones[zone as usize];
+    z.role == Role::Data
+        && z.is_full()
+        && z.head.is_none()
+        && !z.collecting
+        && z.valid < z.wp
+        && z.valid > 0
 }
 
 /// The candidate with the fewest live blocks.

@@ -132,6 +132,7 @@ async fn issue_reads(
     {
         let mut st = fs.st.borrow_mut();
         st.inflight_io += reads.len() as u32;
+        st.inflight_reads += reads.len() as u32;
         st.stats.device_reads += reads.len() as u64;
     }
     let results = join_all(bufs.iter_mut().zip(&lbas).map(|(b, &(lba, nlb))| {
@@ -142,7 +143,11 @@ async fn issue_reads(
         h.io(cmd)
     }))
     .await;
-    fs.st.borrow_mut().inflight_io -= reads.len() as u32;
+    {
+        let mut st = fs.st.borrow_mut();
+        st.inflight_io -= reads.len() as u32;
+        st.inflight_reads -= reads.len() as u32;
+    }
     // Submission CPU is charged after the commands: blocks are looked up and the commands sent
     // in one step, so nothing moves in between.
     h.cpu(Duration::from_ns(
