@@ -36,6 +36,8 @@ for w in "${kept[@]}"; do
   awk -F, 'BEGIN { OFS = "," } NR == 1 { print; next } { print $1, "", "", $4, $5, "", $7, $8, "", "", "", "", $13 }' \
     "$out/rezns-$w-trace.csv" | gzip -9 -n >"$dest/$w.csv.gz"
   cp "$out/rezns-$w.log" "$dest/$w.log"
+  # F2FS's own counters before and after the workload (debugfs f2fs/status), when the guest sent them.
+  [ ! -f "$out/rezns-$w-f2fs-status.txt" ] || cp "$out/rezns-$w-f2fs-status.txt" "$dest/$w.f2fs-status.txt"
 done
 # scale.txt: the new line of each workload kept, the old line of the others, in the order above.
 for w in $all; do
