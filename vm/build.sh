@@ -24,12 +24,16 @@ log() { echo "vm/build.sh: $*" >&2; }
 # default groups the test command runs do not pay for it.
 want_fb=
 [[ ",${VM_TESTS:-}," != *",rezns,"* ]] || want_fb=1
+# btrfs-progs and the btrfs module for group btrfs, when VM_TESTS names it.
+want_btrfs=
+[[ ",${VM_TESTS:-}," != *",btrfs,"* ]] || want_btrfs=1
 # Host tools: QEMU, the programs copied into the guest, libclang for libublk's bindgen, and
 # what builds Filebench from its git tree (autotools, libtool, bison, flex, a C compiler).
 tools="qemu-system-x86_64:qemu-system-x86 mkfs.f2fs:f2fs-tools fio:fio db_bench:rocksdb-tools
        blkzone:util-linux cpio:cpio modinfo:kmod xz:xz-utils"
 [ -z "$want_fb" ] || tools="$tools autoreconf:autoconf automake:automake libtoolize:libtool
        bison:bison flex:flex gcc:gcc make:make"
+[ -z "$want_btrfs" ] || tools="$tools mkfs.btrfs:btrfs-progs"
 need=()
 for p in $tools; do
   command -v "${p%%:*}" >/dev/null 2>&1 || need+=("${p#*:}")
@@ -123,6 +127,9 @@ for prog in bash grep sed timeout fio blkzone mkfs.f2fs fsck.f2fs db_bench; do
   copy_prog "$(command -v "$prog")"
 done
 copy_prog "$target/release/zonelab"
+if [ -n "$want_btrfs" ]; then
+  for prog in mkfs.btrfs btrfs; do copy_prog "$(command -v "$prog")"; done
+fi
 if [ -n "$want_fb" ]; then
   copy_prog "$fb/install/usr/bin/filebench"
   # Filebench's cvar libraries (dlopen()ed from /usr/lib/filebench; they need only libc and
@@ -156,7 +163,7 @@ add_mod() {
   order+=("$name")
   xz -dc "$path" >"$tree/lib/modules/$name.ko" 2>/dev/null || cp "$path" "$tree/lib/modules/$name.ko"
 }
-for m in configfs null_blk ublk_drv crc32_generic f2fs; do add_mod "$m"; done
+for m in configfs null_blk ublk_drv crc32_generic f2fs ${want_btrfs:+crc32c_generic btrfs}; do add_mod "$m"; done
 printf '%s\n' "${order[@]}" >"$tree/lib/modules/order"
 
 cp "$root"/experiments/ublk/*.toml "$tree/exp/"

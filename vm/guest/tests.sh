@@ -4,8 +4,8 @@
 # measurements as `ZLMEASURE ...`, files as `ZLFILE name` ... `ZLEND`, and `ZLTEST DONE` last.
 # vm/test.sh reads ttyS1 and fails on any FAIL or a missing DONE.
 # zltests=a,b on the kernel command line limits the groups run: basic, fio, zbd, realtime,
-# perf, f2fs (the default), and rezns (real F2FS traces of the ReZNS paper's workloads, asked
-# for by name: vm/guest/rezns.sh).
+# perf, f2fs (the default), and, asked for by name, rezns (real F2FS traces of the ReZNS paper's
+# workloads: vm/guest/rezns.sh) and btrfs (btrfs in zoned mode: vm/guest/btrfs.sh).
 
 export PATH=/bin
 OUT=/dev/ttyS1
@@ -460,6 +460,11 @@ fi
 if want rezns; then
   source /guest/rezns.sh
   rz_capture
+fi
+
+if want btrfs; then
+  source /guest/btrfs.sh
+  bt_run
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -119,6 +119,25 @@ fn greedy_below(st: &State, pct: u32) -> Option<u32> {
         .min_by_key(|&z| (st.space.zones[z as usize].valid, z))
 }
 
+/// The zoned cleaner's next (section, first block): the one a pass stopped in while it can
+/// still be collected, else a new victim (greedy under the valid threshold when boosted,
+/// cost-benefit otherwise).
+fn zoned_pick(
+    st: &State,
+    f: &F2fsSpec,
+    next: Option<(u32, u32)>,
+    boost: bool,
+) -> Option<(u32, u32)> {
+    next.filter(|&(z, _)| is_candidate(st, z)).or_else(|| {
+        let v = if boost {
+            greedy_below(st, f.valid_thresh_pct)
+        } else {
+            cost_benefit(st)
+        };
+        v.map(|z| (z, 0))
+    })
+}
+
 /// Linux 6.12's `gc_thread_func` on a zoned device: no idle time needed (only no read in
 /// flight), nothing to do while free sections exceed `no_zoned_gc_pct`, cost-benefit passes of
 /// `migration_window_segments`, and at `boost_zoned_gc_pct` or fewer free sections greedy
@@ -164,16 +183,7 @@ async fn zoned_daemon(fs: Rc<Inner>) {
         };
         let (pick, seg_blocks) = {
             let st = fs.st.borrow();
-            let resumed = next.take().filter(|&(z, _)| is_candidate(&st, z));
-            let pick = resumed.or_else(|| {
-                let v = if boost {
-                    greedy_below(&st, f.valid_thresh_pct)
-                } else {
-                    cost_benefit(&st)
-                };
-                v.map(|z| (z, 0))
-            });
-            (pick, st.f2.seg_blocks)
+            (zoned_pick(&st, &f, next.take(), boost), st.f2.seg_blocks)
         };
         let Some((zone, from)) = pick else {
             wait = f.bg_gc_nogc_sleep;
