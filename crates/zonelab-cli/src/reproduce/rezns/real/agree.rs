@@ -11,29 +11,6 @@ fn gib(b: u64) -> f64 {
     b as f64 / (1u64 << 30) as f64
 }
 
-/// F2FS's own counters after the fio fsync 16 workload of a recapture (debugfs f2fs/status,
-/// `experiments/rezns/capture.sh` keeps it beside the trace).
-pub const FSYNC16_STATUS: &str =
-    include_str!("../../../../../../experiments/rezns/real-f2fs/traces/fsync16.f2fs-status.txt");
-
-/// What F2FS's cleaner did, from its debugfs status: (data blocks moved, data sections
-/// collected, of them by the background thread), counted after the workload.
-pub fn cleaner_counts(status: &str) -> Option<(u64, u64, u64)> {
-    let after = status.split("== after the workload").nth(1)?;
-    let field = |name: &str| -> Option<(u64, u64)> {
-        let line = after.lines().find(|l| l.trim_start().starts_with(name))?;
-        let rest = line.split_once(':')?.1;
-        let mut nums = rest
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|t| !t.is_empty())
-            .map(|t| t.parse::<u64>());
-        Some((nums.next()?.ok()?, nums.next()?.ok()?))
-    };
-    let (blocks, _) = field("- data blocks")?;
-    let (sections, bg) = field("- data sections")?;
-    Some((blocks, sections, bg))
-}
-
 /// One statistic of a trace.
 type Stat = fn(&TraceStats) -> f64;
 
@@ -164,6 +141,30 @@ mod tests {
     use super::super::{REPLAY, SCALE, SLUGS, TRACES, run_traced, runs};
     use super::*;
     use crate::reproduce::parallel;
+
+    /// F2FS's own counters after the fio fsync 16 workload of a recapture (debugfs f2fs/status,
+    /// `experiments/rezns/capture.sh` keeps it beside the trace).
+    const FSYNC16_STATUS: &str = include_str!(
+        "../../../../../../experiments/rezns/real-f2fs/traces/fsync16.f2fs-status.txt"
+    );
+
+    /// What F2FS's cleaner did, from its debugfs status: (data blocks moved, data sections
+    /// collected, of them by the background thread), counted after the workload.
+    fn cleaner_counts(status: &str) -> Option<(u64, u64, u64)> {
+        let after = status.split("== after the workload").nth(1)?;
+        let field = |name: &str| -> Option<(u64, u64)> {
+            let line = after.lines().find(|l| l.trim_start().starts_with(name))?;
+            let rest = line.split_once(':')?.1;
+            let mut nums = rest
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|t| !t.is_empty())
+                .map(|t| t.parse::<u64>());
+            Some((nums.next()?.ok()?, nums.next()?.ok()?))
+        };
+        let (blocks, _) = field("- data blocks")?;
+        let (sections, bg) = field("- data sections")?;
+        Some((blocks, sections, bg))
+    }
 
     /// The statistics of each committed trace's workload (after its marker), straight from the file.
     fn captured() -> Result<Vec<TraceStats>> {
