@@ -549,58 +549,47 @@ impl FsConfig {
         segs_per_sec: u64,
     ) -> Result<(), ConfigError> {
         let c = &self.f2fs;
-        let zoned_only = [
-            (
-                "fs.f2fs.no_zoned_gc_percent",
-                c.no_zoned_gc_percent.is_some(),
-            ),
-            (
-                "fs.f2fs.boost_zoned_gc_percent",
-                c.boost_zoned_gc_percent.is_some(),
-            ),
-            ("fs.f2fs.valid_thresh_ratio", c.valid_thresh_ratio.is_some()),
-            (
-                "fs.f2fs.migration_window_granularity",
-                c.migration_window_granularity.is_some(),
-            ),
-        ];
-        let given = zoned_only.iter().find(|(_, given)| *given);
-        if let (F2fsGcMode::Classic, Some((name, _))) = (f.gc_mode, given) {
-            return Err(ConfigError::field(
-                *name,
-                "applies to gc_mode = \"zoned\" only; the classic cleaner has no such setting",
-            ));
-        }
-        for (name, v, field) in [
+        let classic = f.gc_mode == F2fsGcMode::Classic;
+        let settings = [
             (
                 "fs.f2fs.no_zoned_gc_percent",
                 c.no_zoned_gc_percent,
                 &mut f.no_zoned_gc_pct,
+                0,
+                100,
             ),
             (
                 "fs.f2fs.boost_zoned_gc_percent",
                 c.boost_zoned_gc_percent,
                 &mut f.boost_zoned_gc_pct,
+                0,
+                100,
             ),
             (
                 "fs.f2fs.valid_thresh_ratio",
                 c.valid_thresh_ratio,
                 &mut f.valid_thresh_pct,
+                0,
+                100,
             ),
-        ] {
-            if let Some(v) = v {
-                super::ranges::within(name, v as u64, 0, 100)?;
-                *field = v;
-            }
-        }
-        if let Some(w) = c.migration_window_granularity {
-            super::ranges::within(
+            (
                 "fs.f2fs.migration_window_granularity",
-                w as u64,
+                c.migration_window_granularity,
+                &mut f.migration_window_segments,
                 1,
                 segs_per_sec,
-            )?;
-            f.migration_window_segments = w;
+            ),
+        ];
+        for (name, given, field, lo, hi) in settings {
+            let Some(v) = given else { continue };
+            if classic {
+                return Err(ConfigError::field(
+                    name,
+                    "applies to gc_mode = \"zoned\" only; the classic cleaner has no such setting",
+                ));
+            }
+            super::ranges::within(name, v as u64, lo, hi)?;
+            *field = v;
         }
         f.migration_window_segments = f.migration_window_segments.min(segs_per_sec as u32);
         Ok(())
