@@ -27,6 +27,10 @@ want_fb=
 # btrfs-progs and the btrfs module for group btrfs, when VM_TESTS names it.
 want_btrfs=
 [[ ",${VM_TESTS:-}," != *",btrfs,"* ]] || want_btrfs=1
+# zonefs-tools (mkzonefs and the test tools zio and zopen, built here from
+# third_party/zonefs-tools: no Debian package) and the zonefs module for group zonefs.
+want_zonefs=
+[[ ",${VM_TESTS:-}," != *",zonefs,"* ]] || want_zonefs=1
 # Host tools: QEMU, the programs copied into the guest, libclang for libublk's bindgen, and
 # what builds Filebench from its git tree (autotools, libtool, bison, flex, a C compiler).
 tools="qemu-system-x86_64:qemu-system-x86 mkfs.f2fs:f2fs-tools fio:fio db_bench:rocksdb-tools
@@ -34,10 +38,16 @@ tools="qemu-system-x86_64:qemu-system-x86 mkfs.f2fs:f2fs-tools fio:fio db_bench:
 [ -z "$want_fb" ] || tools="$tools autoreconf:autoconf automake:automake libtoolize:libtool
        bison:bison flex:flex gcc:gcc make:make"
 [ -z "$want_btrfs" ] || tools="$tools mkfs.btrfs:btrfs-progs"
+[ -z "$want_zonefs" ] || tools="$tools autoreconf:autoconf automake:automake libtoolize:libtool
+       gcc:gcc make:make"
 need=()
 for p in $tools; do
   command -v "${p%%:*}" >/dev/null 2>&1 || need+=("${p#*:}")
 done
+# mkzonefs's headers and libraries (libblkid, libuuid).
+if [ -n "$want_zonefs" ]; then
+  for p in libblkid-dev uuid-dev; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+fi
 dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static)
 compgen -G '/usr/lib/llvm-*/lib/libclang.so' >/dev/null || need+=(libclang-dev)
 if [ ${#need[@]} -gt 0 ]; then
@@ -103,6 +113,24 @@ if [ -n "$want_fb" ] && { [ ! -x "$fb/install/usr/bin/filebench" ] || [ "$(cat "
   echo "$fbkey" >"$fb/.key"
 fi
 
+# zonefs-tools 1.6.0 (group zonefs), from the vendored source, built like Filebench: copied into
+# target/vm/zonefs-tools/src, autoreconf'd, configured --with-tests (the tools its test suite
+# runs, tests/tools/zio and zopen), built out of tree, installed under install/. Cached the same way.
+zfsrc="$root/third_party/zonefs-tools"
+zf="$out/zonefs-tools"
+zfkey=$( (cd "$zfsrc" && find . -type f | LC_ALL=C sort | xargs sha256sum; echo "$fbflags") | sha256sum | cut -d' ' -f1)
+if [ -n "$want_zonefs" ] && { [ ! -x "$zf/install/usr/sbin/mkzonefs" ] || [ "$(cat "$zf/.key" 2>/dev/null)" != "$zfkey" ]; }; then
+  log "building zonefs-tools from third_party/zonefs-tools"
+  rm -rf "$zf" && mkdir -p "$zf/build"
+  cp -r "$zfsrc" "$zf/src"
+  { (cd "$zf/src" && autoreconf -f -i) >"$zf/autoreconf.log" 2>&1 &&
+    (cd "$zf/build" && "$zf/src/configure" --prefix=/usr --with-tests CFLAGS="$fbflags") >"$zf/configure.log" 2>&1 &&
+    make -C "$zf/build" -j"$(nproc)" >"$zf/make.log" 2>&1 &&
+    make -C "$zf/build" install DESTDIR="$zf/install" >"$zf/install.log" 2>&1
+  } || { echo "error: the zonefs-tools build failed; logs in $zf" >&2; tail -n 20 "$zf"/*.log >&2; exit 1; }
+  echo "$zfkey" >"$zf/.key"
+fi
+
 cargo build --release --locked -p zonelab-cli --features "ublk${ZONELAB_CLI_FEATURES:+,$ZONELAB_CLI_FEATURES}" >&2
 
 # The initramfs tree.
@@ -129,6 +157,19 @@ done
 copy_prog "$target/release/zonelab"
 if [ -n "$want_btrfs" ]; then
   for prog in mkfs.btrfs btrfs; do copy_prog "$(command -v "$prog")"; done
+fi
+if [ -n "$want_zonefs" ]; then
+  # mkzonefs, and upstream's test suite with its tools (vm/guest/zonefs.sh runs it from /zonefs).
+  copy_prog "$zf/install/usr/sbin/mkzonefs"
+  mkdir -p "$tree/zonefs/tools"
+  cp -r "$zfsrc/tests/scripts" "$zfsrc/tests/zonefs-tests.sh" "$tree/zonefs/"
+  for t in zio zopen; do copy_prog "$zf/build/tests/tools/$t" && mv "$tree/bin/$t" "$tree/zonefs/tools/"; done
+  # GNU dd, ls, stat and truncate for the suite's own PATH (it is written for them, not for
+  # busybox's: ls -U, for one); vm/guest/zonefs.sh adds its module shims there.
+  mkdir -p "$tree/zonefs/bin"
+  for p in dd ls stat truncate; do
+    copy_prog "$(command -v "$p")" && mv "$tree/bin/$p" "$tree/zonefs/bin/$p" && ln -s busybox "$tree/bin/$p"
+  done
 fi
 if [ -n "$want_fb" ]; then
   copy_prog "$fb/install/usr/bin/filebench"
@@ -163,7 +204,9 @@ add_mod() {
   order+=("$name")
   xz -dc "$path" >"$tree/lib/modules/$name.ko" 2>/dev/null || cp "$path" "$tree/lib/modules/$name.ko"
 }
-for m in configfs null_blk ublk_drv crc32_generic f2fs ${want_btrfs:+crc32c_generic btrfs}; do add_mod "$m"; done
+for m in configfs null_blk ublk_drv crc32_generic f2fs ${want_btrfs:+crc32c_generic btrfs} ${want_zonefs:+zonefs}; do
+  add_mod "$m"
+done
 printf '%s\n' "${order[@]}" >"$tree/lib/modules/order"
 
 cp "$root"/experiments/ublk/*.toml "$tree/exp/"

@@ -8,7 +8,8 @@
 # if any check fails or the guest does not finish within VM_TIMEOUT seconds (default 600: TCG
 # slows down when the machine is shared). Logs and the device's results go to
 # target/vm/out/. VM_TESTS=basic,fio,zbd,realtime,perf,f2fs picks groups (default: these; rezns, the real-F2FS
-# traces of experiments/rezns/capture.sh, and btrfs, btrfs in zoned mode, only when named);
+# traces of experiments/rezns/capture.sh, btrfs, btrfs in zoned mode, and zonefs, zonefs with
+# zonefs-tools' test suite (give it VM_TIMEOUT=3000), only when named);
 # ZBD_TESTS=all (or 1:2:5...) picks fio's zbd tests, ZBD_TIMEOUT their time limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."

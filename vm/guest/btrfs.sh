@@ -3,7 +3,7 @@
 # active), what a researcher tries first on a zoned block device after F2FS. mkfs.btrfs -O zoned,
 # files written and checksummed, read back after unmount and mount, and again after the server
 # stopped and served its --state file; the kernel's own check (btrfs scrub) must find nothing.
-# zonefs is not here: its formatter (zonefs-tools' mkzonefs) has no Debian package.
+# zonefs has its own group (vm/guest/zonefs.sh).
 # bt_mounted: /mnt/bt is a btrfs mount (not the directory under it, which a failed mount leaves).
 bt_mounted() { grep -q ' /mnt/bt btrfs ' /proc/mounts; }
 bt_run() {

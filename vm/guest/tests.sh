@@ -5,7 +5,9 @@
 # vm/test.sh reads ttyS1 and fails on any FAIL or a missing DONE.
 # zltests=a,b on the kernel command line limits the groups run: basic, fio, zbd, realtime,
 # perf, f2fs (the default), and, asked for by name, rezns (real F2FS traces of the ReZNS paper's
-# workloads: vm/guest/rezns.sh) and btrfs (btrfs in zoned mode: vm/guest/btrfs.sh).
+# workloads: vm/guest/rezns.sh), btrfs (btrfs in zoned mode: vm/guest/btrfs.sh), zonefs
+# (zonefs and zonefs-tools' test suite: vm/guest/zonefs.sh) and f2fs_cap (why fsck.f2fs's free
+# segment count differs when zone capacity < zone size: vm/guest/f2fs_cap.sh).
 
 export PATH=/bin
 OUT=/dev/ttyS1
@@ -465,6 +467,17 @@ fi
 if want btrfs; then
   source /guest/btrfs.sh
   bt_run
+fi
+
+if want f2fs_cap; then
+  source /guest/f2fs_cap.sh
+  fc_run
+fi
+
+if want zonefs; then
+  source /guest/zonefs.sh
+  zf_run
+  zf_suite
 fi
 
 # ---------------------------------------------------------------------------------------------
