@@ -40,6 +40,9 @@ fn layer_line(name: &str, report: &serde_json::Value) -> String {
             w["ops_per_s"].as_f64().unwrap_or(0.0),
             w["mib_per_s"].as_f64().unwrap_or(0.0),
         );
+        if let Some(e) = w["error"].as_str() {
+            let _ = write!(line, " did not run: {e};");
+        }
     }
     for p in report["phases"].as_array().into_iter().flatten() {
         let secs = (p["end_ns"].as_u64().unwrap_or(0))

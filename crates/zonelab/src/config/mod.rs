@@ -240,6 +240,30 @@ fn deserialize<T: serde::de::DeserializeOwned>(
     })
 }
 
+/// The first place where `input` gives an array and the resolved configuration has a table:
+/// serde reads a struct from an array of its fields in order, so `prefill = []` would silently
+/// be a `[prefill]` of defaults (the whole device filled).
+fn table_given_as_array(input: &toml::Value, resolved: &toml::Value, path: &str) -> Option<String> {
+    use toml::Value::{Array, Table};
+    match (input, resolved) {
+        (Array(_), Table(_)) => Some(path.to_string()),
+        (Table(a), Table(b)) => a.iter().find_map(|(k, v)| {
+            let p = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
+            b.get(k).and_then(|w| table_given_as_array(v, w, &p))
+        }),
+        (Array(a), Array(b)) => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (v, w))| table_given_as_array(v, w, &format!("{path}[{i}]"))),
+        _ => None,
+    }
+}
+
 /// serde's type errors in the words of the experiment file: `invalid value: integer `-4`,
 /// expected u32` becomes "-4 is not a whole number from 0 to 4294967295". Other messages pass.
 fn plain(message: &str) -> String {
@@ -363,7 +387,16 @@ impl ExperimentConfig {
             ));
         }
         let tagged = TAGGED.map(|(name, _, _)| table.get(name).cloned());
-        deserialize(table, "").map_err(|e| pinpoint(&tagged, e))
+        let input = toml::Value::Table(table.clone());
+        let cfg: Self = deserialize(table, "").map_err(|e| pinpoint(&tagged, e))?;
+        let resolved = toml::Value::try_from(&cfg).expect("an ExperimentConfig always serializes");
+        if let Some(path) = table_given_as_array(&input, &resolved, "") {
+            return Err(ConfigError::field(
+                path,
+                "must be a table ([name] or name = { ... }), not an array",
+            ));
+        }
+        Ok(cfg)
     }
 
     /// The resolved configuration as TOML, as written beside the results.
@@ -633,5 +666,7 @@ mod doc_tests;
 mod fuzz_tests;
 #[cfg(test)]
 mod limits_tests;
+#[cfg(test)]
+mod shape_tests;
 #[cfg(test)]
 mod tests;

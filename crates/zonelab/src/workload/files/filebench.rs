@@ -188,7 +188,7 @@ pub(crate) async fn setup(
     h: &Host,
     seed: u64,
     index: usize,
-) -> Shared<Fileset> {
+) -> Result<Shared<Fileset>, FsError> {
     let mut rng = Pcg64Mcg::seed_from_u64(mix_seed(seed, 0xf11e_0000 + index as u64));
     let n = spec.nfiles as u64;
     let width = spec.dir_width.max(1) as u64;
@@ -196,29 +196,24 @@ pub(crate) async fn setup(
     let exists: Vec<bool> = (0..n)
         .map(|_| rng.random_range(0..100u32) < spec.prealloc_pct)
         .collect();
-    mkdir_p(fs, h, &spec.dir).await;
+    mkdir_p(fs, h, &spec.dir).await?;
     let mut dirs: Vec<&str> = paths
         .iter()
         .map(|p| &p[..p.rfind('/').expect("absolute")])
         .collect();
     dirs.dedup();
     for d in dirs {
-        mkdir_p(fs, h, d).await;
+        mkdir_p(fs, h, d).await?;
     }
     for (p, &e) in paths.iter().zip(&exists) {
         if e {
-            let fd = fs
-                .create(h, p, CreateOptions::default())
-                .await
-                .expect("the fileset fits the file layer");
-            write_whole(fs, h, fd, spec.file_bytes, spec.io_bytes)
-                .await
-                .expect("the fileset fits the file layer");
-            fs.fsync(h, fd).await.expect("fits");
-            fs.close(h, fd).await.expect("fits");
+            let fd = fs.create(h, p, CreateOptions::default()).await?;
+            write_whole(fs, h, fd, spec.file_bytes, spec.io_bytes).await?;
+            fs.fsync(h, fd).await?;
+            fs.close(h, fd).await?;
         }
     }
-    Rc::new(RefCell::new(Fileset::new(paths, exists)))
+    Ok(Rc::new(RefCell::new(Fileset::new(paths, exists))))
 }
 
 async fn write_whole(fs: &Fs, h: &Host, fd: Fd, size: u64, chunk: u64) -> Result<u64, FsError> {

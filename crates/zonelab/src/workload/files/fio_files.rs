@@ -29,8 +29,8 @@ pub struct FioFilesSpec {
     pub dir: String,
 }
 
-pub(crate) async fn setup(spec: &FioFilesSpec, fs: &Fs, h: &Host) {
-    mkdir_p(fs, h, &spec.dir).await;
+pub(crate) async fn setup(spec: &FioFilesSpec, fs: &Fs, h: &Host) -> Result<(), FsError> {
+    mkdir_p(fs, h, &spec.dir).await
 }
 
 /// Starts the loops: one driver task runs them back to back.

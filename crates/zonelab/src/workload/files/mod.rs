@@ -18,7 +18,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::host::fs::{Fs, FsSpec};
+use crate::host::fs::{Fs, FsError, FsSpec};
 use crate::sim::TaskId;
 use crate::sim::host::Host;
 
@@ -71,6 +71,9 @@ pub struct FileWorkloadReport {
     /// Calls the file layer refused (no space), by operation.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub failures: BTreeMap<String, u64>,
+    /// Why the workload did not run: its set-up (the files it starts from) did not fit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -145,9 +148,20 @@ pub fn spawn(spec: &FilesSpec, host: &Host) -> Fs {
                 progress: progress.clone(),
             };
             let ids = match (w, state) {
-                (FileWorkload::Filebench(s), Setup::Filebench(set)) => filebench::run(s, &ctx, set),
-                (FileWorkload::FioFiles(s), _) => fio_files::run(s, &ctx),
-                (FileWorkload::Updates(s), Setup::Updates(files)) => updates::run(s, &ctx, files),
+                (_, Err(e)) => {
+                    reports.borrow_mut()[i].error = Some(format!(
+                        "its set-up did not fit the file layer ({e}): the files it starts from \
+                         need more room than the device leaves"
+                    ));
+                    Vec::new()
+                }
+                (FileWorkload::Filebench(s), Ok(Setup::Filebench(set))) => {
+                    filebench::run(s, &ctx, set)
+                }
+                (FileWorkload::FioFiles(s), Ok(_)) => fio_files::run(s, &ctx),
+                (FileWorkload::Updates(s), Ok(Setup::Updates(files))) => {
+                    updates::run(s, &ctx, files)
+                }
                 _ => unreachable!("set-up matches its workload"),
             };
             tasks.push((i, ids));
@@ -174,18 +188,26 @@ enum Setup {
     Updates(Vec<String>),
 }
 
-async fn setup(w: &FileWorkload, fs: &Fs, h: &Host, seed: u64, index: usize) -> Setup {
+/// A workload's set-up; an error when its files do not fit (the configuration's check of the
+/// space is an estimate: the file layer's metadata and reserve decide).
+async fn setup(
+    w: &FileWorkload,
+    fs: &Fs,
+    h: &Host,
+    seed: u64,
+    index: usize,
+) -> Result<Setup, FsError> {
     let h = h.for_tenant(w.name(), &format!("{}.setup", w.name()));
-    match w {
+    Ok(match w {
         FileWorkload::Filebench(s) => {
-            Setup::Filebench(filebench::setup(s, fs, &h, seed, index).await)
+            Setup::Filebench(filebench::setup(s, fs, &h, seed, index).await?)
         }
         FileWorkload::FioFiles(s) => {
-            fio_files::setup(s, fs, &h).await;
+            fio_files::setup(s, fs, &h).await?;
             Setup::None
         }
-        FileWorkload::Updates(s) => Setup::Updates(updates::setup(s, fs, &h).await),
-    }
+        FileWorkload::Updates(s) => Setup::Updates(updates::setup(s, fs, &h).await?),
+    })
 }
 
 /// What a workload's threads share.
@@ -218,17 +240,16 @@ impl Ctx {
 }
 
 /// Makes every directory on the way to `dir` (absolute).
-pub(crate) async fn mkdir_p(fs: &Fs, h: &Host, dir: &str) {
+pub(crate) async fn mkdir_p(fs: &Fs, h: &Host, dir: &str) -> Result<(), FsError> {
     let mut path = String::new();
     for part in dir.split('/').filter(|p| !p.is_empty()) {
         path.push('/');
         path.push_str(part);
         if fs.stat_now(&path).is_err() {
-            fs.mkdir(h, &path)
-                .await
-                .expect("directories of a workload fit the file layer");
+            fs.mkdir(h, &path).await?;
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -101,3 +101,24 @@ fn filebench_stops_at_its_op_count() {
         );
     }
 }
+
+/// A workload whose starting files do not fit (here a device prefilled whole, which the F2FS-like
+/// layer adopts as one file) is reported as not run, with the reason; the run ends instead of
+/// panicking (the config fuzz test found this with Filebench's fileset).
+#[test]
+fn a_set_up_that_does_not_fit_is_reported_not_a_panic() {
+    for workload in [
+        "[[filebench]]\npersonality = \"fileserver\"\nnfiles = 20\nrun = \"5ms\"\n",
+        "[[updates]]\ndataset = \"1MiB\"\nupdates = 100\n",
+    ] {
+        let text = format!(
+            "seed = 1\npreset = \"rezns-40g\"\n[prefill]\nfraction = 1.0\n[fs]\npersonality = \"f2fs\"\n{workload}"
+        );
+        let o = run_text(&text);
+        let r: Vec<FileWorkloadReport> =
+            serde_json::from_value(o.summary.layers["files"].clone()).unwrap();
+        let error = r[0].error.as_deref().unwrap_or_default();
+        assert!(error.contains("did not fit"), "{workload}: {r:?}");
+        assert_eq!(r[0].ops, 0, "{workload}");
+    }
+}

@@ -47,26 +47,23 @@ fn path(spec: &UpdatesSpec, f: u32) -> String {
 }
 
 /// Fills the data set; returns the files' paths.
-pub(crate) async fn setup(spec: &UpdatesSpec, fs: &Fs, h: &Host) -> Vec<String> {
-    mkdir_p(fs, h, &spec.dir).await;
+pub(crate) async fn setup(spec: &UpdatesSpec, fs: &Fs, h: &Host) -> Result<Vec<String>, FsError> {
+    mkdir_p(fs, h, &spec.dir).await?;
     let mut paths = Vec::new();
     for f in 0..spec.files {
         let p = path(spec, f);
-        let fd = fs
-            .create(h, &p, CreateOptions::default())
-            .await
-            .expect("the data set fits (checked by config)");
+        let fd = fs.create(h, &p, CreateOptions::default()).await?;
         let mut off = 0;
         while off < spec.file_bytes {
             let n = spec.fill_bytes.min(spec.file_bytes - off);
-            fs.write(h, fd, off, n, None).await.expect("fits");
+            fs.write(h, fd, off, n, None).await?;
             off += n;
         }
-        fs.fsync(h, fd).await.expect("fits");
-        fs.close(h, fd).await.expect("fits");
+        fs.fsync(h, fd).await?;
+        fs.close(h, fd).await?;
         paths.push(p);
     }
-    paths
+    Ok(paths)
 }
 
 pub(crate) fn run(spec: &UpdatesSpec, ctx: &Ctx, paths: Vec<String>) -> Vec<TaskId> {
