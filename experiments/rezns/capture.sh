@@ -38,6 +38,8 @@ for w in "${kept[@]}"; do
   cp "$out/rezns-$w.log" "$dest/$w.log"
   # F2FS's own counters before and after the workload (debugfs f2fs/status), when the guest sent them.
   [ ! -f "$out/rezns-$w-f2fs-status.txt" ] || cp "$out/rezns-$w-f2fs-status.txt" "$dest/$w.f2fs-status.txt"
+  # ... and every 5 s during it (the lines on where its space is).
+  [ ! -f "$out/rezns-$w-f2fs-timeline.txt" ] || cp "$out/rezns-$w-f2fs-timeline.txt" "$dest/$w.f2fs-timeline.txt"
 done
 # scale.txt: the new line of each workload kept, the old line of the others, in the order above.
 for w in $all; do

@@ -72,7 +72,7 @@ rz_workload() {
 }
 
 rz_capture() {
-  local mib rc w avail prefill file empty t0 detail fbscale
+  local mib rc w avail prefill file empty t0 detail fbscale sampler
   mkdir -p /mnt/rz
   for w in ${RZ_WORKLOADS//:/ }; do
     start_server 5 vm-rezns --set device.zones.zone_count="$RZ_ZONES"
@@ -112,10 +112,22 @@ rz_capture() {
     grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs none /sys/kernel/debug 2>/dev/null
     { echo "== before the workload"; cat /sys/kernel/debug/f2fs/status; } >/tmp/rz.$w.status 2>&1
     t0=$SECONDS
+    # And every 5 s during it, the lines that say where F2FS's space is: utilization, each log's
+    # current section and its type's dirty and full segments, valid, dirty, prefree and free
+    # segments (free sections in brackets), checkpoints and cleaning so far.
+    ( while sleep 5; do
+        echo "== t=$((SECONDS - t0)) s"
+        grep -E '^Utilization|^  - (COLD|WARM|HOT) +data:|^  - (Dir|File) +dnode:|^  - Indir nodes:|^  - (Valid|Dirty|Prefree|Free): |^(CP|GC) calls|^  - (data|node) sections' \
+          /sys/kernel/debug/f2fs/status
+      done ) >/tmp/rz.$w.timeline 2>&1 &
+    sampler=$!
     rz_workload "$w" "$file" >/tmp/rz.$w.log 2>&1
     rc=$?
+    kill $sampler 2>/dev/null
+    wait $sampler 2>/dev/null
     { echo "== after the workload"; cat /sys/kernel/debug/f2fs/status; } >>/tmp/rz.$w.status 2>&1
     send_file /tmp/rz.$w.status "rezns-$w-f2fs-status.txt"
+    send_file /tmp/rz.$w.timeline "rezns-$w-f2fs-timeline.txt"
     umount /mnt/rz
     stop_server 5
     meta_gone nullb5
