@@ -9,11 +9,7 @@
 # static -> eZNS. Seed 1, the shipped scale; about 45 s of wall time on the 2-core machine.
 #   experiments/ezns/read-tails.sh [ZONELAB_BINARY]
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-bin=${1:-target/release/zonelab}
-[ -x "$bin" ] || cargo build --release --locked -q -p zonelab-cli
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/../script-setup.sh" "$@"
 # smallzone-4t's program and erase times (presets/smallzone-4t.toml), halved.
 program_ns=$(sed -n 's/^program_latency_ns = \([0-9]*\).*/\1/p' presets/smallzone-4t.toml)
 erase_ns=$(sed -n 's/^erase_latency_ns = \([0-9]*\).*/\1/p' presets/smallzone-4t.toml)

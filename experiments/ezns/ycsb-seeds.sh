@@ -6,14 +6,10 @@
 # per store leave 100 gets above the P99.9. About 10 s of wall time per seed on the 2-core machine.
 #   experiments/ezns/ycsb-seeds.sh [ZONELAB_BINARY] [SEEDS...]   (default seeds 1-6)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-bin=${1:-target/release/zonelab}
+source "$(dirname "$0")/../script-setup.sh" "$@"
 shift || true
 seeds=("$@")
 [ ${#seeds[@]} -gt 0 ] || seeds=(1 2 3 4 5 6)
-[ -x "$bin" ] || cargo build --release --locked -q -p zonelab-cli
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 for seed in "${seeds[@]}"; do
   "$bin" run experiments/ezns/rocksdb-ycsb.toml --set "seed=$seed" --set layer.local_overdrive=false \
     --set layer.global_overdrive=false --set layer.reclaim=false --set layer.scheduler=false \

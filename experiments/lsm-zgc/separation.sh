@@ -13,11 +13,7 @@
 # (two runs at a time, 2026-11-29).
 #   experiments/lsm-zgc/separation.sh [ZONELAB_BINARY]
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-bin=${1:-target/release/zonelab}
-[ -x "$bin" ] || cargo build --release --locked -q -p zonelab-cli
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/../script-setup.sh" "$@"
 
 # run NAME MODE OVERRIDES...: prints GC seconds, GiB copied, zones collected. MODE: with
 # (separation), own (without, survivors in their own log), user (without, in the user's log).

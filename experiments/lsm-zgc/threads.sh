@@ -10,11 +10,7 @@
 # time for the default six on the 2-core machine (two runs at a time, 2026-11-29).
 #   experiments/lsm-zgc/threads.sh [ZONELAB_BINARY]
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-bin=${1:-target/release/zonelab}
-[ -x "$bin" ] || cargo build --release --locked -q -p zonelab-cli
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/../script-setup.sh" "$@"
 
 # run NAME POLICY SIZE UPDATES: writes the run's results under $out/NAME.
 run() {

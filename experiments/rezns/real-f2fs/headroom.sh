@@ -8,11 +8,7 @@
 # About 5 s of wall time on the 2-core machine.
 #   experiments/rezns/real-f2fs/headroom.sh [ZONELAB_BINARY]
 set -euo pipefail
-cd "$(dirname "$0")/../../.."
-bin=${1:-target/release/zonelab}
-[ -x "$bin" ] || cargo build --release --locked -q -p zonelab-cli
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/../../script-setup.sh" "$@"
 for n in 28 29 30; do
   "$bin" run -q -o "$out/$n" experiments/rezns/real-f2fs/f2fs-like-fio.toml \
     --set "fs.f2fs.reserved_sections=$n" >/dev/null

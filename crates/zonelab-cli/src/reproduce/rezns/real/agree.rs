@@ -240,15 +240,15 @@ mod tests {
                  mount finds more than 60% free and sleeps 60 s, longer than the layer's run; with that\n\
                  sleep cut to 1 s (`fs.f2fs.bg_gc_nogc_sleep`) it gets 18 passes and fio fsync 16 goes\n\
                  from 5.08 to 5.13 GiB.\n\n\
-                 Why real F2FS's victims are fuller, narrowed down: at the end both hold the same\n\
-                 data (87.0% of the user blocks in the layer, 87.1% in real F2FS's status) and keep\n\
-                 29 free sections; both clean in the foreground from 28 free sections on (Linux's\n\
-                 `has_not_enough_free_secs`) and take the section with the fewest valid blocks\n\
-                 (`get_victim_by_default`, greedy for foreground cleaning). The outcome is steep in\n\
-                 headroom: with one or two sections fewer (`experiments/rezns/real-f2fs/headroom.sh`)\n\
-                 the layer writes 6.41 and 11.91 GiB, its victims 56% and 78% valid, so real F2FS\n\
-                 behaves as if it had one to two sections less room during the run. Where that room\n\
-                 goes is not yet measured.\n\n",
+                 Why real F2FS's victims are fuller, narrowed down (the measurements are in\n\
+                 experiments/rezns/README.md, \"The write-volume gap\"): at the end both hold the\n\
+                 same data and keep the same free sections; both clean in the foreground once free\n\
+                 sections fall to the reserved ones (Linux's `has_not_enough_free_secs`) and take the\n\
+                 section with the fewest valid blocks (`get_victim_by_default`, greedy for foreground\n\
+                 cleaning). The outcome is steep in headroom: with one or two sections fewer\n\
+                 (`experiments/rezns/real-f2fs/headroom.sh`) the layer writes and moves far more, so\n\
+                 real F2FS behaves as if it had one to two sections less room during the run. Where\n\
+                 that room goes is not yet measured.\n\n",
                 gib(like[0].read_bytes),
             );
         }
