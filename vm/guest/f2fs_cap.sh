@@ -14,13 +14,9 @@
 # fc_case TAG ZONED CAP_MIB: F2FS with a 1 GiB metadata null_blk on ZONED (64 MiB zones of
 # CAP_MIB capacity), a file written, unmount, fsck; checks fsck's excess over the checkpoint.
 fc_case() {
-  local tag=$1 zdev=$2 cap_mib=$3 c=/sys/kernel/config/nullb meta=nullb5 kv log=/tmp/fc.$1
-  local cp_free fsck_free main segs conv unusable expect rc
-  mkdir $c/$meta
-  for kv in size=1024 memory_backed=1 blocksize=4096 power=1; do
-    echo "${kv#*=}" >$c/$meta/${kv%%=*}
-  done
-  local mdev=/dev/$meta # (a null_blk made through configfs is named after its directory)
+  local tag=$1 zdev=$2 cap_mib=$3 meta=nullb5 log=/tmp/fc.$1
+  local cp_free fsck_free main segs conv unusable expect rc mdev=/dev/$meta
+  nullb_new $meta size=1024 memory_backed=1 blocksize=4096 power=1
   mkfs.f2fs -f -m -c "$zdev" "$mdev" >$log.mkfs 2>&1
   mkdir -p /mnt/fc
   mount -t f2fs "$mdev" /mnt/fc 2>$log.mount &&
@@ -28,8 +24,7 @@ fc_case() {
     umount /mnt/fc
   fsck.f2fs -f --dry-run -d 1 "$mdev" >$log.fsck 2>&1
   rc=$?
-  echo 0 >$c/$meta/power
-  rmdir $c/$meta
+  nullb_gone $meta
   cp_free=$(awk '$1 == "free_segment_count" { gsub(/]/, "", $NF); print $NF; exit }' $log.fsck)
   fsck_free=$(sed -n 's/^\[FSCK\] free segment_count matched with CP.*\[0x\([0-9a-f]*\)\].*/\1/p' $log.fsck)
   fsck_free=$((16#${fsck_free:-0}))
@@ -46,19 +41,13 @@ fc_case() {
 }
 
 fc_run() {
-  local c=/sys/kernel/config/nullb kv
   start_server 9 vm
   fc_case zonelab_cap48 /dev/ublkb9 48
   stop_server 9
   start_server 9 vm --set 'device.zones.zone_capacity_bytes="64MiB"'
   fc_case zonelab_cap64 /dev/ublkb9 64
   stop_server 9
-  mkdir $c/nullb6
-  for kv in zoned=1 zone_size=64 zone_capacity=48 size=2048 zone_max_open=14 zone_max_active=14 \
-            memory_backed=1 blocksize=4096 power=1; do
-    echo "${kv#*=}" >$c/nullb6/${kv%%=*}
-  done
+  nullb_new nullb6 "${NULLB_LIKE_VM[@]}" size=2048 power=1
   fc_case null_blk_cap48 /dev/nullb6 48
-  echo 0 >$c/nullb6/power
-  rmdir $c/nullb6
+  nullb_gone nullb6
 }

@@ -130,7 +130,7 @@ rz_capture() {
     send_file /tmp/rz.$w.timeline "rezns-$w-f2fs-timeline.txt"
     umount /mnt/rz
     stop_server 5
-    meta_gone nullb5
+    nullb_gone nullb5
     detail="exit $rc after $((SECONDS - t0)) s"
     if [ -n "$fbscale" ]; then
       # Filebench's verdict: its exit status, its IO Summary line and no error in its output.

@@ -275,22 +275,30 @@ fi
 # puts its metadata and the start of its main area there: the smaller it is, the sooner the data
 # goes to the zones (a 1 GiB one took nearly all of it). Prints the size in MiB.
 f2fs_meta() {
-  local name=$1 zdev=$2 c=/sys/kernel/config/nullb mib kv
+  local name=$1 zdev=$2 mib
   for mib in 16 32 64 128 256 512; do
-    mkdir $c/$name
-    for kv in size=$mib memory_backed=1 blocksize=4096 power=1; do
-      echo "${kv#*=}" >$c/$name/${kv%%=*}
-    done
+    nullb_new $name size=$mib memory_backed=1 blocksize=4096 power=1
     if mkfs.f2fs -f -m -c "$zdev" /dev/$name >/tmp/f2fs.$name.mkfs 2>&1; then
       echo $mib
       return 0
     fi
-    echo 0 >$c/$name/power
-    rmdir $c/$name
+    nullb_gone $name
   done
   return 1
 }
-meta_gone() { echo 0 >/sys/kernel/config/nullb/$1/power; rmdir /sys/kernel/config/nullb/$1; }
+# nullb_new NAME KEY=VALUE...: a null_blk made through configfs, with these attributes in this
+# order (power=1 last); it is /dev/NAME (named after its directory). nullb_gone NAME removes it.
+nullb_new() {
+  local d=/sys/kernel/config/nullb/$1 kv
+  shift
+  mkdir $d
+  for kv in "$@"; do echo "${kv#*=}" >$d/${kv%%=*}; done
+}
+nullb_gone() { echo 0 >/sys/kernel/config/nullb/$1/power; rmdir /sys/kernel/config/nullb/$1; }
+# The zoned null_blk ZoneLab's device is compared with (experiments/ublk/vm.toml's geometry:
+# 64 MiB zones of 48 MiB capacity, 14 open and active); add size=MiB and power=1.
+NULLB_LIKE_VM=(zoned=1 zone_size=64 zone_capacity=48 zone_max_open=14 zone_max_active=14
+               memory_backed=1 blocksize=4096)
 # Bytes the zones of DEV hold (each zone's write pointer, at most its capacity), in MiB.
 zoned_mib() {
   DEV=$1 zones | awk '{ s += ($2 < $3 ? $2 : $3) } END { print int(s / 2048) }'
@@ -357,7 +365,7 @@ f2fs_run() {
   # Each check's name and verdict (the counts differ with the data).
   grep '^\[FSCK\]' /tmp/f2fs.$tag.fsck | grep -v 'Max image size' |
     sed 's/^\[FSCK\] *//; s/ *\[0x[0-9a-f]*\] *$//' >/tmp/f2fs.$tag.verdict
-  meta_gone "$meta"
+  nullb_gone "$meta"
 }
 
 if want realtime; then
@@ -387,15 +395,9 @@ if want f2fs; then
   f2fs_run ublk "$DEV" nullb2
   # The same on a zoned null_blk of the same geometry (64 MiB zones, 48 MiB capacity, 14 open
   # and active) with a null_blk for metadata: fsck.f2fs must say the same of both.
-  c=/sys/kernel/config/nullb
-  mkdir $c/nullb1
-  for kv in zoned=1 zone_size=64 zone_capacity=48 size=2048 zone_max_open=14 zone_max_active=14 \
-            memory_backed=1 blocksize=4096 power=1; do
-    echo "${kv#*=}" >$c/nullb1/${kv%%=*}
-  done
+  nullb_new nullb1 "${NULLB_LIKE_VM[@]}" size=2048 power=1
   f2fs_run nullb /dev/nullb1 nullb2
-  echo 0 >$c/nullb1/power
-  rmdir $c/nullb1
+  nullb_gone nullb1
   rc_u=$(cat /tmp/f2fs.ublk.fsckrc); rc_n=$(cat /tmp/f2fs.nullb.fsckrc)
   [ "$rc_u" = 0 ] || send_file /tmp/f2fs.ublk.fsck fsck.ublk.log
   [ "$rc_n" = 0 ] || send_file /tmp/f2fs.nullb.fsck fsck.nullb.log
@@ -424,7 +426,7 @@ if want f2fs; then
     sh -c "cd /mnt/st && md5sum -c /tmp/f2fs.st.md5 >/dev/null"
   umount /mnt/st
   stop_server 4
-  meta_gone nullb3
+  nullb_gone nullb3
   rm -f /tmp/f2fs4.state
 
   # A real file system's zoned I/O, captured once: every command F2FS sends a small traced

@@ -10,8 +10,6 @@
 #   and none may fail on ZoneLab.
 zf_mnt=/mnt/zf
 zf_mounted() { grep -q " $zf_mnt zonefs " /proc/mounts; }
-# Kernel write pointer of zone Z of device D, in sectors from the zone start.
-zf_wp() { DEV=$1 zones -o $(($2 * ZONE_SECTORS)) -c 1 | cut -d' ' -f2; }
 # zf_sizes_match D: every sequential file's size equals the data its zone holds: its write
 # pointer, or its capacity when it is full (the kernel reports a full zone's write pointer at
 # the zone's end). File seq/i is zone i + 1: zone 0 holds the super block.
@@ -20,7 +18,7 @@ zf_sizes_match() {
   for f in "$zf_mnt"/seq/*; do
     i=$(basename "$f")
     sz=$(stat -c %s "$f")
-    read -r s w cap cond < <(DEV=$d zones -o $(((i + 1) * ZONE_SECTORS)) -c 1)
+    read -r s w cap cond < <(DEV=$d zone $((i + 1)))
     held=$(( (cond == 14 ? cap : w) * 512 ))
     [ "$held" = "$sz" ] || { echo "seq/$i: size $sz, zone holds $held (condition $cond)"; return 1; }
   done
@@ -49,8 +47,8 @@ zf_run() {
   dd if=/tmp/zf.src of="$zf_mnt/seq/0" bs=1M skip=4 count=44 oflag=direct,append conv=notrunc 2>/dev/null || rc=1
   check zonefs.append "8 files written by direct appends (4 to 32 MiB), seq/0 to its 48 MiB capacity: sizes $(stat -c %s "$zf_mnt"/seq/[0-7] | tr '\n' ' ')" -- \
     sh -c "test $rc = 0 && test \$(stat -c %s $zf_mnt/seq/0) = $cap_b && test \$(stat -c %s $zf_mnt/seq/7) = $((32 << 20))"
-  check zonefs.full_zone "seq/0 written to its capacity: zone 1 condition $(cond_of_dev $d 1) (14 = full)" -- \
-    test "$(cond_of_dev $d 1)" = 14
+  check zonefs.full_zone "seq/0 written to its capacity: zone 1 condition $(DEV=$d cond_of 1) (14 = full)" -- \
+    test "$(DEV=$d cond_of 1)" = 14
   # Zone rules, as zonefs enforces them on the device's write pointers.
   ! dd if=/tmp/zf.src of="$zf_mnt/seq/1" bs=1M count=1 oflag=direct conv=notrunc 2>/tmp/zf.rewrite
   rc=$?
@@ -61,8 +59,8 @@ zf_run() {
   LOG=/tmp/zf.past check zonefs.past_capacity_refused "an append to a file at its zone's capacity: $(head -n 1 /tmp/zf.past)" -- \
     sh -c "test $rc = 0 && test \$(stat -c %s $zf_mnt/seq/0) = $cap_b"
   truncate -s 0 "$zf_mnt/seq/7"
-  check zonefs.truncate_resets "truncating seq/7 to 0 resets zone 8: write pointer $(zf_wp $d 8), condition $(cond_of_dev $d 8) (1 = empty)" -- \
-    test "$(zf_wp $d 8)" = 0 -a "$(cond_of_dev $d 8)" = 1
+  check zonefs.truncate_resets "truncating seq/7 to 0 resets zone 8: write pointer $(DEV=$d wp_of 8), condition $(DEV=$d cond_of 8) (1 = empty)" -- \
+    test "$(DEV=$d wp_of 8)" = 0 -a "$(DEV=$d cond_of 8)" = 1
   dd if=/tmp/zf.src of="$zf_mnt/seq/7" bs=1M skip=9 count=5 oflag=direct,append conv=notrunc 2>/dev/null
   zf_sizes_match $d >/tmp/zf.sizes 2>&1
   rc=$?
@@ -83,7 +81,6 @@ zf_run() {
   stop_server $n
   rm -f $st /tmp/zf.src
 }
-cond_of_dev() { DEV=$1 zones -o $(($2 * ZONE_SECTORS)) -c 1 | cut -d' ' -f4; }
 
 # zf_suite_on TAG DEV: runs zonefs-tools' suite in short mode on DEV; each case's verdict goes to
 # /tmp/zft.TAG.verdicts as "NNNN PASS|skip|FAIL".
@@ -112,21 +109,15 @@ zf_shims() {
 }
 
 zf_suite() {
-  local n=8 c=/sys/kernel/config/nullb kv pass fail skip differ
+  local n=8 pass fail skip differ
   zf_shims
   # A smaller device than vm.toml's 32 zones: 16 zones, the same 64 MiB zones and 48 MiB capacity.
   start_server $n vm --set device.zones.zone_count=16
   zf_suite_on ublk /dev/ublkb$n
   stop_server $n
-  # (A null_blk made through configfs is named after its directory.)
-  mkdir $c/nullb7
-  for kv in zoned=1 zone_size=64 zone_capacity=48 size=1024 zone_max_open=14 zone_max_active=14 \
-            memory_backed=1 blocksize=4096 power=1; do
-    echo "${kv#*=}" >$c/nullb7/${kv%%=*}
-  done
+  nullb_new nullb7 "${NULLB_LIKE_VM[@]}" size=1024 power=1
   zf_suite_on nullb /dev/nullb7
-  echo 0 >$c/nullb7/power
-  rmdir $c/nullb7
+  nullb_gone nullb7
   pass=$(grep -c ' PASS$' /tmp/zft.ublk.verdicts)
   fail=$(grep -c ' FAIL$' /tmp/zft.ublk.verdicts)
   skip=$(grep -c ' skip$' /tmp/zft.ublk.verdicts)
