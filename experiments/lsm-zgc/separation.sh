@@ -9,7 +9,7 @@
 #   - what "without" means: survivors in a log of their own (ZoneLab's default), or in the
 #     file's data log with user writes (`fs.gc.survivors = "user_log"`: no split by age at all).
 # Prints one table row per variant: GC time with separation, without (own log), without (user
-# log), and the changes. 5 minutes of CPU, 3.4 minutes of wall time on the quiet 2-core machine
+# log), and the changes. 4 minutes of CPU, 3 minutes of wall time on the quiet 2-core machine
 # (two runs at a time, 2026-11-29).
 #   experiments/lsm-zgc/separation.sh [ZONELAB_BINARY]
 set -euo pipefail

@@ -6,7 +6,7 @@
 # with the number of updates varied. The slides give neither the workload's size nor how much
 # of it needed GC; this shows how the ratio to worker only follows the bytes the updates write
 # over the free space the layer had after the fill.
-# Prints one table row per update count (UPDATES="N ..." to choose them). 8.5 minutes of wall
+# Prints one table row per update count (UPDATES="N ..." to choose them). 1 minute of wall
 # time for the default six on the 2-core machine (two runs at a time, 2026-11-29).
 #   experiments/lsm-zgc/threads.sh [ZONELAB_BINARY]
 set -euo pipefail

@@ -1,15 +1,17 @@
-//! The F2FS personality in zoned mode (Linux fs/f2fs as of 5.16, f2fs-tools 1.14;
-//! docs/reference/host-stack.md (b)).
+//! The F2FS personality in zoned mode (Linux fs/f2fs as of 5.16, with 6.12's log choice,
+//! foreground cleaning and zoned cleaner; f2fs-tools 1.14; docs/reference/host-stack.md (b)).
 //!
 //! - Main area: every zone of the region is a section of 2 MiB segments; LFS only (no
 //!   in-place updates, no SSR). Six logs (`active_logs`; 2 and 4 map as F2FS does): hot data
-//!   (dentry blocks, files hinted short-lived), warm data (other files), cold data (files hinted
-//!   extreme, blocks moved by GC), hot node (directories' nodes), warm node (files' inode and
-//!   direct node blocks), cold node (indirect nodes, not modelled).
+//!   (dentry blocks, files hinted short-lived, and a file whose writeback finds at most 16 dirty
+//!   pages: Linux 6.12's `FI_HOT_DATA`, so an fsync every 16 writes goes hot), warm data (other
+//!   files), cold data (files hinted extreme, blocks moved by GC), hot node (directories' direct
+//!   nodes), warm node (files' inode and direct node blocks), cold node (indirect nodes).
 //! - A file's block addresses live in its inode (923 of them) and in direct node blocks (1018
 //!   each); writing a data block dirties the node that points at it, and fsync writes the
-//!   file's dirty nodes to the node log, then sends a device Flush. Indirect nodes are not
-//!   rewritten: F2FS's NAT lets a node move without its parent changing.
+//!   file's dirty direct nodes to the node log. A direct node the file did not have dirties
+//!   the indirect node(s) recording its id, written at the next checkpoint; nothing else
+//!   rewrites an indirect node: F2FS's NAT lets a node move without its parent changing.
 //! - Directories store their entries in dentry blocks (214 entries each) written to the hot
 //!   data log at a checkpoint.
 //! - Checkpoints (every `cp_interval`, and before foreground cleaning when prefree sections
@@ -22,18 +24,19 @@
 //!   splits a ZNS setup: the ZNS device never sees those writes, so modelling them as device
 //!   writes on a reserved zone range would add resets and erases the paper's device never had.
 //! - Space: mkfs.f2fs's reserved and over-provisioned segments ([`super::spec::f2fs_mkfs_space`])
-//!   are kept from users; cleaning triggers are F2FS's (foreground: free sections at most the
-//!   reserved ones; background: Linux 6.12's cleaner for zoned devices by default, or 5.16's,
+//!   are kept from users; cleaning triggers are F2FS's (foreground: free sections, prefree ones
+//!   not counted, at most the reserved ones, as `gc::balance` describes; background: Linux 6.12's cleaner for zoned devices by default, or 5.16's,
 //!   `fs.f2fs.gc_mode`, see `gc/f2fs.rs`).
 
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use super::map::Run;
 use super::space::{Owner, Space};
 use super::state::{Ino, Inode, Page, State};
 use super::{
-    BLOCK_BYTES, COLD_DATA, F2fsSpec, FsError, FsSpec, HOT_DATA, HOT_NODE, Inner, Personality,
-    Target, WARM_DATA, WARM_NODE, io,
+    BLOCK_BYTES, COLD_DATA, COLD_NODE, F2fsSpec, FsError, FsSpec, HOT_DATA, HOT_NODE, Inner,
+    Personality, Target, WARM_DATA, WARM_NODE, io,
 };
 
 use crate::sim::host::Host;
@@ -190,7 +193,8 @@ pub(super) fn mkfs(
     Ok((main - ovp) * f.segment_blocks as u64)
 }
 
-/// The node block holding the address of file block `fb` (0: the inode).
+/// The node block holding the address of file block `fb` (0: the inode, then the direct
+/// nodes in file order).
 pub(super) fn node_of(fb: u64) -> u32 {
     if fb < ADDRS_PER_INODE {
         0
@@ -199,8 +203,55 @@ pub(super) fn node_of(fb: u64) -> u32 {
     }
 }
 
-/// The log a file's data goes to (`__get_segment_type_{2,4,6}`; write hints as
-/// `f2fs_rw_hint_to_seg_type`: short-lived hot, extreme cold).
+/// Indirect node blocks are numbered apart from direct ones: this bit, then which indirect
+/// node (0 and 1 the inode's, 2.. those under the double-indirect node, which is `DOUBLE`).
+pub(super) const INDIRECT: u32 = 1 << 31;
+const DOUBLE: u32 = INDIRECT | (INDIRECT - 1);
+/// Direct nodes the inode points at itself (`i_nid[0..2]`); node ids per indirect node
+/// (`NIDS_PER_BLOCK`).
+const INODE_DIRECT_NODES: u32 = 2;
+const NIDS_PER_BLOCK: u32 = 1018;
+
+/// The node that records node `idx`'s id, when it is not the inode: direct nodes past the
+/// inode's two hang off the inode's two indirect nodes (0, 1), then off second-level indirect
+/// nodes (2..) under the double-indirect one.
+fn parent_of(idx: u32) -> Option<u32> {
+    if idx & INDIRECT != 0 {
+        return (idx != DOUBLE && idx & !INDIRECT >= 2).then_some(DOUBLE);
+    }
+    let under = idx.checked_sub(INODE_DIRECT_NODES + 1)?;
+    Some(INDIRECT | (under / NIDS_PER_BLOCK))
+}
+
+/// Node `idx` of `ino` must be rewritten. A node the file never had is new: F2FS records its
+/// id in its parent (`set_nid`), so the indirect nodes above it change too. Nothing else
+/// changes a parent: the NAT lets a node move without its parent changing.
+pub(super) fn dirty_node(st: &mut State, ino: Ino, idx: u32) {
+    let mut at = idx;
+    loop {
+        let i = st.inode(ino);
+        let new = !i.nodes.contains_key(&at) && !i.dirty_nodes.contains(&at);
+        st.dirty_node(ino, at);
+        match parent_of(at) {
+            Some(p) if new => at = p,
+            _ => return,
+        }
+    }
+}
+
+/// Whether node `idx` is a direct node (or the inode): F2FS's `IS_DNODE`.
+fn is_dnode(idx: u32) -> bool {
+    idx & INDIRECT == 0
+}
+
+/// F2FS's `min_hot_blocks` (`DEF_MIN_HOT_BLOCKS`, fs/f2fs/segment.h): a writeback of at most
+/// this many dirty pages marks the file `FI_HOT_DATA` (`f2fs_write_cache_pages`, fs/f2fs/data.c),
+/// so small synchronous writes (an fsync every 16 writes, a mail file) go to the hot log.
+pub(super) const MIN_HOT_BLOCKS: usize = 16;
+
+/// The log a file's data goes to (`__get_segment_type_{2,4,6}`, fs/f2fs/segment.c, Linux
+/// 6.12: a directory's or an `FI_HOT_DATA` file's data hot, then the write hint as
+/// `f2fs_rw_hint_to_seg_type`: short-lived hot, extreme cold, others warm).
 pub(super) fn data_log(f: &F2fsSpec, inode: &Inode) -> usize {
     match f.active_logs {
         2 => HOT_DATA,
@@ -212,7 +263,7 @@ pub(super) fn data_log(f: &F2fsSpec, inode: &Inode) -> usize {
             }
         }
         _ => {
-            if inode.is_dir() || inode.lifetime == super::Lifetime::Short {
+            if inode.is_dir() || inode.hot_data || inode.lifetime == super::Lifetime::Short {
                 HOT_DATA
             } else if inode.lifetime == super::Lifetime::Extreme {
                 COLD_DATA
@@ -223,22 +274,27 @@ pub(super) fn data_log(f: &F2fsSpec, inode: &Inode) -> usize {
     }
 }
 
-/// The log a node block goes to.
-pub(super) fn node_log(f: &F2fsSpec, inode: &Inode) -> usize {
+/// The log node block `idx` of `inode` goes to (same functions): with six logs a directory's
+/// direct nodes hot, a file's warm, indirect nodes cold; with four a file's direct nodes warm
+/// and the rest cold.
+pub(super) fn node_log(f: &F2fsSpec, inode: &Inode, idx: u32) -> usize {
+    let file_dnode = is_dnode(idx) && !inode.is_dir();
     match f.active_logs {
         2 => HOT_NODE,
         4 => {
-            if inode.is_dir() {
-                HOT_NODE
+            if file_dnode {
+                WARM_NODE
             } else {
-                super::COLD_NODE
+                COLD_NODE
             }
         }
         _ => {
-            if inode.is_dir() {
-                HOT_NODE
-            } else {
+            if !is_dnode(idx) {
+                COLD_NODE
+            } else if file_dnode {
                 WARM_NODE
+            } else {
+                HOT_NODE
             }
         }
     }
@@ -311,7 +367,8 @@ pub(super) fn dirty_dentry(st: &mut State, dir: Ino, name: &str) {
     }
 }
 
-/// Writes dirty node blocks (of `only`, or of every inode at a checkpoint) to the node logs.
+/// Writes dirty node blocks (`only`'s direct ones at its fsync, or every inode's at a
+/// checkpoint) to the node logs.
 pub(super) async fn write_nodes(
     fs: &Rc<Inner>,
     h: &Host,
@@ -331,11 +388,18 @@ pub(super) async fn write_nodes(
             if !st.exists(ino) {
                 continue;
             }
-            let log = node_log(&f, st.inode(ino));
-            let nodes: Vec<u32> = std::mem::take(&mut st.inode_mut(ino).dirty_nodes)
+            // fsync writes the file's direct nodes only (`f2fs_fsync_node_pages` skips the
+            // rest); indirect nodes wait for a checkpoint.
+            let dirty = std::mem::take(&mut st.inode_mut(ino).dirty_nodes);
+            let (nodes, wait): (BTreeSet<u32>, BTreeSet<u32>) = dirty
                 .into_iter()
-                .collect();
+                .partition(|&idx| only.is_none() || is_dnode(idx));
+            if !wait.is_empty() {
+                st.inode_mut(ino).dirty_nodes = wait;
+                st.node_dirty.insert(ino);
+            }
             for idx in nodes {
+                let log = node_log(&f, st.inode(ino), idx);
                 let Some(z) = io::target_zone(fs, &mut st, Target::Stream(log), true) else {
                     // No zone for nodes: they stay dirty for the next try.
                     st.dirty_node(ino, idx);

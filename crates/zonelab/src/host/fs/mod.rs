@@ -46,6 +46,8 @@
 //! amplification (GC and metadata blocks over user blocks) from the device's.
 
 mod f2fs;
+#[cfg(test)]
+mod f2fs_log_tests;
 mod file;
 pub(crate) mod gc;
 mod io;

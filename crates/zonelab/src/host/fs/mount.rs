@@ -138,6 +138,7 @@ fn adopt_prefill(host: &Host, st: &mut State, spec: &FsSpec, lbas_per_block: u64
         .children
         .insert("prefill".into(), ino);
     let mut index = 0u64;
+    let last = written.last().map(|&(z, _)| z);
     for (z, lbas) in written {
         let blocks = (lbas / lbas_per_block) as u32;
         assert!(
@@ -157,4 +158,15 @@ fn adopt_prefill(host: &Host, st: &mut State, spec: &FsSpec, lbas_per_block: u64
     inode.size = index * BLOCK_BYTES;
     inode.allocated = index;
     st.used_blocks += index;
+    // F2FS wrote the prefill through its data log, which goes on appending where the prefill
+    // stopped (a zone it left part-written is that log's current section, not stranded).
+    if let (Personality::F2fs(f), Some(z)) = (&spec.personality, last)
+        && st.space.zones[z as usize].room() > 0
+    {
+        let s = f2fs::data_log(f, st.inode(ino));
+        let zone = &mut st.space.zones[z as usize];
+        zone.head = Some(s as u32);
+        zone.class = gc::stream_class(s);
+        st.heads[s] = Some(z);
+    }
 }

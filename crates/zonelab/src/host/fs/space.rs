@@ -16,7 +16,7 @@ use crate::time::Instant;
 pub enum Owner {
     /// File blocks `index..` of inode `ino` (a directory's blocks are its dentry blocks).
     Data { ino: u32, index: u64 },
-    /// Node block `index` of inode `ino` (F2FS inode and direct node blocks).
+    /// Node block `index` of inode `ino` (F2FS's inode, direct and indirect node blocks).
     Node { ino: u32, index: u64 },
     /// The file layer's own metadata log (ZenFS).
     Meta,

@@ -49,6 +49,9 @@ pub struct Inode {
     /// F2FS: node blocks on the device (index -> zone, block) and the ones to rewrite.
     pub nodes: BTreeMap<u32, (u32, u32)>,
     pub dirty_nodes: BTreeSet<u32>,
+    /// F2FS's `FI_HOT_DATA`: the last writeback found at most `min_hot_blocks` dirty pages, so
+    /// the data goes to the hot log.
+    pub hot_data: bool,
     /// Metadata to persist (ZenFS: a file record; F2FS: the inode block).
     pub meta_dirty: bool,
     /// ZenFS: runs already described in the metadata log.
@@ -81,6 +84,7 @@ impl Inode {
             zone: None,
             nodes: BTreeMap::new(),
             dirty_nodes: BTreeSet::new(),
+            hot_data: false,
             meta_dirty: true,
             persisted_runs: 0,
             inflight: 0,

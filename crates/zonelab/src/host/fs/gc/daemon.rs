@@ -9,65 +9,49 @@ use crate::host::fs::{FsError, GcPolicyKind, Inner, Personality};
 use crate::sim::host::Host;
 use crate::time::Duration;
 
-/// A writer about to write: collect in the foreground while the policy says so (F2FS's
-/// `f2fs_balance_fs` and `f2fs_gc`). Dead zones waiting for a checkpoint (F2FS's prefree
-/// sections) count as freed: collection stops once they would be enough, then one checkpoint
-/// makes them free.
+/// A writer about to write (the F2FS personality; ZenFS makes room as it takes a zone):
+/// Linux 6.12's `f2fs_balance_fs` and the `f2fs_gc` it calls (BG_GC with `no_bg_gc`,
+/// `nr_free_secs` 1; fs/f2fs/segment.c, gc.c). Free sections are counted without the prefree
+/// ones (emptied, waiting for a checkpoint): a writer that finds too few takes the GC lock;
+/// if there are still too few, it checkpoints (prefree sections become free) and then always
+/// collects one victim, stopping once the free sections with the ones it freed are enough.
+/// What it freed stays prefree until the next writer's call, so each writer that queued on
+/// the lock collects a section, and a prefree section is held from use most of the time.
 pub(crate) async fn balance(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> {
-    let f2fs = matches!(fs.spec.personality, Personality::F2fs(_));
-    loop {
-        let (want, enough_after_cp, cp_seen) = {
-            let st = fs.st.borrow();
-            let gc = fs.gc.borrow();
-            let dead = if f2fs { st.dead.len() as u32 } else { 0 };
-            (
-                gc.fg_wanted(fs, &st),
-                dead > 0 && !gc.fg_wanted_with(fs, &st, dead),
-                st.stats.checkpoints,
-            )
-        };
-        if !want {
+    let wanted = |freed: u32| {
+        let st = fs.st.borrow();
+        fs.gc.borrow().fg_wanted_with(fs, &st, freed)
+    };
+    let checkpoint_if_prefree = async || -> Result<(), FsError> {
+        if fs.st.borrow().dead.is_empty() {
             return Ok(());
         }
-        if enough_after_cp {
-            Box::pin(crate::host::fs::f2fs::checkpoint_after(fs, h, cp_seen)).await?;
-            continue;
+        Box::pin(crate::host::fs::f2fs::checkpoint(fs, h)).await
+    };
+    if !wanted(0) {
+        return Ok(());
+    }
+    let _g = fs.gc_lock.lock(h).await;
+    loop {
+        if !wanted(0) {
+            return Ok(());
         }
-        let g = fs.gc_lock.lock(h).await;
+        checkpoint_if_prefree().await?;
         let victim = {
             let st = fs.st.borrow();
-            let gc = fs.gc.borrow();
-            let dead = if f2fs { st.dead.len() as u32 } else { 0 };
-            if !gc.fg_wanted_with(fs, &st, dead) {
-                // Another writer collected (or a checkpoint will do) while this one waited.
-                None
-            } else {
-                drop(gc);
-                let now = h.now();
-                fs.gc.borrow_mut().victim(fs, &st, true, now)
-            }
+            fs.gc.borrow_mut().victim(fs, &st, true, h.now())
         };
-        match victim {
-            Some(v) => collect(fs, &fs.gc_host, v, true).await?,
-            None => {
-                drop(g);
-                let (dead, cp_seen) = {
-                    let st = fs.st.borrow();
-                    (!st.dead.is_empty(), st.stats.checkpoints)
-                };
-                if f2fs && dead {
-                    Box::pin(crate::host::fs::f2fs::checkpoint_after(fs, h, cp_seen)).await?;
-                    continue;
-                }
-                let st = fs.st.borrow();
-                if fs.gc.borrow().fg_wanted_with(fs, &st, 0)
-                    && !fs.gc.borrow().fg_wanted_with(fs, &st, st.dead.len() as u32)
-                {
-                    continue;
-                }
-                return Ok(());
-            }
+        let Some(v) = victim else {
+            return Ok(());
+        };
+        collect(fs, &fs.gc_host, v, true).await?;
+        let freed = (fs.st.borrow().space.zones[v as usize].valid == 0) as u32;
+        if !wanted(freed) {
+            return Ok(());
         }
+        // Still short: `free_sections <= upper_secs + NR_GC_CHECKPOINT_SECS` holds, so a
+        // checkpoint frees what this call emptied before the next victim.
+        checkpoint_if_prefree().await?;
     }
 }
 

@@ -114,8 +114,8 @@ impl GcPolicy for LsmZgc {
                     Owner::Data { ino, .. } => {
                         return Dest::Stream(f2fs::data_log(f, st.inode(ino)));
                     }
-                    Owner::Node { ino, .. } => {
-                        return Dest::Stream(f2fs::node_log(f, st.inode(ino)));
+                    Owner::Node { ino, index } => {
+                        return Dest::Stream(f2fs::node_log(f, st.inode(ino), index as u32));
                     }
                     Owner::Meta => {}
                 }

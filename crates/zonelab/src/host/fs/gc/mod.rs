@@ -48,9 +48,6 @@ pub(crate) trait GcPolicy {
     /// A writer must collect before it writes (the foreground trigger), were `extra` more
     /// zones free.
     fn fg_wanted_with(&self, fs: &Inner, st: &State, extra: u32) -> bool;
-    fn fg_wanted(&self, fs: &Inner, st: &State) -> bool {
-        self.fg_wanted_with(fs, st, 0)
-    }
     /// The background collector should run now.
     fn bg_wanted(&self, fs: &Inner, st: &State) -> bool;
     /// The next victim, if there is one worth collecting.

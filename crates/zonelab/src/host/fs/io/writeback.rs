@@ -146,6 +146,9 @@ fn plan_data(
     let mut dirty = std::mem::take(&mut st.inode_mut(ino).dirty_idx);
     // Distinct indices, so an unstable sort gives the one ascending order.
     dirty.sort_unstable();
+    if matches!(fs.spec.personality, Personality::F2fs(_)) {
+        st.inode_mut(ino).hot_data = dirty.len() <= f2fs::MIN_HOT_BLOCKS;
+    }
     let target = data_target(fs, st, ino);
     let keep_clean = st.cache_limit_pages > 0;
     let size = st.inode(ino).size;
@@ -184,7 +187,7 @@ fn plan_data(
             st.fill(z, block, n as u32, Owner::Data { ino, index: fb });
             if is_f2fs {
                 for node in f2fs::node_of(fb)..=f2fs::node_of(fb + n as u64 - 1) {
-                    st.dirty_node(ino, node);
+                    f2fs::dirty_node(st, ino, node);
                 }
             }
             k += n;

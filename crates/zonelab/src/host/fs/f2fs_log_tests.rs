@@ -1,0 +1,133 @@
+//! F2FS as Linux 6.12 runs it, in three places the write volume depends on: which log a block
+//! goes to (`f2fs_write_cache_pages` marks a file hot when a writeback finds at most 16 dirty
+//! pages; `__get_segment_type_6` sends indirect nodes to the cold node log), when indirect
+//! nodes are written (at a checkpoint, not at fsync), and foreground cleaning
+//! (`f2fs_balance_fs`: what a collection freed stays prefree until the next writer's call).
+
+use super::space::Owner;
+use super::tests::{tiny_f2fs, with_fs};
+use super::*;
+
+/// What log `log`'s current zone holds: (data blocks, direct node blocks, indirect ones).
+fn head_holds(fs: &Fs, log: usize) -> (u32, u32, u32) {
+    let st = fs.inner.st.borrow();
+    let Some(z) = st.heads[log] else {
+        return (0, 0, 0);
+    };
+    let zone = &st.space.zones[z as usize];
+    let mut n = (0, 0, 0);
+    for b in 0..zone.wp {
+        match zone.owner_of(b) {
+            Some((Owner::Data { .. }, _)) => n.0 += 1,
+            Some((Owner::Node { index, .. }, _)) if index as u32 & f2fs::INDIRECT != 0 => n.2 += 1,
+            Some((Owner::Node { .. }, _)) => n.1 += 1,
+            _ => {}
+        }
+    }
+    n
+}
+
+fn roomy_f2fs() -> FsSpec {
+    let mut spec = tiny_f2fs(GcPolicyKind::Native);
+    // Nothing written back before the fsync: the fsync finds every page the test dirtied.
+    spec.cache.page_cache_bytes = 1 << 20;
+    spec
+}
+
+#[test]
+fn an_fsync_of_at_most_16_pages_goes_to_the_hot_log_and_of_more_to_the_warm_one() {
+    let out = with_fs(roomy_f2fs(), None, |fs, h| async move {
+        let fd = fs.create(&h, "/a", CreateOptions::default()).await.unwrap();
+        fs.write(&h, fd, 0, 16 * BLOCK_BYTES, None).await.unwrap();
+        fs.fsync(&h, fd).await.unwrap();
+        assert_eq!(head_holds(&fs, HOT_DATA).0, 16);
+        assert_eq!(head_holds(&fs, WARM_DATA).0, 0);
+        fs.write(&h, fd, 0, 17 * BLOCK_BYTES, None).await.unwrap();
+        fs.fsync(&h, fd).await.unwrap();
+        assert_eq!(head_holds(&fs, HOT_DATA).0, 16);
+        assert_eq!(head_holds(&fs, WARM_DATA).0, 17);
+        fs.check();
+    });
+    assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+}
+
+#[test]
+fn a_new_direct_node_past_the_inode_writes_its_indirect_nodes_at_the_next_checkpoint_only() {
+    let out = with_fs(roomy_f2fs(), None, |fs, h| async move {
+        // File block 2959 is in direct node 3, the first under the inode's first indirect
+        // node; block 923 + 2038 x 1018 is in the first under the double-indirect node.
+        let under_indirect = 923 + 2 * 1018;
+        let under_double = 923 + 2038 * 1018;
+        let fd = fs.create(&h, "/b", CreateOptions::default()).await.unwrap();
+        fs.write(&h, fd, under_indirect * BLOCK_BYTES, BLOCK_BYTES, None)
+            .await
+            .unwrap();
+        fs.fsync(&h, fd).await.unwrap();
+        // The inode and direct node 3 at fsync; the indirect node waits.
+        assert_eq!(head_holds(&fs, WARM_NODE), (0, 2, 0));
+        assert_eq!(head_holds(&fs, COLD_NODE), (0, 0, 0));
+        f2fs::checkpoint(&fs.inner, &h).await.unwrap();
+        assert_eq!(head_holds(&fs, COLD_NODE), (0, 0, 1));
+        // Overwriting moves the direct node; its parent keeps the node's id and stays put.
+        fs.write(&h, fd, under_indirect * BLOCK_BYTES, BLOCK_BYTES, None)
+            .await
+            .unwrap();
+        fs.fsync(&h, fd).await.unwrap();
+        f2fs::checkpoint(&fs.inner, &h).await.unwrap();
+        assert_eq!(head_holds(&fs, COLD_NODE), (0, 0, 1));
+        // Under the double-indirect node: two indirect nodes more.
+        fs.write(&h, fd, under_double * BLOCK_BYTES, BLOCK_BYTES, None)
+            .await
+            .unwrap();
+        fs.fsync(&h, fd).await.unwrap();
+        f2fs::checkpoint(&fs.inner, &h).await.unwrap();
+        assert_eq!(head_holds(&fs, COLD_NODE), (0, 0, 3));
+        fs.check();
+    });
+    assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+}
+
+#[test]
+fn a_foreground_collection_checkpoints_first_and_leaves_what_it_freed_prefree() {
+    let out = with_fs(roomy_f2fs(), None, |fs, h| async move {
+        let blocks = 160u64;
+        let mut fds = Vec::new();
+        for f in 0..8 {
+            let fd = fs
+                .create(&h, &format!("/c{f}"), CreateOptions::default())
+                .await
+                .unwrap();
+            fs.write(&h, fd, 0, blocks * BLOCK_BYTES, None)
+                .await
+                .unwrap();
+            fs.fsync(&h, fd).await.unwrap();
+            fds.push(fd);
+        }
+        let mut runs_seen = 0;
+        let mut held_after_a_run = 0;
+        for i in 0..4000u64 {
+            let fd = fds[(i % 8) as usize];
+            let at = (i * 37) % blocks;
+            fs.write(&h, fd, at * BLOCK_BYTES, BLOCK_BYTES, None)
+                .await
+                .unwrap();
+            fs.fsync(&h, fd).await.unwrap();
+            let runs = fs.report().gc.runs_foreground;
+            if runs > runs_seen {
+                runs_seen = runs;
+                // The section the writer emptied is not free yet: the next writer's call
+                // checkpoints it free before collecting again.
+                if !fs.inner.st.borrow().dead.is_empty() {
+                    held_after_a_run += 1;
+                }
+            }
+        }
+        let r = fs.report();
+        assert!(r.gc.runs_foreground >= 10, "{:?}", r.gc);
+        assert_eq!(held_after_a_run, r.gc.runs_foreground, "{:?}", r.gc);
+        // Every collection but the first follows a checkpoint of its predecessor's section.
+        assert!(r.checkpoints + 1 >= r.gc.runs_foreground, "{r:?}");
+        fs.check();
+    });
+    assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+}
