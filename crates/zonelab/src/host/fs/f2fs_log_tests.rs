@@ -1,8 +1,9 @@
-//! F2FS as Linux 6.12 runs it, in three places the write volume depends on: which log a block
-//! goes to (`f2fs_write_cache_pages` marks a file hot when a writeback finds at most 16 dirty
-//! pages; `__get_segment_type_6` sends indirect nodes to the cold node log), when indirect
-//! nodes are written (at a checkpoint, not at fsync), and foreground cleaning
-//! (`f2fs_balance_fs`: what a collection freed stays prefree until the next writer's call).
+//! F2FS as Linux 6.12 runs it, where the write volume and the resets depend on it: which log a
+//! block goes to (`f2fs_write_cache_pages` marks a file hot when a writeback finds at most 16
+//! dirty pages; `__get_segment_type_6` sends indirect nodes to the cold node log), when
+//! indirect nodes are written (at a checkpoint, not at fsync), foreground cleaning
+//! (`f2fs_balance_fs`: what a collection freed stays prefree until the next writer's call), and
+//! a directory's fsync (a checkpoint, so emptied sections are reset).
 
 use super::space::Owner;
 use super::tests::{tiny_f2fs, with_fs};
@@ -127,6 +128,43 @@ fn a_foreground_collection_checkpoints_first_and_leaves_what_it_freed_prefree() 
         assert_eq!(held_after_a_run, r.gc.runs_foreground, "{:?}", r.gc);
         // Every collection but the first follows a checkpoint of its predecessor's section.
         assert!(r.checkpoints + 1 >= r.gc.runs_foreground, "{r:?}");
+        fs.check();
+    });
+    assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+}
+
+#[test]
+fn an_fsync_of_a_directory_checkpoints_and_resets_what_was_emptied() {
+    let out = with_fs(roomy_f2fs(), None, |fs, h| async move {
+        fs.mkdir(&h, "/db").await.unwrap();
+        // Two zones' worth (the tiny device's zones hold 64 blocks), so one zone fills.
+        let fd = fs
+            .create(&h, "/db/000001.sst", CreateOptions::default())
+            .await
+            .unwrap();
+        fs.write(&h, fd, 0, 128 * BLOCK_BYTES, None).await.unwrap();
+        fs.fsync(&h, fd).await.unwrap();
+        fs.close(&h, fd).await.unwrap();
+        fs.delete(&h, "/db/000001.sst").await.unwrap();
+        assert!(!fs.inner.st.borrow().dead.is_empty(), "a full zone died");
+        let (cps, resets) = (fs.report().checkpoints, fs.report().zone_resets);
+        fs.fsync_dir(&h, "/db").await.unwrap();
+        assert_eq!(fs.report().checkpoints, cps + 1);
+        assert!(fs.report().zone_resets > resets);
+        assert!(fs.inner.st.borrow().dead.is_empty());
+        assert!(matches!(
+            fs.fsync_dir(&h, "/nowhere").await,
+            Err(FsError::NotFound(_))
+        ));
+        let fd = fs
+            .create(&h, "/db/f", CreateOptions::default())
+            .await
+            .unwrap();
+        fs.close(&h, fd).await.unwrap();
+        assert!(matches!(
+            fs.fsync_dir(&h, "/db/f").await,
+            Err(FsError::NotDir(_))
+        ));
         fs.check();
     });
     assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);

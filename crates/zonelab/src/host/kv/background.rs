@@ -59,6 +59,7 @@ impl<F: KvFiles + 'static> Db<F> {
                 let cpu = i.opts.cpu.flush(t.entries.len() as u64, t.file_size());
                 self.write_table(h, &t, WriteHint::Medium, cpu, None)
                     .await?;
+                i.files.sync_dir(h, &i.dir).await?;
                 i.st.borrow_mut().stats.flush_cpu_ns += cpu.ns();
                 Some(Rc::new(t))
             }
@@ -249,6 +250,7 @@ impl<F: KvFiles + 'static> Db<F> {
             self.write_table(h, t, hint, cpu, Some(&mut reader)).await?;
         }
         reader.finish(self, h).await?;
+        i.files.sync_dir(h, &i.dir).await?;
         let mut st = i.st.borrow_mut();
         let st = &mut *st;
         for t in c.all_inputs() {

@@ -60,6 +60,10 @@ impl KvFiles for Fs {
         Ok(self.fdatasync(h, fd(f)?).await?)
     }
 
+    async fn sync_dir(&self, h: &Host, path: &str) -> Result<(), FileError> {
+        Ok(self.fsync_dir(h, path).await?)
+    }
+
     async fn close(&self, h: &Host, f: FileHandle) -> Result<(), FileError> {
         Ok(Fs::close(self, h, fd(f)?).await?)
     }

@@ -275,6 +275,28 @@ fn wal_files_go_once_their_memtable_is_flushed() {
     assert!(stats.bytes_by_hint[WriteHint::Medium as usize] > 0);
 }
 
+/// RocksDB fsyncs the database directory once a flush or a compaction has written its tables
+/// (on F2FS that is a checkpoint); a trivial move writes none.
+#[test]
+fn each_flush_and_compaction_ends_with_a_directory_fsync() {
+    let (syncs, stats) = run_task(|h| {
+        Box::pin(async move {
+            let files = Rc::new(MemFiles::new());
+            let db = Db::open(&h, files.clone(), small_options(), KEY, "/db", "kv")
+                .await
+                .unwrap();
+            for k in 0..5_000u64 {
+                db.put(&h, k * 7919 % 5_000, 100, None).await.unwrap();
+            }
+            db.flush(&h).await.unwrap();
+            db.wait_for_compactions(&h).await.unwrap();
+            (files.dir_syncs(), db.stats())
+        })
+    });
+    assert!(stats.flushes > 1 && stats.compactions > 1, "{stats:?}");
+    assert_eq!(syncs, stats.flushes + stats.compactions);
+}
+
 #[test]
 fn writes_stop_when_flushes_cannot_keep_up() {
     // One flush thread that takes long (a costly flush CPU) behind fast writes.
