@@ -92,44 +92,40 @@ zbd="$root/target/fio/fio-${fiov%%-*}/t/zbd"
 [ -f "$zbd/test-zbd-support" ] || bash fio/build.sh >&2
 [ -f "$zbd/test-zbd-support" ] || { echo "error: $zbd/test-zbd-support missing" >&2; exit 1; }
 
-# Filebench (group rezns's varmail and fileserver), from the vendored source: copied into
-# target/vm/filebench/src (autoreconf writes into its tree), configured and built out of tree in
-# build/, installed under install/ with prefix /usr (it loads its cvar libraries, e.g. the gamma
-# file sizes of varmail.f and fileserver.f, from /usr/lib/filebench). Rebuilt only when the
-# source or the flags change. (This tree builds with GCC 12 as it is: no -fcommon needed.)
-fbsrc="$root/third_party/filebench"
-fb="$out/filebench"
-fbflags="-O2 -g"
-fbkey=$( (cd "$fbsrc" && find . -type f | LC_ALL=C sort | xargs sha256sum; echo "$fbflags") | sha256sum | cut -d' ' -f1)
-if [ -n "$want_fb" ] && { [ ! -x "$fb/install/usr/bin/filebench" ] || [ "$(cat "$fb/.key" 2>/dev/null)" != "$fbkey" ]; }; then
-  log "building Filebench from third_party/filebench"
-  rm -rf "$fb" && mkdir -p "$fb/build"
-  cp -r "$fbsrc" "$fb/src"
-  { (cd "$fb/src" && autoreconf -i) >"$fb/autoreconf.log" 2>&1 &&
-    (cd "$fb/build" && "$fb/src/configure" --prefix=/usr CFLAGS="$fbflags") >"$fb/configure.log" 2>&1 &&
-    make -C "$fb/build" -j"$(nproc)" >"$fb/make.log" 2>&1 &&
-    make -C "$fb/build" install DESTDIR="$fb/install" >"$fb/install.log" 2>&1
-  } || { echo "error: the Filebench build failed; logs in $fb" >&2; tail -n 20 "$fb"/*.log >&2; exit 1; }
-  echo "$fbkey" >"$fb/.key"
-fi
+# autotools_build NAME SRC OUT BINARY AUTORECONF_ARGS CONFIGURE_ARGS: builds the vendored
+# autotools tree SRC: copied into OUT/src (autoreconf writes into its tree), configured and built
+# out of tree in OUT/build, installed under OUT/install with prefix /usr. Rebuilt only when
+# OUT/install/BINARY is missing or the source or the flags changed since the last build.
+cflags="-O2 -g"
+autotools_build() {
+  local name=$1 src=$2 dst=$3 bin=$4 reconf=$5 conf=$6 key
+  key=$( (cd "$src" && find . -type f | LC_ALL=C sort | xargs sha256sum; echo "$cflags|$reconf|$conf") | sha256sum | cut -d' ' -f1)
+  if [ -x "$dst/install/$bin" ] && [ "$(cat "$dst/.key" 2>/dev/null)" = "$key" ]; then
+    return 0
+  fi
+  log "building $name from ${src#"$root"/}"
+  rm -rf "$dst" && mkdir -p "$dst/build"
+  cp -r "$src" "$dst/src"
+  # shellcheck disable=SC2086 # the argument lists split on purpose
+  { (cd "$dst/src" && autoreconf $reconf) >"$dst/autoreconf.log" 2>&1 &&
+    (cd "$dst/build" && "$dst/src/configure" --prefix=/usr $conf CFLAGS="$cflags") >"$dst/configure.log" 2>&1 &&
+    make -C "$dst/build" -j"$(nproc)" >"$dst/make.log" 2>&1 &&
+    make -C "$dst/build" install DESTDIR="$dst/install" >"$dst/install.log" 2>&1
+  } || { echo "error: the $name build failed; logs in $dst" >&2; tail -n 20 "$dst"/*.log >&2; exit 1; }
+  echo "$key" >"$dst/.key"
+}
 
-# zonefs-tools 1.6.0 (group zonefs), from the vendored source, built like Filebench: copied into
-# target/vm/zonefs-tools/src, autoreconf'd, configured --with-tests (the tools its test suite
-# runs, tests/tools/zio and zopen), built out of tree, installed under install/. Cached the same way.
+# Filebench (group rezns's varmail and fileserver): it loads its cvar libraries, e.g. the gamma
+# file sizes of varmail.f and fileserver.f, from /usr/lib/filebench. (This tree builds with
+# GCC 12 as it is: no -fcommon needed.)
+fb="$out/filebench"
+[ -z "$want_fb" ] || autotools_build Filebench "$root/third_party/filebench" "$fb" usr/bin/filebench "-i" ""
+
+# zonefs-tools 1.6.0 (group zonefs), configured --with-tests: the tools its test suite runs,
+# tests/tools/zio and zopen.
 zfsrc="$root/third_party/zonefs-tools"
 zf="$out/zonefs-tools"
-zfkey=$( (cd "$zfsrc" && find . -type f | LC_ALL=C sort | xargs sha256sum; echo "$fbflags") | sha256sum | cut -d' ' -f1)
-if [ -n "$want_zonefs" ] && { [ ! -x "$zf/install/usr/sbin/mkzonefs" ] || [ "$(cat "$zf/.key" 2>/dev/null)" != "$zfkey" ]; }; then
-  log "building zonefs-tools from third_party/zonefs-tools"
-  rm -rf "$zf" && mkdir -p "$zf/build"
-  cp -r "$zfsrc" "$zf/src"
-  { (cd "$zf/src" && autoreconf -f -i) >"$zf/autoreconf.log" 2>&1 &&
-    (cd "$zf/build" && "$zf/src/configure" --prefix=/usr --with-tests CFLAGS="$fbflags") >"$zf/configure.log" 2>&1 &&
-    make -C "$zf/build" -j"$(nproc)" >"$zf/make.log" 2>&1 &&
-    make -C "$zf/build" install DESTDIR="$zf/install" >"$zf/install.log" 2>&1
-  } || { echo "error: the zonefs-tools build failed; logs in $zf" >&2; tail -n 20 "$zf"/*.log >&2; exit 1; }
-  echo "$zfkey" >"$zf/.key"
-fi
+[ -z "$want_zonefs" ] || autotools_build zonefs-tools "$zfsrc" "$zf" usr/sbin/mkzonefs "-f -i" "--with-tests"
 
 cargo build --release --locked -p zonelab-cli --features "ublk${ZONELAB_CLI_FEATURES:+,$ZONELAB_CLI_FEATURES}" >&2
 
