@@ -25,8 +25,9 @@
 //!   writes on a reserved zone range would add resets and erases the paper's device never had.
 //! - Space: mkfs.f2fs's reserved and over-provisioned segments ([`super::spec::f2fs_mkfs_space`])
 //!   are kept from users; cleaning triggers are F2FS's (foreground: free sections, prefree ones
-//!   not counted, at most the reserved ones, as `gc::balance` describes; background: Linux 6.12's cleaner for zoned devices by default, or 5.16's,
-//!   `fs.f2fs.gc_mode`, see `gc/f2fs.rs`).
+//!   not counted, at most the reserved ones, as `gc::balance` describes; background: Linux
+//!   6.12's cleaner for zoned devices by default, or 5.16's, `fs.f2fs.gc_mode`, see
+//!   `gc/f2fs.rs`).
 
 use std::collections::BTreeSet;
 use std::rc::Rc;

@@ -8,6 +8,7 @@
 use super::space::Owner;
 use super::tests::{tiny_f2fs, with_fs};
 use super::*;
+use crate::sim::host::Host;
 
 /// What log `log`'s current zone holds: (data blocks, direct node blocks, indirect ones).
 fn head_holds(fs: &Fs, log: usize) -> (u32, u32, u32) {
@@ -52,6 +53,14 @@ fn an_fsync_of_at_most_16_pages_goes_to_the_hot_log_and_of_more_to_the_warm_one(
     assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
 }
 
+/// Writes file block `fb` of `fd` and fsyncs it.
+async fn write_block(fs: &Fs, h: &Host, fd: Fd, fb: u64) {
+    fs.write(h, fd, fb * BLOCK_BYTES, BLOCK_BYTES, None)
+        .await
+        .unwrap();
+    fs.fsync(h, fd).await.unwrap();
+}
+
 #[test]
 fn a_new_direct_node_past_the_inode_writes_its_indirect_nodes_at_the_next_checkpoint_only() {
     let out = with_fs(roomy_f2fs(), None, |fs, h| async move {
@@ -60,27 +69,18 @@ fn a_new_direct_node_past_the_inode_writes_its_indirect_nodes_at_the_next_checkp
         let under_indirect = 923 + 2 * 1018;
         let under_double = 923 + 2038 * 1018;
         let fd = fs.create(&h, "/b", CreateOptions::default()).await.unwrap();
-        fs.write(&h, fd, under_indirect * BLOCK_BYTES, BLOCK_BYTES, None)
-            .await
-            .unwrap();
-        fs.fsync(&h, fd).await.unwrap();
+        write_block(&fs, &h, fd, under_indirect).await;
         // The inode and direct node 3 at fsync; the indirect node waits.
         assert_eq!(head_holds(&fs, WARM_NODE), (0, 2, 0));
         assert_eq!(head_holds(&fs, COLD_NODE), (0, 0, 0));
         f2fs::checkpoint(&fs.inner, &h).await.unwrap();
         assert_eq!(head_holds(&fs, COLD_NODE), (0, 0, 1));
         // Overwriting moves the direct node; its parent keeps the node's id and stays put.
-        fs.write(&h, fd, under_indirect * BLOCK_BYTES, BLOCK_BYTES, None)
-            .await
-            .unwrap();
-        fs.fsync(&h, fd).await.unwrap();
+        write_block(&fs, &h, fd, under_indirect).await;
         f2fs::checkpoint(&fs.inner, &h).await.unwrap();
         assert_eq!(head_holds(&fs, COLD_NODE), (0, 0, 1));
         // Under the double-indirect node: two indirect nodes more.
-        fs.write(&h, fd, under_double * BLOCK_BYTES, BLOCK_BYTES, None)
-            .await
-            .unwrap();
-        fs.fsync(&h, fd).await.unwrap();
+        write_block(&fs, &h, fd, under_double).await;
         f2fs::checkpoint(&fs.inner, &h).await.unwrap();
         assert_eq!(head_holds(&fs, COLD_NODE), (0, 0, 3));
         fs.check();
@@ -108,11 +108,7 @@ fn a_foreground_collection_checkpoints_first_and_leaves_what_it_freed_prefree() 
         let mut held_after_a_run = 0;
         for i in 0..4000u64 {
             let fd = fds[(i % 8) as usize];
-            let at = (i * 37) % blocks;
-            fs.write(&h, fd, at * BLOCK_BYTES, BLOCK_BYTES, None)
-                .await
-                .unwrap();
-            fs.fsync(&h, fd).await.unwrap();
+            write_block(&fs, &h, fd, (i * 37) % blocks).await;
             let runs = fs.report().gc.runs_foreground;
             if runs > runs_seen {
                 runs_seen = runs;

@@ -164,9 +164,6 @@ fn adopt_prefill(host: &Host, st: &mut State, spec: &FsSpec, lbas_per_block: u64
         && st.space.zones[z as usize].room() > 0
     {
         let s = f2fs::data_log(f, st.inode(ino));
-        let zone = &mut st.space.zones[z as usize];
-        zone.head = Some(s as u32);
-        zone.class = gc::stream_class(s);
-        st.heads[s] = Some(z);
+        io::open_head(st, s, z);
     }
 }

@@ -246,9 +246,10 @@ fn sequential_keys_move_down_without_rewriting() {
     assert_eq!(stats.compaction_write_bytes, 0);
 }
 
-#[test]
-fn wal_files_go_once_their_memtable_is_flushed() {
-    let (live, stats) = run_task(|h| {
+/// 5,000 puts of 100 B in a scattered key order, then a flush and every compaction it leads
+/// to: the files left and the store's counters.
+fn puts_then_settle() -> (Rc<MemFiles>, KvStats) {
+    run_task(|h| {
         Box::pin(async move {
             let files = Rc::new(MemFiles::new());
             let db = Db::open(&h, files.clone(), small_options(), KEY, "/db", "kv")
@@ -259,9 +260,15 @@ fn wal_files_go_once_their_memtable_is_flushed() {
             }
             db.flush(&h).await.unwrap();
             db.wait_for_compactions(&h).await.unwrap();
-            (files.list(), db.stats())
+            (files, db.stats())
         })
-    });
+    })
+}
+
+#[test]
+fn wal_files_go_once_their_memtable_is_flushed() {
+    let (files, stats) = puts_then_settle();
+    let live = files.list();
     let logs: Vec<_> = live.iter().filter(|(p, _)| p.ends_with(".log")).collect();
     assert_eq!(logs.len(), 1, "only the active memtable's log: {logs:?}");
     let ssts: u64 = live
@@ -279,20 +286,8 @@ fn wal_files_go_once_their_memtable_is_flushed() {
 /// (on F2FS that is a checkpoint); a trivial move writes none.
 #[test]
 fn each_flush_and_compaction_ends_with_a_directory_fsync() {
-    let (syncs, stats) = run_task(|h| {
-        Box::pin(async move {
-            let files = Rc::new(MemFiles::new());
-            let db = Db::open(&h, files.clone(), small_options(), KEY, "/db", "kv")
-                .await
-                .unwrap();
-            for k in 0..5_000u64 {
-                db.put(&h, k * 7919 % 5_000, 100, None).await.unwrap();
-            }
-            db.flush(&h).await.unwrap();
-            db.wait_for_compactions(&h).await.unwrap();
-            (files.dir_syncs(), db.stats())
-        })
-    });
+    let (files, stats) = puts_then_settle();
+    let syncs = files.dir_syncs();
     assert!(stats.flushes > 1 && stats.compactions > 1, "{stats:?}");
     assert_eq!(syncs, stats.flushes + stats.compactions);
 }

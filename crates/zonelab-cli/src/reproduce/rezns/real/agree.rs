@@ -150,21 +150,24 @@ mod tests {
         "../../../../../../experiments/rezns/real-f2fs/traces/fsync16.f2fs-status.txt"
     );
 
+    /// The two numbers of line `name` (`name: a (BG: b)`) in a debugfs status, after the
+    /// workload.
+    fn status_field(status: &str, name: &str) -> Option<(u64, u64)> {
+        let after = status.split("== after the workload").nth(1)?;
+        let line = after.lines().find(|l| l.trim_start().starts_with(name))?;
+        let rest = line.split_once(':')?.1;
+        let mut nums = rest
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|t| !t.is_empty())
+            .map(|t| t.parse::<u64>());
+        Some((nums.next()?.ok()?, nums.next()?.ok()?))
+    }
+
     /// What F2FS's cleaner did, from its debugfs status: (data blocks moved, data sections
     /// collected, of them by the background thread), counted after the workload.
     fn cleaner_counts(status: &str) -> Option<(u64, u64, u64)> {
-        let after = status.split("== after the workload").nth(1)?;
-        let field = |name: &str| -> Option<(u64, u64)> {
-            let line = after.lines().find(|l| l.trim_start().starts_with(name))?;
-            let rest = line.split_once(':')?.1;
-            let mut nums = rest
-                .split(|c: char| !c.is_ascii_digit())
-                .filter(|t| !t.is_empty())
-                .map(|t| t.parse::<u64>());
-            Some((nums.next()?.ok()?, nums.next()?.ok()?))
-        };
-        let (blocks, _) = field("- data blocks")?;
-        let (sections, bg) = field("- data sections")?;
+        let (blocks, _) = status_field(status, "- data blocks")?;
+        let (sections, bg) = status_field(status, "- data sections")?;
         Some((blocks, sections, bg))
     }
 
@@ -234,7 +237,12 @@ mod tests {
             "Real F2FS writes {lo:.2}-{hi:.2}x as much to the device for the same fio workload (16 jobs\n\
              x 48 MiB x 3 runs = 2.25 GiB of writes).\n\n"
         );
-        if let Some((blocks, sections, bg)) = cleaner_counts(FSYNC16_STATUS) {
+        if let (Some((blocks, sections, bg)), Some((cps, _)), Some((node_sections, _))) = (
+            cleaner_counts(FSYNC16_STATUS),
+            status_field(FSYNC16_STATUS, "CP calls"),
+            status_field(FSYNC16_STATUS, "- node sections"),
+        ) {
+            let cleaned = sections + node_sections;
             let moved = blocks as f64 * 4096.0 / (1u64 << 30) as f64;
             let full = 100.0 * blocks as f64 / (sections.max(1) * 16384) as f64;
             let share = if bg == 0 { "all" } else { "most" };
@@ -252,7 +260,7 @@ mod tests {
                  finds too few free sections, prefree ones not counted, checkpoints and then always\n\
                  collects one section, and the section it emptied stays prefree until the next\n\
                  writer's call. So about one section is held from use all the time, and each cleaning\n\
-                 comes with a checkpoint: real F2FS made 103 checkpoints for 103 sections cleaned.\n\
+                 comes with a checkpoint: real F2FS made {cps} checkpoints for {cleaned} sections cleaned.\n\
                  - `FI_HOT_DATA` (data.c `f2fs_write_cache_pages`): a writeback that finds at most\n\
                  16 dirty pages sends the file's data to the hot log. With an fsync every 16 writes\n\
                  the warm log stays in the section the prefill left part-written, as real F2FS's\n\
@@ -261,15 +269,16 @@ mod tests {
                  section of its own, written at checkpoints.\n\
                  - The log that wrote the prefill goes on in the section the prefill left\n\
                  part-written, where the layer had left that section stranded.\n\n\
-                 What is left: real F2FS's data victims are fuller still (73% valid, against the\n\
-                 layer's 56% over all sections for fsync 16; `experiments/rezns/real-f2fs/headroom.sh`\n\
-                 shows real F2FS between the layer with 28 and with 29 reserved sections). And real\n\
+                 What is left: real F2FS's data victims are fuller still ({full:.0}% valid; the\n\
+                 layer's, and where real F2FS falls between its reserved-section settings, are in\n\
+                 experiments/rezns/README.md, \"The write-volume gap\"). And real\n\
                  F2FS reads back far less than it moves (the row above): most of what it moves is in\n\
                  its page cache, while the layer's cleaner reads every block it moves. The background\n\
                  cleaner is not the cause: the layer runs Linux 6.12's cleaner for zoned devices\n\
                  (`fs.f2fs.gc_mode = \"zoned\"`), whose first look after mount finds more than 60%\n\
                  free and sleeps 60 s, longer than the run; with that sleep cut to 1 s\n\
-                 (`fs.f2fs.bg_gc_nogc_sleep`) it makes 19 passes and fio fsync 16 writes 6.63 GiB.\n\n",
+                 (`fs.f2fs.bg_gc_nogc_sleep`) it runs and changes fio fsync 16's volume by a few\n\
+                 percent (the same section of experiments/rezns/README.md).\n\n",
                 gib(like[0].read_bytes),
             );
         }
@@ -341,6 +350,11 @@ mod tests {
     #[test]
     fn f2fs_status_counters_parse() {
         assert_eq!(cleaner_counts(FSYNC16_STATUS), Some((1_004_507, 84, 0)));
+        assert_eq!(status_field(FSYNC16_STATUS, "CP calls"), Some((103, 0)));
+        assert_eq!(
+            status_field(FSYNC16_STATUS, "- node sections"),
+            Some((19, 0))
+        );
         let before_only = FSYNC16_STATUS
             .split("== after the workload")
             .next()

@@ -1,11 +1,12 @@
 //! F2FS's cleaner (fs/f2fs/gc.c): foreground cleaning on the write path when free sections fall
 //! to the reserved ones (`has_not_enough_free_secs`; the dirty node and dentry sections it adds
-//! are left out), greedy, run as `f2fs_balance_fs` runs it (`super::daemon::balance`). Background cleaning by a thread, by kernel ([`F2fsGcMode`]): Linux
-//! 6.12 on a zoned device wakes every 10-20 ms while free sections are at most 60% of all and
-//! moves a window of segments per pass (`zoned_daemon`); Linux 5.16 sleeps 30 to 60 s (5 min
-//! when there is nothing to clean), runs only when the file system has no I/O in flight and
-//! moves a whole section (`classic_daemon`). Moved data goes to the cold data log, moved node
-//! blocks to their node log; emptied sections wait for the next checkpoint before their reset.
+//! are left out), greedy, run as `f2fs_balance_fs` runs it (`super::daemon::balance`).
+//! Background cleaning by a thread, by kernel ([`F2fsGcMode`]): Linux 6.12 on a zoned device
+//! wakes every 10-20 ms while free sections are at most 60% of all and moves a window of
+//! segments per pass (`zoned_daemon`); Linux 5.16 sleeps 30 to 60 s (5 min when there is nothing
+//! to clean), runs only when the file system has no I/O in flight and moves a whole section
+//! (`classic_daemon`). Moved data goes to the cold data log, moved node blocks to their node log;
+//! emptied sections wait for the next checkpoint before their reset.
 
 use std::rc::Rc;
 

@@ -12,8 +12,8 @@ mod writeback;
 
 pub(crate) use read::{read, read_partial_blocks};
 pub(crate) use writeback::{
-    balance_dirty, flush_file, flush_file_as, flusher, notified_or, submit_writes, target_zone,
-    wait_written, write_pages,
+    balance_dirty, flush_file, flush_file_as, flusher, notified_or, open_head, submit_writes,
+    target_zone, wait_written, write_pages,
 };
 
 use std::rc::Rc;

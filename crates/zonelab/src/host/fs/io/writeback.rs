@@ -122,13 +122,18 @@ pub(crate) fn target_zone(fs: &Inner, st: &mut State, target: Target, for_gc: bo
             }
             let after_cursor = matches!(fs.spec.personality, Personality::F2fs(_));
             let z = st.space.take_free(after_cursor)?;
-            let zone = &mut st.space.zones[z as usize];
-            zone.head = Some(s as u32);
-            zone.class = gc::stream_class(s);
-            st.heads[s] = Some(z);
+            open_head(st, s, z);
             Some(z)
         }
     }
+}
+
+/// Makes zone `z` the one stream `s` appends to.
+pub(crate) fn open_head(st: &mut State, s: usize, z: u32) {
+    let zone = &mut st.space.zones[z as usize];
+    zone.head = Some(s as u32);
+    zone.class = gc::stream_class(s);
+    st.heads[s] = Some(z);
 }
 
 /// How many dirty pages ahead a writeback asks for their map slots.
@@ -146,14 +151,14 @@ fn plan_data(
     let mut dirty = std::mem::take(&mut st.inode_mut(ino).dirty_idx);
     // Distinct indices, so an unstable sort gives the one ascending order.
     dirty.sort_unstable();
-    if matches!(fs.spec.personality, Personality::F2fs(_)) {
+    let is_f2fs = matches!(fs.spec.personality, Personality::F2fs(_));
+    if is_f2fs {
         st.inode_mut(ino).hot_data = dirty.len() <= f2fs::MIN_HOT_BLOCKS;
     }
     let target = data_target(fs, st, ino);
     let keep_clean = st.cache_limit_pages > 0;
     let size = st.inode(ino).size;
     let tail = (!size.is_multiple_of(BLOCK_BYTES)).then_some(size / BLOCK_BYTES);
-    let is_f2fs = matches!(fs.spec.personality, Personality::F2fs(_));
     let mut cmds = Vec::new();
     let mut i = 0;
     let mut old = Vec::new();
