@@ -397,4 +397,84 @@ mod tests {
         assert_eq!(json["tally"]["within"], 1);
         assert!(dir.path().join("claims.md").exists());
     }
+
+    /// The causes written into the reproductions' sources (`"FILE.md, \"Section\""`, string
+    /// continuations joined), for the check below.
+    fn cited_sections(source: &str) -> Vec<(String, String)> {
+        let mut joined = String::new();
+        let mut rest = source;
+        // A `\` at a line's end continues the string past the next line's indentation.
+        while let Some(i) = rest.find("\\\n") {
+            joined += &rest[..i];
+            rest = rest[i + 2..].trim_start();
+        }
+        joined += rest;
+        let mut found = Vec::new();
+        let mut at = 0;
+        while let Some(i) = joined[at..].find("experiments/") {
+            let start = at + i;
+            at = start + 1;
+            let tail = &joined[start..];
+            let Some(md) = tail.find(".md, \\\"") else {
+                continue;
+            };
+            let path = &tail[..md + 3];
+            if path.contains(char::is_whitespace) {
+                continue;
+            }
+            let title = &tail[md + 7..];
+            let Some(end) = title.find("\\\"") else {
+                continue;
+            };
+            found.push((path.to_string(), title[..end].to_string()));
+        }
+        found
+    }
+
+    /// Every experiment a row links to as its cause exists: the file, and a heading in it with
+    /// the section's title (a renamed section would leave a row pointing nowhere).
+    #[test]
+    fn every_cited_experiment_section_exists() {
+        let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let repo = crate_dir.join("../..");
+        let mut sources = vec![crate_dir.join("src/reproduce")];
+        let mut cited = Vec::new();
+        while let Some(dir) = sources.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    sources.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    cited.extend(cited_sections(&text).into_iter().map(|c| (path.clone(), c)));
+                }
+            }
+        }
+        assert!(
+            cited.len() >= 5,
+            "the causes were not found in the sources: {cited:?}"
+        );
+        for (source, (file, title)) in cited {
+            let text = std::fs::read_to_string(repo.join(&file))
+                .unwrap_or_else(|e| panic!("{}: cites {file}: {e}", source.display()));
+            assert!(
+                text.lines()
+                    .any(|l| l.starts_with('#') && l.trim_start_matches('#').trim() == title),
+                "{}: cites {file}, \"{title}\", which has no such heading",
+                source.display()
+            );
+        }
+    }
+
+    #[test]
+    fn cited_sections_reads_continued_strings() {
+        let src = "c.cause(\"experiments/a/README.md, \\\"What sets \\\n    the tails\\\" (x)\")";
+        assert_eq!(
+            cited_sections(src),
+            [(
+                "experiments/a/README.md".to_string(),
+                "What sets the tails".to_string()
+            )]
+        );
+    }
 }
