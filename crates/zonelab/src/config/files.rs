@@ -80,6 +80,10 @@ pub struct FioFilesConfig {
     pub rw: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
+    /// fio's `invalidate` (default true, as fio): each job drops its file's clean cached pages
+    /// when it opens the file, so every run starts with the file out of the page cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalidate: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -304,6 +308,7 @@ pub fn validate(
             loops: c.loops.unwrap_or(1),
             random,
             dir,
+            invalidate: c.invalidate.unwrap_or(true),
         }));
     }
     for (i, c) in updates.iter().enumerate() {

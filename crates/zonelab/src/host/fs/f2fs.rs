@@ -27,7 +27,8 @@
 //!   are kept from users; cleaning triggers are F2FS's (foreground: free sections, prefree ones
 //!   not counted, at most the reserved ones, as `gc::balance` describes; background: Linux
 //!   6.12's cleaner for zoned devices by default, or 5.16's, `fs.f2fs.gc_mode`, see
-//!   `gc/f2fs.rs`).
+//!   `gc/f2fs.rs`). The cleaner moves data through the page cache: a block whose page is
+//!   cached and clean is not read, and the pages it reads stay cached (`gc/copy.rs`).
 
 use std::collections::BTreeSet;
 use std::rc::Rc;

@@ -273,6 +273,22 @@ impl Fs {
         io::check(&self.inner);
     }
 
+    /// Drops the clean cached pages of open file `fd` (`posix_fadvise(POSIX_FADV_DONTNEED)`
+    /// over the whole file; Linux's `generic_fadvise` also starts writeback of the dirty ones,
+    /// which the layer leaves to its flusher).
+    pub fn fadvise_dontneed(&self, fd: Fd) -> Result<(), FsError> {
+        let mut st = self.inner.st.borrow_mut();
+        let ino = st.fd(fd.0)?.ino;
+        let inode = st.inodes[ino as usize]
+            .as_mut()
+            .expect("an open file's inode");
+        let before = inode.pages.len();
+        inode.pages.retain(|_, p| p.dirty);
+        let dropped = (before - inode.pages.len()) as u64;
+        st.cached_pages -= dropped;
+        Ok(())
+    }
+
     /// Drops clean cached pages (`echo 1 > drop_caches`): later reads go to the device.
     pub fn drop_caches(&self) {
         let mut st = self.inner.st.borrow_mut();

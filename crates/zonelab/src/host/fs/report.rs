@@ -19,6 +19,9 @@ pub struct GcReport {
     pub bytes_read: u64,
     /// Bytes GC read that held no live data (LSM_ZGC reads units whole).
     pub dead_bytes_read: u64,
+    /// Live bytes GC took from clean cached pages without reading them (F2FS).
+    #[serde(default)]
+    pub bytes_from_cache: u64,
     pub bytes_written: u64,
     /// Victims by live share when chosen: 0-10%, 10-20%, ... 100%.
     pub victim_utilisation_tenths: Vec<u64>,
@@ -122,6 +125,7 @@ pub(super) fn make(fs: &Inner) -> FsReport {
             foreground_time_ns: s.gc_fg_ns,
             bytes_read: s.gc_blocks_read * b,
             dead_bytes_read: s.gc_dead_blocks_read * b,
+            bytes_from_cache: s.gc_blocks_from_cache * b,
             bytes_written: s.gc_blocks_written * b,
             victim_utilisation_tenths: s.victim_util_tenths.to_vec(),
             c1c_bytes: s.gc_class_blocks[1] * b,

@@ -22,6 +22,37 @@ pub enum Owner {
     Meta,
 }
 
+impl Owner {
+    /// The owner of the block `k` blocks further on in the same run.
+    pub fn offset(self, k: u64) -> Owner {
+        match self {
+            Owner::Data { ino, index } => Owner::Data {
+                ino,
+                index: index + k,
+            },
+            Owner::Node { ino, index } => Owner::Node {
+                ino,
+                index: index + k,
+            },
+            Owner::Meta => Owner::Meta,
+        }
+    }
+}
+
+/// A zone's owners looked up in block order: one search per reverse-map run, not per block.
+#[derive(Default)]
+pub struct OwnerCursor(Option<(u32, u32, Owner)>);
+
+impl OwnerCursor {
+    pub fn of(&mut self, z: &Zone, b: u32) -> Option<Owner> {
+        if !self.0.is_some_and(|(s, n, _)| (s..s + n).contains(&b)) {
+            self.0 = z.owner_run(b);
+        }
+        let (s, _, o) = self.0?;
+        Some(o.offset((b - s) as u64))
+    }
+}
+
 /// A run written into a zone, in zone order.
 #[derive(Clone, Copy, Debug)]
 struct RevRun {
@@ -146,28 +177,17 @@ impl Zone {
 
     /// The owner of block `block` and that block's index within the owner.
     pub fn owner_of(&self, block: u32) -> Option<(Owner, u64)> {
+        let (s, _, o) = self.owner_run(block)?;
+        let off = (block - s) as u64;
+        Some((o.offset(off), off))
+    }
+
+    /// The reverse-map run holding `block`: its first block, its length and the owner of its
+    /// first block (a block `k` further on has index `+ k`).
+    pub fn owner_run(&self, block: u32) -> Option<(u32, u32, Owner)> {
         let i = self.rev.partition_point(|r| r.block <= block);
         let r = self.rev.get(i.checked_sub(1)?)?;
-        (block < r.block + r.len).then(|| {
-            let off = (block - r.block) as u64;
-            match r.owner {
-                Owner::Data { ino, index } => (
-                    Owner::Data {
-                        ino,
-                        index: index + off,
-                    },
-                    off,
-                ),
-                Owner::Node { ino, index } => (
-                    Owner::Node {
-                        ino,
-                        index: index + off,
-                    },
-                    off,
-                ),
-                Owner::Meta => (Owner::Meta, off),
-            }
-        })
+        (block < r.block + r.len).then_some((r.block, r.len, r.owner))
     }
 
     /// Reverse-map entries (memory report).

@@ -118,6 +118,8 @@ pub struct Stats {
     pub gc_blocks_read: u64,
     /// Blocks GC read that held no live data (LSM_ZGC reads valid and invalid together).
     pub gc_dead_blocks_read: u64,
+    /// Live blocks GC took from clean cached pages instead of reading them.
+    pub gc_blocks_from_cache: u64,
     pub device_reads: u64,
     /// F2FS: bytes written to the conventional metadata device.
     pub meta_device_bytes: u64,

@@ -628,3 +628,49 @@ fn zone_limits_hold_under_many_concurrent_writers() {
         out.device.check_invariants();
     }
 }
+
+/// `posix_fadvise(DONTNEED)` drops the file's clean pages and keeps its dirty ones (and other
+/// files' pages); the file reads back whole.
+#[test]
+fn fadvise_dontneed_drops_only_the_files_clean_pages() {
+    let mut spec = tiny_f2fs(GcPolicyKind::None);
+    spec.cache.page_cache_bytes = 1024 * BLOCK_BYTES;
+    let out = with_fs(spec, None, |fs, h| async move {
+        let b = BLOCK_BYTES as usize;
+        let a = fs.create(&h, "/a", CreateOptions::default()).await.unwrap();
+        let other = fs.create(&h, "/b", CreateOptions::default()).await.unwrap();
+        let mut want = vec![1u8; 8 * b];
+        fs.write(&h, a, 0, want.len() as u64, Some(&want))
+            .await
+            .unwrap();
+        fs.write(&h, other, 0, 4 * b as u64, Some(&vec![2u8; 4 * b]))
+            .await
+            .unwrap();
+        fs.fsync(&h, a).await.unwrap();
+        fs.fsync(&h, other).await.unwrap();
+        // Two pages of /a dirty again.
+        let d = vec![3u8; 2 * b];
+        fs.write(&h, a, 0, d.len() as u64, Some(&d)).await.unwrap();
+        want[..2 * b].copy_from_slice(&d);
+        let pages = |fs: &Fs| fs.inner.st.borrow().cached_pages;
+        let before = pages(&fs);
+        fs.fadvise_dontneed(a).unwrap();
+        assert_eq!(
+            before - pages(&fs),
+            6,
+            "/a's 6 clean pages go; its 2 dirty ones and /b's stay"
+        );
+        fs.fadvise_dontneed(a).unwrap();
+        assert_eq!(before - pages(&fs), 6, "nothing more to drop");
+        let mut buf = vec![0u8; want.len()];
+        fs.read(&h, a, 0, want.len() as u64, Some(&mut buf))
+            .await
+            .unwrap();
+        assert!(buf == want, "/a reads back");
+        assert!(matches!(
+            fs.fadvise_dontneed(Fd(99)),
+            Err(FsError::BadFd(99))
+        ));
+    });
+    assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+}

@@ -3,7 +3,9 @@
 //! `bs` writes at queue depth 1, in a random order that covers every block once (fio's random
 //! map), an fsync after every `fsync` writes; the whole job run `loops` times back to back (the
 //! paper's "consecutively ran ... 3 times"), each run reopening the files the last one wrote.
-//! fio's buffered I/O (no `direct=1` in the paper's list) goes through the page cache.
+//! fio's buffered I/O (no `direct=1` in the paper's list) goes through the page cache, and each
+//! job drops its file's clean pages when it opens it (fio's default `invalidate=1`), so a run
+//! starts with the file out of the cache.
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -27,6 +29,8 @@ pub struct FioFilesSpec {
     /// Random offsets (randwrite); false: sequential (write).
     pub random: bool,
     pub dir: String,
+    /// fio's `invalidate=1`: drop the file's clean cached pages at open.
+    pub invalidate: bool,
 }
 
 pub(crate) async fn setup(spec: &FioFilesSpec, fs: &Fs, h: &Host) -> Result<(), FsError> {
@@ -86,6 +90,11 @@ async fn job(spec: &FioFilesSpec, ctx: &Ctx, h: &Host, t: u32, l: u32) -> Result
         Err(FsError::NotFound(_)) => ctx.fs.create(h, &path, CreateOptions::default()).await?,
         Err(e) => return Err(e),
     };
+    if spec.invalidate {
+        // fio's `td_io_open_file` calls `file_invalidate_cache`: posix_fadvise(DONTNEED) over
+        // the file, which drops its clean pages (dirty ones stay).
+        ctx.fs.fadvise_dontneed(fd)?;
+    }
     let blocks = spec.file_bytes / spec.bs;
     let mut order: Vec<u32> = (0..blocks as u32).collect();
     if spec.random {

@@ -10,8 +10,8 @@ use super::{Dest, Pending, zenfs};
 use crate::device::{Command, Data};
 use crate::host::fs::io::{self, WriteCmd};
 use crate::host::fs::map::Run;
-use crate::host::fs::space::Owner;
-use crate::host::fs::state::{Ino, State};
+use crate::host::fs::space::{Owner, OwnerCursor};
+use crate::host::fs::state::{Ino, Page, State};
 use crate::host::fs::{BLOCK_BYTES, FsError, Inner, Personality, Target};
 use crate::host::join_all;
 use crate::sim::host::Host;
@@ -62,42 +62,23 @@ pub(crate) async fn collect_window(
     let depth = fs.spec.gc.read_depth.max(1) as usize;
     let mut pending: Pending = BTreeMap::new();
     let mut result = Ok(());
+    let through_cache = fs.gc.borrow().reads_through_page_cache();
     for batch in plan.chunks(depth) {
-        let bufs = match read_ranges(fs, h, victim, batch).await {
+        // Blocks whose file page is cached and clean need no device read (F2FS's
+        // `move_data_page` finds the page up to date); the rest are read, adjacent ones merged.
+        let (reads, cached) = if through_cache {
+            split_cached(&fs.st.borrow(), victim, batch)
+        } else {
+            (batch.to_vec(), Cached::none())
+        };
+        let bufs = match read_ranges(fs, h, victim, &reads).await {
             Ok(b) => b,
             Err(e) => {
                 result = Err(e);
                 break;
             }
         };
-        {
-            let st = fs.st.borrow();
-            let gc = fs.gc.borrow();
-            let zone = &st.space.zones[victim as usize];
-            let mut read = 0u64;
-            let mut live = 0u64;
-            for (&(s, n), buf) in batch.iter().zip(&bufs) {
-                read += n as u64;
-                for b in s..s + n {
-                    if !zone.is_live(b) {
-                        continue;
-                    }
-                    live += 1;
-                    let (owner, _) = zone.owner_of(b).expect("a live block has an owner");
-                    let dest = gc.destination(fs, &st, victim, b, owner);
-                    let data = buf.as_ref().map(|d| {
-                        let o = ((b - s) as u64 * BLOCK_BYTES) as usize;
-                        d[o..o + BLOCK_BYTES as usize].into()
-                    });
-                    pending.entry(dest).or_default().push((b, data));
-                }
-            }
-            drop(gc);
-            drop(st);
-            let mut st = fs.st.borrow_mut();
-            st.stats.gc_blocks_read += read;
-            st.stats.gc_dead_blocks_read += read - live;
-        }
+        sort_survivors(fs, victim, batch, (&reads, &bufs), cached, &mut pending);
         let full: Vec<Dest> = pending
             .iter()
             .filter(|(d, v)| **d != Dest::Skip && v.len() >= unit as usize)
@@ -156,6 +137,170 @@ pub(crate) async fn collect_window(
     }
     fs.space_cv.notify_all(h);
     Ok(())
+}
+
+/// Splits a batch of ranges of `zone` into the ranges to read from the device and the blocks
+/// whose data page is cached and clean, in block order (with its bytes in data mode). Node
+/// blocks are always read: the layer keeps no node page cache.
+fn split_cached(st: &State, zone: u32, batch: &[(u32, u32)]) -> (Vec<(u32, u32)>, Cached) {
+    let z = &st.space.zones[zone as usize];
+    let mut reads: Vec<(u32, u32)> = Vec::new();
+    let mut cached = Vec::new();
+    let mut owners = OwnerCursor::default();
+    for &(s, n) in batch {
+        for b in s..s + n {
+            let page = match owners.of(z, b) {
+                Some(Owner::Data { ino, index }) if z.is_live(b) => st.inodes[ino as usize]
+                    .as_ref()
+                    .filter(|i| !i.pages.is_empty())
+                    .and_then(|i| i.pages.get(&index))
+                    .filter(|p| !p.dirty),
+                _ => None,
+            };
+            if let Some(p) = page {
+                cached.push((b, p.data.clone()));
+                continue;
+            }
+            match reads.last_mut() {
+                Some((rs, rn)) if *rs + *rn == b && b != s => *rn += 1,
+                _ => reads.push((b, 1)),
+            }
+        }
+    }
+    (
+        reads,
+        Cached {
+            blocks: cached,
+            next: 0,
+        },
+    )
+}
+
+/// Blocks taken from the page cache, in block order, handed out as the copy loop reaches them.
+struct Cached {
+    blocks: Vec<(u32, Option<Box<[u8]>>)>,
+    next: usize,
+}
+
+impl Cached {
+    fn none() -> Self {
+        Cached {
+            blocks: Vec::new(),
+            next: 0,
+        }
+    }
+
+    /// Block `b`'s cached bytes if `b` was taken from the cache (blocks are asked for in order).
+    fn take(&mut self, b: u32) -> Option<Option<Box<[u8]>>> {
+        while self.blocks.get(self.next).is_some_and(|c| c.0 < b) {
+            self.next += 1;
+        }
+        match self.blocks.get_mut(self.next) {
+            Some(c) if c.0 == b => {
+                self.next += 1;
+                Some(c.1.take())
+            }
+            _ => None,
+        }
+    }
+
+    fn len(&self) -> u64 {
+        self.blocks.len() as u64
+    }
+}
+
+/// A data page GC read from the device: (file, page index, its bytes in data mode).
+type Fetched = (Ino, u64, Option<Box<[u8]>>);
+
+/// Puts the data pages GC read from the device into the cache as clean pages (where the file
+/// has no page at that index yet), then trims the cache to its limit.
+fn cache_fetched(st: &mut State, fetched: Vec<Fetched>) {
+    if fetched.is_empty() {
+        return;
+    }
+    let mut added = 0;
+    let mut touched = None;
+    for (ino, index, data) in fetched {
+        let Some(inode) = st.inodes[ino as usize].as_mut() else {
+            continue;
+        };
+        if let std::collections::hash_map::Entry::Vacant(e) = inode.pages.entry(index) {
+            e.insert(Page { dirty: false, data });
+            added += 1;
+            // Runs of blocks share a file: move it up the LRU once per run.
+            if touched != Some(ino) {
+                st.touch(ino);
+                touched = Some(ino);
+            }
+        }
+    }
+    st.cached_pages += added;
+    st.evict();
+}
+
+/// Block `b`'s bytes in the buffers read for `reads` (None outside data mode).
+fn read_bytes(reads: &[(u32, u32)], bufs: &[Option<Vec<u8>>], b: u32) -> Option<Box<[u8]>> {
+    let i = reads.partition_point(|r| r.0 <= b).checked_sub(1)?;
+    let (s, n) = reads[i];
+    debug_assert!(b < s + n, "block {b} was read");
+    bufs[i].as_ref().map(|d| {
+        let o = ((b - s) as u64 * BLOCK_BYTES) as usize;
+        d[o..o + BLOCK_BYTES as usize].into()
+    })
+}
+
+/// Ranges read from the device and their bytes (None outside data mode).
+type Read<'a> = (&'a [(u32, u32)], &'a [Option<Vec<u8>>]);
+
+/// Queues the live blocks of `batch` for their destinations, with their bytes from the cache or
+/// from the buffers read for `reads`, and counts what was read. With the page cache in the
+/// path, the data pages read from the device stay cached, clean (Linux reads them into the page
+/// cache, and a later cleaning of the same blocks finds them there).
+fn sort_survivors(
+    fs: &Inner,
+    victim: u32,
+    batch: &[(u32, u32)],
+    (reads, bufs): Read<'_>,
+    mut cached: Cached,
+    pending: &mut Pending,
+) {
+    let through_cache = fs.gc.borrow().reads_through_page_cache();
+    let st = fs.st.borrow();
+    let gc = fs.gc.borrow();
+    let zone = &st.space.zones[victim as usize];
+    let mut live = 0u64;
+    let mut fetched: Vec<Fetched> = Vec::new();
+    let mut owners = OwnerCursor::default();
+    for &(s, n) in batch {
+        for b in s..s + n {
+            if !zone.is_live(b) {
+                continue;
+            }
+            live += 1;
+            let owner = owners.of(zone, b).expect("a live block has an owner");
+            let dest = gc.destination(fs, &st, victim, b, owner);
+            let data = match cached.take(b) {
+                Some(page) => page,
+                None => {
+                    let data = read_bytes(reads, bufs, b);
+                    if let (true, Owner::Data { ino, index }) = (through_cache, owner) {
+                        fetched.push((ino, index, data.clone()));
+                    }
+                    data
+                }
+            };
+            pending.entry(dest).or_default().push((b, data));
+        }
+    }
+    let read: u64 = reads.iter().map(|r| r.1 as u64).sum();
+    let from_cache = cached.len();
+    drop(gc);
+    drop(st);
+    let mut st = fs.st.borrow_mut();
+    st.stats.gc_blocks_read += read;
+    st.stats.gc_blocks_from_cache += from_cache;
+    st.stats.gc_dead_blocks_read += read.saturating_sub(live.saturating_sub(from_cache));
+    cache_fetched(&mut st, fetched);
 }
 
 /// The parts of `plan`'s ranges inside `window`.

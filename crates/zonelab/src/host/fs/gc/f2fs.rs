@@ -74,6 +74,12 @@ impl GcPolicy for F2fsCleaner {
     fn reset_now(&self) -> bool {
         false
     }
+    /// `gc_data_segment` reads a data block with `f2fs_get_read_data_page`, which finds an up
+    /// to date page in the cache without I/O, and `move_data_page` moves the page (Linux 6.12,
+    /// fs/f2fs/gc.c).
+    fn reads_through_page_cache(&self) -> bool {
+        true
+    }
 }
 
 /// `gc_thread_func`.

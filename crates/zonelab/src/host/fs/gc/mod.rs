@@ -64,6 +64,11 @@ pub(crate) trait GcPolicy {
     /// Reset the victim as soon as it is empty (else it waits on the dead list, as F2FS's
     /// prefree sections wait for a checkpoint).
     fn reset_now(&self) -> bool;
+    /// A live data block whose page is cached and clean is taken from the cache, not read
+    /// (Linux F2FS's GC moves data through the page cache).
+    fn reads_through_page_cache(&self) -> bool {
+        false
+    }
 }
 
 /// The policy an `[fs]` asks for.
