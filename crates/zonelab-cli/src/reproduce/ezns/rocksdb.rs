@@ -238,7 +238,8 @@ const READ_TAILS: &str = "experiments/ezns/README.md, \"What sets the read tails
 const THROUGHPUT: &str = "experiments/ezns/README.md, \"What sets the throughput gains\" \
                           (ballooning never engages at this scale; the gain is the scheduler's, \
                           and with reads ahead of queued programs it falls to +12% write, +38% \
-                          read)";
+                          read; with twice the entries the write gain is gone, \
+                          experiments/ezns/scale.sh)";
 
 /// The paper's RocksDB and YCSB numbers (docs/reference/ezns.md, "Experiments") beside ZoneLab's.
 fn claims(measured: &[(&str, Vec<Measured>)]) -> Vec<Claim> {
