@@ -10,6 +10,7 @@
 #   experiments/ezns/read-tails.sh [ZONELAB_BINARY]
 set -euo pipefail
 source "$(dirname "$0")/../script-setup.sh" "$@"
+source experiments/ezns/static-baseline.sh
 # smallzone-4t's program and erase times (presets/smallzone-4t.toml), halved.
 program_ns=$(sed -n 's/^program_latency_ns = \([0-9]*\).*/\1/p' presets/smallzone-4t.toml)
 erase_ns=$(sed -n 's/^erase_latency_ns = \([0-9]*\).*/\1/p' presets/smallzone-4t.toml)
@@ -22,9 +23,7 @@ variants=(
 )
 for exp in multi:4 ycsb:6; do
   name=${exp%%:*}
-  widths=$(printf '4,%.0s' $(seq "${exp#*:}"))
-  static=(--set layer.local_overdrive=false --set layer.global_overdrive=false
-          --set layer.reclaim=false --set layer.scheduler=false --set "layer.fixed_width=[${widths%,}]")
+  static_baseline "${exp#*:}"
   for i in "${!variants[@]}"; do
     set=${variants[$i]#*:}
     extra=()

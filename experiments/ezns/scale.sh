@@ -9,11 +9,11 @@
 #   experiments/ezns/scale.sh [ZONELAB_BINARY] [FACTORS...]   (default 1 2 4 8)
 set -euo pipefail
 source "$(dirname "$0")/../script-setup.sh" "$@"
+source experiments/ezns/static-baseline.sh
 shift || true
 factors=("$@")
 [ ${#factors[@]} -gt 0 ] || factors=(1 2 4 8)
-static=(--set layer.local_overdrive=false --set layer.global_overdrive=false --set layer.reclaim=false
-        --set layer.scheduler=false --set 'layer.fixed_width=[4,4,4,4]')
+static_baseline 4
 for k in "${factors[@]}"; do
   size=()
   for store in A B C D; do size+=(--set "dbbench.$store.num=$((150000 * k))"); done

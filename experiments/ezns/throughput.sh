@@ -1,38 +1,38 @@
 #!/usr/bin/env bash
 # What sets the eZNS RocksDB throughput gains (experiments/ezns/README.md, "What sets the
 # throughput gains"): the 4-tenant run (rocksdb-multi.toml: A and B overwrite, C and D read) and
-# the YCSB run (rocksdb-ycsb.toml), on the static baseline (the reproduction's overrides: width 4,
-# 16 KiB stripes, no ballooning, no scheduler), on static groups made wider by hand, on eZNS, and
-# on eZNS with one mechanism off at a time. Per run: the stores' operations per simulated second
-# in their measured phase, the seconds the writers' puts spent stalled (RocksDB's write
-# slowdowns and stops), and the device's write MB/s over the writers' phase. Seed 1, the shipped
-# scale; about 40 s of wall time on the 2-core machine.
+# the YCSB run (rocksdb-ycsb.toml), on the static baseline (static-baseline.sh) with each half of
+# eZNS's scheduler added, on eZNS with one mechanism off at a time or a short global-overdrive
+# history, and on both with reads ahead of queued programs. Per run: the stores' operations per
+# simulated second in their measured phase, the seconds the writers' puts spent stalled (RocksDB's
+# write slowdowns and stops), the device's write MB/s over the writers' phase, the stripe groups
+# eZNS opened and the spares it lent. Seed 1, the shipped scale; about 10 s of wall time on the
+# 2-core machine.
 #   experiments/ezns/throughput.sh [ZONELAB_BINARY]
 set -euo pipefail
 source "$(dirname "$0")/../script-setup.sh" "$@"
-static=(layer.local_overdrive=false layer.global_overdrive=false layer.reclaim=false layer.scheduler=false)
-# label:overrides (comma-separated; WIDTH stands for the fixed width of every namespace).
+source experiments/ezns/static-baseline.sh
+# label:base:overrides, base the static baseline or eZNS as shipped, overrides applied after it.
 variants=(
-  "static (width 4):${static[*]} WIDTH=4"
-  "static with read congestion control:${static[*]} WIDTH=4 layer.scheduler=true layer.write_admission=false"
-  "static with write admission control:${static[*]} WIDTH=4 layer.scheduler=true layer.read_cc=false"
-  "static with both (the scheduler):${static[*]} WIDTH=4 layer.scheduler=true"
-  "eZNS:"
-  "eZNS, no global overdrive:layer.global_overdrive=false"
-  "eZNS, no scheduler:layer.scheduler=false"
-  "eZNS, history of 16 allocations:layer.history=16"
-  "static, reads ahead of queued programs:${static[*]} WIDTH=4 device.timing.read_priority=true"
-  "eZNS, reads ahead of queued programs:device.timing.read_priority=true"
+  "static (width 4):static:"
+  "static with read congestion control:static:layer.scheduler=true layer.write_admission=false"
+  "static with write admission control:static:layer.scheduler=true layer.read_cc=false"
+  "static with both (the scheduler):static:layer.scheduler=true"
+  "eZNS:ezns:"
+  "eZNS, no global overdrive:ezns:layer.global_overdrive=false"
+  "eZNS, no scheduler:ezns:layer.scheduler=false"
+  "eZNS, history of 16 allocations:ezns:layer.history=16"
+  "static, reads ahead of queued programs:static:device.timing.read_priority=true"
+  "eZNS, reads ahead of queued programs:ezns:device.timing.read_priority=true"
 )
 run() { # name namespaces index
-  local name=$1 ns=$2 i=$3 sets=() o
-  for o in ${variants[$i]#*:}; do
-    case $o in
-      WIDTH=*) sets+=(--set "layer.fixed_width=[$(printf "${o#WIDTH=},%.0s" $(seq "$ns") | sed 's/,$//')]") ;;
-      *) sets+=(--set "$o") ;;
-    esac
-  done
-  "$bin" run "experiments/ezns/rocksdb-$name.toml" "${sets[@]}" --output "$out/$name-$i" >/dev/null
+  local name=$1 v=${variants[$3]#*:} sets=() o
+  if [ "${v%%:*}" = static ]; then
+    static_baseline "$2"
+    sets=("${static[@]}")
+  fi
+  for o in ${v#*:}; do sets+=(--set "$o"); done
+  "$bin" run "experiments/ezns/rocksdb-$name.toml" "${sets[@]}" --output "$out/$name-$3" >/dev/null
 }
 for exp in multi:4 ycsb:6; do
   # Two runs at a time, one per core.

@@ -7,13 +7,14 @@
 #   experiments/ezns/ycsb-seeds.sh [ZONELAB_BINARY] [SEEDS...]   (default seeds 1-6)
 set -euo pipefail
 source "$(dirname "$0")/../script-setup.sh" "$@"
+source experiments/ezns/static-baseline.sh
+static_baseline 6
 shift || true
 seeds=("$@")
 [ ${#seeds[@]} -gt 0 ] || seeds=(1 2 3 4 5 6)
 for seed in "${seeds[@]}"; do
-  "$bin" run experiments/ezns/rocksdb-ycsb.toml --set "seed=$seed" --set layer.local_overdrive=false \
-    --set layer.global_overdrive=false --set layer.reclaim=false --set layer.scheduler=false \
-    --set 'layer.fixed_width=[4,4,4,4,4,4]' --output "$out/$seed-static" >/dev/null &
+  "$bin" run experiments/ezns/rocksdb-ycsb.toml --set "seed=$seed" "${static[@]}" \
+    --output "$out/$seed-static" >/dev/null &
   pid=$!
   "$bin" run experiments/ezns/rocksdb-ycsb.toml --set "seed=$seed" --output "$out/$seed-ezns" >/dev/null
   wait "$pid"

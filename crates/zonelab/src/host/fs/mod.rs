@@ -279,26 +279,18 @@ impl Fs {
     pub fn fadvise_dontneed(&self, fd: Fd) -> Result<(), FsError> {
         let mut st = self.inner.st.borrow_mut();
         let ino = st.fd(fd.0)?.ino;
-        let inode = st.inodes[ino as usize]
-            .as_mut()
-            .expect("an open file's inode");
-        let before = inode.pages.len();
-        inode.pages.retain(|_, p| p.dirty);
-        let dropped = (before - inode.pages.len()) as u64;
-        st.cached_pages -= dropped;
+        st.drop_clean_pages(ino);
         Ok(())
     }
 
     /// Drops clean cached pages (`echo 1 > drop_caches`): later reads go to the device.
     pub fn drop_caches(&self) {
         let mut st = self.inner.st.borrow_mut();
-        let mut dropped = 0;
-        for inode in st.inodes.iter_mut().flatten() {
-            let before = inode.pages.len();
-            inode.pages.retain(|_, p| p.dirty);
-            dropped += (before - inode.pages.len()) as u64;
+        for ino in 0..st.inodes.len() as Ino {
+            if st.inodes[ino as usize].is_some() {
+                st.drop_clean_pages(ino);
+            }
         }
-        st.cached_pages -= dropped;
     }
 }
 

@@ -345,10 +345,31 @@ impl State {
             let Some(ino) = self.lru.pop_front() else {
                 break;
             };
-            let inode = self.inodes[ino as usize].as_mut().expect("in the LRU");
-            let before = inode.pages.len();
-            inode.pages.retain(|_, p| p.dirty);
-            self.cached_pages -= (before - inode.pages.len()) as u64;
+            self.drop_clean_pages(ino);
+        }
+    }
+
+    /// Drops the clean cached pages of file `ino` (dirty ones stay); returns how many went.
+    pub fn drop_clean_pages(&mut self, ino: Ino) -> u64 {
+        let inode = self.inodes[ino as usize].as_mut().expect("a live inode");
+        let before = inode.pages.len();
+        inode.pages.retain(|_, p| p.dirty);
+        let dropped = (before - inode.pages.len()) as u64;
+        self.cached_pages -= dropped;
+        dropped
+    }
+
+    /// Caches page `index` of file `ino` as clean with `data`, unless the file has a page
+    /// there already (which is as new or newer); returns whether it was added.
+    pub fn cache_clean_page(&mut self, ino: Ino, index: u64, data: Option<Box<[u8]>>) -> bool {
+        let inode = self.inodes[ino as usize].as_mut().expect("a live inode");
+        match inode.pages.entry(index) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(Page { dirty: false, data });
+                self.cached_pages += 1;
+                true
+            }
+            std::collections::hash_map::Entry::Occupied(_) => false,
         }
     }
 

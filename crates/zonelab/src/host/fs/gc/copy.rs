@@ -11,7 +11,7 @@ use crate::device::{Command, Data};
 use crate::host::fs::io::{self, WriteCmd};
 use crate::host::fs::map::Run;
 use crate::host::fs::space::{Owner, OwnerCursor};
-use crate::host::fs::state::{Ino, Page, State};
+use crate::host::fs::state::{Ino, State};
 use crate::host::fs::{BLOCK_BYTES, FsError, Inner, Personality, Target};
 use crate::host::join_all;
 use crate::sim::host::Host;
@@ -152,7 +152,6 @@ fn split_cached(st: &State, zone: u32, batch: &[(u32, u32)]) -> (Vec<(u32, u32)>
             let page = match owners.of(z, b) {
                 Some(Owner::Data { ino, index }) if z.is_live(b) => st.inodes[ino as usize]
                     .as_ref()
-                    .filter(|i| !i.pages.is_empty())
                     .and_then(|i| i.pages.get(&index))
                     .filter(|p| !p.dirty),
                 _ => None,
@@ -172,6 +171,7 @@ fn split_cached(st: &State, zone: u32, batch: &[(u32, u32)]) -> (Vec<(u32, u32)>
         Cached {
             blocks: cached,
             next: 0,
+            through_cache: true,
         },
     )
 }
@@ -180,13 +180,17 @@ fn split_cached(st: &State, zone: u32, batch: &[(u32, u32)]) -> (Vec<(u32, u32)>
 struct Cached {
     blocks: Vec<(u32, Option<Box<[u8]>>)>,
     next: usize,
+    /// The policy reads through the page cache: the data pages it reads stay cached.
+    through_cache: bool,
 }
 
 impl Cached {
+    /// No page cache in the path: every block is read, nothing is kept.
     fn none() -> Self {
         Cached {
             blocks: Vec::new(),
             next: 0,
+            through_cache: false,
         }
     }
 
@@ -218,23 +222,14 @@ fn cache_fetched(st: &mut State, fetched: Vec<Fetched>) {
     if fetched.is_empty() {
         return;
     }
-    let mut added = 0;
     let mut touched = None;
     for (ino, index, data) in fetched {
-        let Some(inode) = st.inodes[ino as usize].as_mut() else {
-            continue;
-        };
-        if let std::collections::hash_map::Entry::Vacant(e) = inode.pages.entry(index) {
-            e.insert(Page { dirty: false, data });
-            added += 1;
-            // Runs of blocks share a file: move it up the LRU once per run.
-            if touched != Some(ino) {
-                st.touch(ino);
-                touched = Some(ino);
-            }
+        // Runs of blocks share a file: move it up the LRU once per run.
+        if st.cache_clean_page(ino, index, data) && touched != Some(ino) {
+            st.touch(ino);
+            touched = Some(ino);
         }
     }
-    st.cached_pages += added;
     st.evict();
 }
 
@@ -264,7 +259,7 @@ fn sort_survivors(
     mut cached: Cached,
     pending: &mut Pending,
 ) {
-    let through_cache = fs.gc.borrow().reads_through_page_cache();
+    let through_cache = cached.through_cache;
     let st = fs.st.borrow();
     let gc = fs.gc.borrow();
     let zone = &st.space.zones[victim as usize];

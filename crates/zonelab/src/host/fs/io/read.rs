@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use crate::device::{Command, Data};
 use crate::host::fs::map::Run;
-use crate::host::fs::state::{Ino, Page};
+use crate::host::fs::state::Ino;
 use crate::host::fs::{BLOCK_BYTES, FsError, Inner};
 use crate::host::join_all;
 use crate::sim::host::Host;
@@ -62,21 +62,12 @@ async fn fetch_blocks(
     let mut added = 0;
     for (r, buf) in reads.iter().zip(bufs) {
         for i in 0..r.2.len as u64 {
-            let page = Page {
-                dirty: false,
-                data: buf.as_ref().map(|b| {
-                    b[(i * BLOCK_BYTES) as usize..((i + 1) * BLOCK_BYTES) as usize].into()
-                }),
-            };
-            if let std::collections::hash_map::Entry::Vacant(e) =
-                st.inode_mut(ino).pages.entry(r.0 + i)
-            {
-                e.insert(page);
-                added += 1;
-            }
+            let data = buf
+                .as_ref()
+                .map(|b| b[(i * BLOCK_BYTES) as usize..((i + 1) * BLOCK_BYTES) as usize].into());
+            added += u64::from(st.cache_clean_page(ino, r.0 + i, data));
         }
     }
-    st.cached_pages += added;
     Ok(added)
 }
 
@@ -220,23 +211,13 @@ pub(crate) async fn read(
         }
     }
     if st.cache_limit_pages > 0 && st.exists(ino) {
-        let mut added = 0;
         for (r, data) in reads.iter().zip(bufs) {
             for i in 0..r.2.len as u64 {
                 let s = (i * BLOCK_BYTES) as usize;
-                let page = Page {
-                    dirty: false,
-                    data: data.as_ref().map(|d| d[s..s + BLOCK_BYTES as usize].into()),
-                };
-                if let std::collections::hash_map::Entry::Vacant(e) =
-                    st.inode_mut(ino).pages.entry(r.0 + i)
-                {
-                    e.insert(page);
-                    added += 1;
-                }
+                let data = data.as_ref().map(|d| d[s..s + BLOCK_BYTES as usize].into());
+                st.cache_clean_page(ino, r.0 + i, data);
             }
         }
-        st.cached_pages += added;
         st.touch(ino);
         st.evict();
     }
