@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use zonelab::config::ExperimentConfig;
-use zonelab::sim::Inputs;
+use zonelab::experiment::Inputs;
 
 struct Case {
     name: &'static str,
@@ -294,10 +294,10 @@ pub fn run_case(name: &str, scale: u64) -> Result<()> {
     let text = case.template.replace("{io}", &io);
     let exp = ExperimentConfig::parse(&text, &[])?.validate(name)?;
     // Time the measured phase only, not building the device.
-    let device = zonelab::sim::build_device(&exp);
+    let device = zonelab::experiment::build_device(&exp);
     let wall = Instant::now();
     let cpu = cpu_seconds();
-    let out = zonelab::sim::run_on(&exp, device, Inputs::default(), 0, &mut |_| {})?;
+    let out = zonelab::experiment::run_on(&exp, device, Inputs::default(), 0, &mut |_| {})?;
     let wall_s = wall.elapsed().as_secs_f64();
     let cpu_s = cpu_seconds() - cpu;
     let requests: u64 = if case.kv {

@@ -426,7 +426,7 @@ fn fresh_report(
             exp.device.name()
         );
     }
-    let device = zonelab::sim::build_device(exp);
+    let device = zonelab::experiment::build_device(exp);
     let report = device
         .report_zones(0, 0, filter, false, max)
         .map_err(anyhow::Error::from)?;

@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use zonelab::config::ExperimentConfig;
 use zonelab::device::{Accepted, Command, DeviceModel, Status, catch_up};
-use zonelab::sim::build_device;
+use zonelab::experiment::build_device;
 use zonelab::state;
 use zonelab::time::Instant;
 use zonelab::{ConfigError, Experiment};

@@ -19,11 +19,11 @@ use zonelab::config::{ExperimentConfig, preset_file};
 use zonelab::device::{
     Command, Completed, Data, DeviceModel, Op, ReportFilter, Status, ZoneAction, catch_up,
 };
+use zonelab::experiment::build_device;
 use zonelab::metrics::{MetricKey, Metrics, OpKind};
 use zonelab::report::{
     ErrorLog, ErrorReport, HostReport, RealtimeReport, RunIdentity, render, summarize,
 };
-use zonelab::sim::build_device;
 use zonelab::state;
 use zonelab::time::{Duration, Instant};
 

@@ -5,9 +5,9 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use zonelab::experiment::RunOutput;
 use zonelab::firmware::FirmwareReport;
 use zonelab::metrics::{Layer, OpKind, Percentile, cdf};
-use zonelab::sim::RunOutput;
 use zonelab::time::NS_PER_S;
 use zonelab::trace::TraceRecord;
 use zonelab::units::MIB;

@@ -17,7 +17,7 @@ use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use zonelab::config::{Blame, ConfigError, ExperimentConfig, blame, presets};
-use zonelab::sim::{Inputs, RunError, RunOutput};
+use zonelab::experiment::{Inputs, RunError, RunOutput};
 use zonelab::trace::{TraceRecord, TraceSink};
 
 /// The Python exception for a run that cannot finish (an unreadable trace, a deadlock of host

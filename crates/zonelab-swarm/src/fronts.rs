@@ -117,7 +117,7 @@ pub struct Direct {
 
 impl Direct {
     pub fn new(cfg: &ExperimentConfig, exp: Experiment) -> Self {
-        let device = zonelab::sim::build_device(&exp);
+        let device = zonelab::experiment::build_device(&exp);
         let now = device.idle_at();
         Direct {
             identity: state::identity(cfg),

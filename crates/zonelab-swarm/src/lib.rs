@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use zonelab::config::ExperimentConfig;
-use zonelab::sim::RunLimits;
+use zonelab::experiment::RunLimits;
 use zonelab::testing::reference::Model;
 use zonelab::time::Duration;
 

@@ -11,7 +11,7 @@ use anyhow::{Result, bail};
 use zonelab::Experiment;
 use zonelab::config::ExperimentConfig;
 use zonelab::device::{Command, Data, Op, Status};
-use zonelab::sim::{Inputs, RunLimits};
+use zonelab::experiment::{Inputs, RunLimits};
 use zonelab::testing::reference::Model;
 use zonelab::trace::{CSV_HEADER, TraceOp};
 

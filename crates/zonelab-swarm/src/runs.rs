@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
 use zonelab::config::ExperimentConfig;
-use zonelab::sim::{Inputs, RunLimits};
+use zonelab::experiment::{Inputs, RunLimits};
 
 use crate::draw::{DeviceDraw, Profile};
 use crate::fronts::save_load_same;

@@ -26,9 +26,9 @@ use zonelab::device::{
     Command as DeviceCommand, Completed, Data, DeviceModel, Op as DeviceOp, ReportFilter, Status,
     ZoneAction, catch_up,
 };
+use zonelab::experiment::{DeviceSpec, build_device};
 use zonelab::metrics::{Layer, Metrics, OpKind, TenantId};
 use zonelab::report::{ErrorLog, ErrorReport, HostReport, RunIdentity, Summary, render, summarize};
-use zonelab::sim::{DeviceSpec, build_device};
 use zonelab::time::Instant;
 use zonelab::trace::{TraceOp, TraceRecord, TraceSink};
 

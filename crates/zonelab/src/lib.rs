@@ -2,7 +2,7 @@
 //!
 //! This crate does no I/O and holds no global state: the CLI, the fio engine, the block-device
 //! front end and Python drive it. Time is integer nanoseconds ([`time`]). The flow is
-//! [`config::ExperimentConfig`] -> [`sim::Experiment`] -> [`sim::run`] (host work, then the
+//! [`config::ExperimentConfig`] -> [`experiment::Experiment`] -> [`experiment::run`] (host work, then the
 //! device seam [`device::DeviceModel`], the ZNS model [`zns`] with its [`firmware`] policy, and
 //! the [`nand`] timelines) -> [`report::Summary`] and the files [`report::render`] makes.
 
@@ -10,6 +10,7 @@ mod bits;
 pub mod config;
 pub mod device;
 pub mod divisor;
+pub mod experiment;
 pub mod firmware;
 pub mod ftl;
 pub mod host;
@@ -17,6 +18,7 @@ pub mod metrics;
 pub mod nand;
 mod prefetch;
 pub mod report;
+pub mod seed;
 pub mod sim;
 pub mod state;
 #[cfg(any(test, feature = "testing"))]
@@ -29,7 +31,7 @@ pub mod workload;
 pub mod zns;
 
 pub use config::{ConfigError, ExperimentConfig};
-pub use sim::{Experiment, Inputs, Progress, RunError, RunOutput, run};
+pub use experiment::{Experiment, Inputs, Progress, RunError, RunOutput, run};
 
 /// Cases a fuzzing property test runs: `default` (bounded, as CI runs it), or
 /// `ZONELAB_FUZZ_CASES` for a longer run.

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{DataConfig, DeviceConfig, ExperimentConfig, FirmwareConfig};
 use crate::device::DeviceModel;
-use crate::sim::{DeviceSpec, Experiment};
+use crate::experiment::{DeviceSpec, Experiment};
 use crate::time::Instant;
 use crate::zns::{Device, ZnsState};
 
@@ -176,10 +176,17 @@ fn body<'a>(
     Ok(Body {
         identity: Cow::Borrowed(identity),
         now,
-        device: device
-            .save()
-            .ok_or_else(|| StateError::Unsupported(device.info().name.clone()))?,
+        device: saved(device)?,
     })
+}
+
+/// What a state file keeps of `device`: the state of a ZNS device; any other model (the
+/// conventional FTL, a host layer) is refused.
+fn saved(device: &dyn DeviceModel) -> Result<DeviceState<'_>, StateError> {
+    match device.as_any().downcast_ref::<Device>() {
+        Some(zns) => Ok(DeviceState::Zns(zns.save())),
+        None => Err(StateError::Unsupported(device.info().name.clone())),
+    }
 }
 
 /// The magic, the format version, the body's checksum and its length.

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use zonelab::Experiment;
 use zonelab::config::ExperimentConfig;
-use zonelab::sim::DeviceSpec;
+use zonelab::experiment::DeviceSpec;
 use zonelab::workload::HostWorkload;
 use zonelab::workload::files::updates::UpdatePattern;
 

@@ -10,8 +10,8 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use zonelab::Experiment;
 use zonelab::config::ExperimentConfig;
+use zonelab::experiment::{Inputs, RunOutput};
 use zonelab::metrics::Layer;
-use zonelab::sim::{Inputs, RunOutput};
 use zonelab::trace::{TraceRecord, TraceSink};
 use zonelab::workload::StopReason;
 
@@ -39,7 +39,7 @@ pub fn run(
     let (cfg, exp, device, identity, _lock) = match state {
         None => {
             let exp = validate(&cfg).map_err(|e| crate::config_error(path, overrides, e))?;
-            let device = zonelab::sim::build_device(&exp);
+            let device = zonelab::experiment::build_device(&exp);
             (cfg, exp, device, None, None)
         }
         Some(file) => {
@@ -86,7 +86,7 @@ pub fn run(
             .expect("valid template"),
     );
     let wall = std::time::Instant::now();
-    let out = zonelab::sim::run_on(&exp, device, inputs, print, &mut |p| {
+    let out = zonelab::experiment::run_on(&exp, device, inputs, print, &mut |p| {
         bar.set_position((p.fraction * 1000.0) as u64);
         bar.set_message(format!("simulated {:.3} s", p.simulated.secs_f64()));
     })

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use zonelab::config::ExperimentConfig;
+use zonelab::experiment::{DeviceSpec, RunOutput};
 use zonelab::firmware::FirmwareReport;
-use zonelab::sim::{DeviceSpec, RunOutput};
 
 use super::claims::{Claim, Stated, publish};
 use super::plot::{Scale, line_chart};

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result, bail};
 use zonelab::config::ExperimentConfig;
-use zonelab::sim::{Inputs, RunOutput};
+use zonelab::experiment::{Inputs, RunOutput};
 use zonelab_cli::output::write_results;
 
 pub const PAPERS: &[(&str, &str)] = &[

@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use toml::{Table, Value};
 
 use super::{ConfigError, ExperimentConfig};
-use crate::sim::{Inputs, run};
+use crate::experiment::{Inputs, run};
 
 /// Every shipped experiment file, and every preset as a `[device]` table under a small job.
 fn corpus() -> Vec<(String, Table)> {
@@ -278,7 +278,7 @@ const WORKLOADS: [&str; 8] = [
 
 /// Refused naming a field, or accepted: what `zonelab check` (or, for a device alone, `zonelab
 /// ublk`) does with `t`.
-fn check(t: &Table, device_only: bool) -> Result<Option<crate::sim::Experiment>, String> {
+fn check(t: &Table, device_only: bool) -> Result<Option<crate::experiment::Experiment>, String> {
     let text = toml::to_string(t).map_err(|e| format!("cannot write the mutant: {e}"))?;
     let validated = ExperimentConfig::parse(&text, &[]).and_then(|c| {
         if device_only {

@@ -2,9 +2,9 @@
 //! device's zone limits or deadlocked. Each is now refused naming its field, or runs cleanly.
 
 use super::ExperimentConfig;
-use crate::sim::{Inputs, RunOutput, run};
+use crate::experiment::{Inputs, RunOutput, run};
 
-fn check(text: &str) -> Result<crate::sim::Experiment, super::ConfigError> {
+fn check(text: &str) -> Result<crate::experiment::Experiment, super::ConfigError> {
     ExperimentConfig::parse(text, &[])?.validate("limits")
 }
 

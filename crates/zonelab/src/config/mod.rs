@@ -29,8 +29,8 @@ pub use setup::{FillConfig, PatternConfig, PreconditionConfig, PrefillConfig};
 pub use threads::ThreadsConfig;
 pub use workload::JobConfig;
 
+use crate::experiment::{DeviceSpec, Experiment};
 use crate::metrics::series::DEFAULT_MAX_BUCKETS;
-use crate::sim::{DeviceSpec, Experiment};
 use crate::time::Duration;
 use crate::workload::HostWorkload;
 use crate::zns::PrefillPlan;

@@ -268,7 +268,7 @@ fn hynix_qd1_mean_us(rw: &str, bs: &str) -> f64 {
         if rw == "read" { "0z" } else { "1z" }
     );
     let e = parse(&text).unwrap();
-    let out = crate::run(&e, crate::sim::Inputs::default(), 0, &mut |_| {}).unwrap();
+    let out = crate::run(&e, crate::experiment::Inputs::default(), 0, &mut |_| {}).unwrap();
     out.summary.ops[rw].latency_ns.mean / 1e3
 }
 

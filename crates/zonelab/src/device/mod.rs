@@ -8,17 +8,18 @@
 //! never go backwards. Background work (idle-time erases, daemons, device GC) happens only inside
 //! `advance`, which every front end calls as its time moves, so every front end sees it.
 
+pub mod report;
 mod status;
 mod zone;
 
 use hdrhistogram::Histogram;
 
+pub use report::FirmwareReport;
 pub use status::Status;
 pub use zone::{
     ReportFilter, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, format_libzbd, format_nvme_cli,
 };
 
-use crate::firmware::FirmwareReport;
 use crate::nand::{DieSet, EnergyNj, NandCounters, WearSummary};
 use crate::time::{Duration, Instant};
 
@@ -269,9 +270,9 @@ pub trait DeviceModel: Send {
     /// Checks every invariant of the model (whole-device scans: tests and debug builds).
     fn check_invariants(&self);
 
-    /// The model's whole state, for a device state file ([`crate::state`]); `None` for a model
-    /// whose state files do not exist yet (the conventional FTL): saving it is an error.
-    fn save(&self) -> Option<crate::state::DeviceState<'_>>;
+    /// The model itself, for code above the seam that needs one kind of model (device state
+    /// files, which hold ZNS devices only): the seam names no model and no file format.
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// Advances `device` through every time it asked for up to `now`, then to `now`: background

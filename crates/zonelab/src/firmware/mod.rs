@@ -18,10 +18,13 @@ mod synchronous;
 
 use std::ops::Range;
 
+pub use crate::device::FirmwareReport;
+pub use crate::device::report::pool::{PoolReport, PoolSample};
+pub use crate::device::report::renewable::{RenewableReport, SpareSample};
 pub use mapping::Mapping;
-pub use pool::{PoolReport, PoolSample, PoolState, S2Erases, ZonePool};
+pub use pool::{PoolState, S2Erases, ZonePool};
 pub use preemptive::{IdleScope, Preemptive};
-pub use renewable::{Renewable, RenewableReport, RenewableSettings, SpareSample};
+pub use renewable::{Renewable, RenewableSettings};
 pub use round_robin::RoundRobin;
 pub use synchronous::Synchronous;
 
@@ -150,20 +153,6 @@ impl IdleView<'_> {
             .dies_of(zone)
             .all(|d| self.nand.die_free(d) <= self.now)
     }
-}
-
-/// What a policy reports in the summary.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum FirmwareReport {
-    /// Mapping and preemptive: states, erases and queues.
-    ZoneMapping(PoolReport),
-    /// ReZNS.
-    Renewable(RenewableReport),
-    /// The eZNS host layer (not a device policy, reported in the same place).
-    Elastic(crate::host::elastic::ElasticReport),
-    /// The conventional SSD's FTL: garbage collection, WAF, free superblocks.
-    Ftl(crate::ftl::FtlReport),
 }
 
 /// A zone-reset and zone-mapping policy. One file per policy in this module.

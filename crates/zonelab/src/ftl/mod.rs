@@ -42,10 +42,10 @@ mod seam;
 mod store;
 pub mod victim;
 
+pub use crate::device::report::ftl::{FtlReport, FtlSample, PreconditionReport};
 pub use device::Ftl;
 pub(crate) use map::huge_pages;
-pub use precondition::{PreconditionPlan, PreconditionReport};
-pub use report::{FtlReport, FtlSample};
+pub use precondition::PreconditionPlan;
 pub use victim::{Candidate, VictimChoice, VictimPolicy};
 
 use crate::device::DeviceInfo;

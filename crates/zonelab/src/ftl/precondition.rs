@@ -17,11 +17,11 @@
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use serde::Serialize;
 
 use super::device::Ftl;
+use crate::device::report::ftl::PreconditionReport;
+use crate::seed::mix_seed;
 use crate::time::Instant;
-use crate::workload::mix_seed;
 
 /// A validated `[precondition]` table, in mapping units.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,17 +41,6 @@ pub struct PreconditionPlan {
     pub slope_tolerance: f64,
     pub max_rounds: u32,
     pub seed: u64,
-}
-
-/// What preconditioning did.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PreconditionReport {
-    pub filled_bytes: u64,
-    pub overwritten_bytes: u64,
-    pub rounds: u32,
-    /// Write amplification of each round of random overwrite.
-    pub round_waf: Vec<f64>,
-    pub steady_state: bool,
 }
 
 /// The overwrite pattern: random writes, or sequential writers of trimmed ranges.

@@ -3,10 +3,10 @@
 //! nothing, on slows reads), and configuration errors that name their field.
 
 use crate::config::{ConfigError, ExperimentConfig};
+use crate::experiment::{Inputs, RunOutput, run};
 use crate::firmware::FirmwareReport;
 use crate::ftl::FtlReport;
 use crate::metrics::Percentile;
-use crate::sim::{Inputs, RunOutput, run};
 
 /// 4 dies on 2 channels, 16 KiB pages, 64 KiB blocks, 64 superblocks of 256 KiB (16 MiB raw).
 const CONV: &str = r#"

@@ -110,7 +110,7 @@ impl DeviceModel for Ftl {
         Ftl::check_invariants(self);
     }
 
-    fn save(&self) -> Option<crate::state::DeviceState<'_>> {
-        None
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }

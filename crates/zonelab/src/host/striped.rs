@@ -457,8 +457,8 @@ impl DeviceModel for StaticZones {
         }
     }
 
-    fn save(&self) -> Option<crate::state::DeviceState<'_>> {
-        None
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 
@@ -468,11 +468,14 @@ mod tests {
     use crate::config::ExperimentConfig;
     use crate::host::elastic::tests::DEVICE;
 
-    fn layer(extra: &str) -> Result<crate::sim::Experiment, crate::ConfigError> {
+    fn layer(extra: &str) -> Result<crate::experiment::Experiment, crate::ConfigError> {
         layer_with(extra, &[])
     }
 
-    fn layer_with(extra: &str, set: &[&str]) -> Result<crate::sim::Experiment, crate::ConfigError> {
+    fn layer_with(
+        extra: &str,
+        set: &[&str],
+    ) -> Result<crate::experiment::Experiment, crate::ConfigError> {
         let text = format!(
             "[data]\nretention = true\n{DEVICE}\n[layer]\nkind = \"static\"\nzones_per_logical = 4\nstripe_width = 2\nstripe_size = \"8KiB\"\n{extra}"
         );
@@ -483,7 +486,7 @@ mod tests {
     #[test]
     fn static_zones_stripe_over_fixed_groups_and_read_back() {
         let exp = layer("").unwrap();
-        let mut d = crate::sim::build_device(&exp);
+        let mut d = crate::experiment::build_device(&exp);
         let z = d.info().zoned.clone().unwrap();
         assert_eq!(
             (z.zone_capacity_lbas, z.zone_size_lbas, z.zone_count),

@@ -8,13 +8,13 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::{Serialize, Serializer};
 
-use crate::device::{DeviceCounters, DeviceModel, Op, Status};
+use crate::device::{DeviceCounters, DeviceModel};
 use crate::firmware::FirmwareReport;
 use crate::metrics::series::IntervalNote;
 use crate::metrics::{Layer, Metrics, OpKind, Percentile};
 use crate::nand::{EnergyNj, NandCounters, WearSummary};
+pub use crate::sim::errors::{ErrorLog, ErrorReport};
 use crate::time::{Duration, NS_PER_S};
-use crate::trace::TraceOp;
 use crate::workload::StopReason;
 
 mod files;
@@ -242,73 +242,6 @@ impl JobReport {
     }
 }
 
-/// A command the device rejected during the run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ErrorReport {
-    /// The job, clone or task that sent it.
-    pub source: String,
-    pub command: &'static str,
-    pub lba: u64,
-    pub status: String,
-    /// The trace line of a replayed command.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trace_line: Option<u64>,
-}
-
-impl ErrorReport {
-    pub fn new(source: &str, op: Op, lba: u64, status: Status) -> Self {
-        ErrorReport {
-            source: source.into(),
-            command: TraceOp::of(op).name(),
-            lba,
-            status: status.to_string(),
-            trace_line: None,
-        }
-    }
-}
-
-/// Commands the device rejected: the first [`ErrorLog::KEPT`] in full and the count of all of
-/// them, so a host that fails commands in a loop cannot grow memory with the run.
-#[derive(Clone, Debug, Default)]
-pub struct ErrorLog {
-    kept: Vec<ErrorReport>,
-    total: u64,
-}
-
-impl ErrorLog {
-    /// Reports kept in full (chosen: enough to see every distinct failure of a run).
-    pub const KEPT: usize = 1000;
-
-    /// Counts a rejected command; unless the log is full, makes its report with `report` and
-    /// returns it, kept (a full log builds no report: no strings per failed command).
-    pub fn push(&mut self, report: impl FnOnce() -> ErrorReport) -> Option<&mut ErrorReport> {
-        self.total += 1;
-        if self.kept.len() >= Self::KEPT {
-            return None;
-        }
-        self.kept.push(report());
-        self.kept.last_mut()
-    }
-
-    /// The report of the command rejected last, if it was kept.
-    pub fn latest_mut(&mut self) -> Option<&mut ErrorReport> {
-        if self.kept.len() as u64 == self.total {
-            self.kept.last_mut()
-        } else {
-            None
-        }
-    }
-
-    /// Every rejected command, kept or not.
-    pub fn total(&self) -> u64 {
-        self.total
-    }
-
-    pub fn kept(&self) -> &[ErrorReport] {
-        &self.kept
-    }
-}
-
 /// The modelled host.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct HostReport {
@@ -483,8 +416,8 @@ pub fn summarize(
         energy: r.energy.into(),
         wear: r.wear.into(),
         jobs,
-        errors_total: errors.total,
-        errors: errors.kept,
+        errors_total: errors.total(),
+        errors: errors.into_kept(),
         erase_wait_ns: LatencySummary::of(&r.erase_wait),
         host,
         series_interval: IntervalNote {

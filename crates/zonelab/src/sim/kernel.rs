@@ -6,9 +6,9 @@ use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
+use super::errors::{ErrorLog, ErrorReport};
 use crate::device::{Accepted, Command, Completed, DeviceModel, Op, Status};
 use crate::metrics::{Layer, MetricKey, Metrics, OpKind, TenantId};
-use crate::report::{ErrorLog, ErrorReport};
 use crate::time::{Duration, Instant};
 use crate::trace::{TraceOp, TraceRecord, TraceSink};
 

@@ -8,8 +8,8 @@
 //! kernel (which a `Host` holds). So the closure cannot capture a way back to the cell, and the
 //! value cannot hold one. What is left is a way in that is not held: a thread-local. That is why
 //! two rules hold: the crate keeps no kernel, `Host` or cell in a static or thread-local, and no
-//! code outside the crate gets a `Host` or a kernel (`sim::run_with`, the one function that hands
-//! out a `Host`, is crate-private; a device given to `sim::run_on` gets no handle to the run).
+//! code outside the crate gets a `Host` or a kernel (`experiment::run_with`, the one function that hands
+//! out a `Host`, is crate-private; a device given to `experiment::run_on` gets no handle to the run).
 //! So while the closure runs, nothing can reach the cell again: its `&mut T` is the only
 //! reference to the value, as a `RefCell` would have checked.
 

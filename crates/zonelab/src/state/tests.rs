@@ -178,7 +178,7 @@ fn experiment(extra: &str) -> (ExperimentConfig, Experiment) {
 /// A device with data in zone 0 and zone 1 half written, saved at `now`.
 fn saved_file() -> (ExperimentConfig, Experiment, Vec<u8>) {
     let (cfg, exp) = experiment("");
-    let mut d = crate::sim::build_device(&exp);
+    let mut d = crate::experiment::build_device(&exp);
     let data: Vec<u8> = (0..1 << 20).map(|i| (i % 251) as u8 + 1).collect();
     d.submit(
         Instant::ZERO,
@@ -275,7 +275,7 @@ fn a_state_of_another_device_is_refused_naming_the_setting() {
 #[test]
 fn prefilled_zeros_take_no_room() {
     let (cfg, exp) = experiment("[prefill]\nfraction = 1.0\n");
-    let d = crate::sim::build_device(&exp);
+    let d = crate::experiment::build_device(&exp);
     let bytes = encode(&identity(&cfg), Instant::ZERO, &*d).unwrap();
     // 8 zones of 64 MiB with 512 MiB of zeros retained: a few KiB of state.
     assert!(bytes.len() < 64 << 10, "{} bytes", bytes.len());
@@ -290,7 +290,7 @@ fn prefilled_zeros_take_no_room() {
 fn an_aged_device_keeps_its_data_ages_and_retry_draws() {
     let aging = "[device.aging]\nretry_base = 0.3\nretry_retention_weight = 0.5\nretention_limit = \"1s\"\n";
     let (cfg, exp) = experiment(aging);
-    let mut d = crate::sim::build_device(&exp);
+    let mut d = crate::experiment::build_device(&exp);
     let data = vec![7u8; 1 << 20];
     let mut now = Instant::ZERO;
     for zone in 0..2u64 {
@@ -346,7 +346,7 @@ fn a_capacity_not_a_multiple_of_the_unit_loads_again() {
         );
         let cfg = ExperimentConfig::parse(&text, &[]).unwrap();
         let exp = cfg.validate_device("state-test").unwrap();
-        let mut d = crate::sim::build_device(&exp);
+        let mut d = crate::experiment::build_device(&exp);
         let data = vec![7u8; 64 << 20];
         let lbas = 65532 / 4;
         d.submit(

@@ -16,9 +16,9 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::config::ExperimentConfig;
+use crate::experiment::{Inputs, run};
 use crate::metrics::Percentile;
 use crate::report::{OpSummary, Summary};
-use crate::sim::{Inputs, run};
 
 /// The table `zonelab validate-device` checks.
 pub const TABLE: &str = include_str!("devices.toml");

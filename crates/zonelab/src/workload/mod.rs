@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::device::{Op, Status, ZoneAction};
 use crate::host::fs::Fs;
+pub use crate::seed::mix_seed;
 use crate::sim::host::Host;
 use crate::time::Duration;
 use threads::ThreadsSpec;
@@ -256,12 +257,4 @@ impl Serialize for StopReason {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
     }
-}
-
-/// SplitMix64: derives independent per-job seeds from the run's one seed.
-pub fn mix_seed(seed: u64, stream: u64) -> u64 {
-    let mut z = seed ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }

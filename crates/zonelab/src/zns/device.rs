@@ -501,7 +501,7 @@ impl DeviceModel for Device {
         Device::check_invariants(self);
     }
 
-    fn save(&self) -> Option<crate::state::DeviceState<'_>> {
-        Some(crate::state::DeviceState::Zns(Device::save(self)))
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }

@@ -342,7 +342,8 @@ fn abandoned_tiny_zones_never_over_commit() {
     "#;
     let cfg = crate::config::ExperimentConfig::parse(text, &[]).unwrap();
     let exp = cfg.validate("issue36").unwrap();
-    let out = crate::sim::run(&exp, crate::sim::Inputs::default(), 0, &mut |_| {}).unwrap();
+    let out =
+        crate::experiment::run(&exp, crate::experiment::Inputs::default(), 0, &mut |_| {}).unwrap();
     assert_eq!(out.summary.errors_total, 0, "{:?}", out.summary.errors);
     out.device.check_invariants();
 }

@@ -165,7 +165,7 @@ fn smallzone_4t_has_table_1_per_zone_bandwidth() {
     )
     .unwrap();
     let exp = cfg.validate_device("t").unwrap();
-    let mut d = crate::sim::build_zns(&exp);
+    let mut d = crate::experiment::build_zns(&exp);
     let zone_lbas = d.zone_capacity_lbas();
     let bs = 128; // 512 KiB
     let mut first = None;

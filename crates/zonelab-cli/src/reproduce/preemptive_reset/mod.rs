@@ -10,10 +10,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use zonelab::config::ExperimentConfig;
+use zonelab::experiment::DeviceSpec;
 use zonelab::firmware::{FirmwareReport, PoolReport};
 use zonelab::metrics::{Layer, OpKind, Percentile};
 use zonelab::report::Summary;
-use zonelab::sim::DeviceSpec;
 
 mod rocksdb;
 

@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use zonelab::experiment::RunOutput;
 use zonelab::metrics::{Layer, Metrics, OpKind, Percentile, cdf};
 use zonelab::report::Summary;
-use zonelab::sim::RunOutput;
 
 use super::{SIZES, overrides};
 use crate::reproduce::claims::Claim;

@@ -12,11 +12,11 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use zonelab::config::ExperimentConfig;
+use zonelab::experiment::{DeviceSpec, RunOutput};
 use zonelab::firmware::FirmwareReport;
 use zonelab::ftl::FtlReport;
 use zonelab::metrics::{Layer, OpKind};
 use zonelab::report::Summary;
-use zonelab::sim::{DeviceSpec, RunOutput};
 
 use super::plot::{Scale, bar_chart, line_chart};
 use super::{Run, run_parallel, threads};

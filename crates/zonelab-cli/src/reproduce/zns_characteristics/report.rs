@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use zonelab::ftl::FtlReport;
 
 use crate::reproduce::claims::Claim;
-use zonelab::sim::RunOutput;
+use zonelab::experiment::RunOutput;
 
 use super::{
     Dev, ISOLATION_KIB, Iops, Rw, SIZES_KIB, Secs, Steadiness, TABLE_II, UTILISATIONS, ftl,

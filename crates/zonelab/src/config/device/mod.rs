@@ -14,8 +14,8 @@ pub use ftl::{FtlConfig, VictimConfig};
 
 use super::ConfigError;
 use super::ranges::{within, within_f64};
+use crate::experiment::DeviceSpec;
 use crate::nand::{ControllerSpec, Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
-use crate::sim::DeviceSpec;
 use crate::time::Duration;
 use crate::units::Bytes;
 

@@ -29,7 +29,6 @@ mod datapath;
 mod hal;
 mod overdrive;
 mod reclaim;
-mod report;
 mod resources;
 pub mod sched;
 mod seam;
@@ -44,8 +43,8 @@ pub(crate) mod tests;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+pub use crate::device::report::elastic::{ElasticReport, NamespaceReport, SpareSample};
 pub use hal::Hal;
-pub use report::{ElasticReport, NamespaceReport, SpareSample};
 use sched::admission::{Admission, AdmissionParams, Bucket};
 use sched::read_cc::CcParams;
 use sched::wrr::Wrr;

@@ -153,8 +153,8 @@ impl DeviceModel for Elastic {
         self.check_layer();
     }
 
-    fn save(&self) -> Option<crate::state::DeviceState<'_>> {
-        None
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

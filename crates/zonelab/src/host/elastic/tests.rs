@@ -11,8 +11,8 @@ use crate::config::ExperimentConfig;
 use crate::device::DeviceModel;
 use crate::device::{Accepted, Command, Data, Status};
 use crate::device::{ZoneAction, ZoneState, catch_up};
+use crate::experiment::{Inputs, build_device};
 use crate::firmware::FirmwareReport;
-use crate::sim::{Inputs, build_device};
 
 /// 8 one-die zones per die x 16 dies (4 channels), zones of 32 LBAs (2 blocks of 4 x 16 KiB
 /// pages), 16 active, a 32-unit shared cache, round-robin placement.
@@ -77,7 +77,7 @@ pub(super) fn layer(overrides: &[&str], retention: bool) -> Elastic {
     let Some(crate::host::LayerSpec::Elastic(spec)) = &exp.layer else {
         panic!("an eZNS layer")
     };
-    let crate::sim::DeviceSpec::Zns(zns) = &exp.device else {
+    let crate::experiment::DeviceSpec::Zns(zns) = &exp.device else {
         panic!("a ZNS device")
     };
     let dev = Device::build(zns, &exp.firmware, retention, exp.sampling());
@@ -442,7 +442,7 @@ fn local_overdrive_widens_groups_of_a_namespace_with_few_active_v_zones() {
     assert_eq!(off.widths(0).keys().copied().collect::<Vec<_>>(), vec![2]);
 }
 
-fn experiment(jobs: &str, overrides: &[&str]) -> crate::sim::Experiment {
+fn experiment(jobs: &str, overrides: &[&str]) -> crate::experiment::Experiment {
     let text = format!("{jobs}\n{DEVICE}\n{LAYER}");
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     ExperimentConfig::parse(&text, &o)
@@ -476,7 +476,7 @@ runtime = "200ms"
 time_based = true
 "#;
 
-fn tenant_reads(out: &crate::sim::RunOutput, tenant: &str) -> u64 {
+fn tenant_reads(out: &crate::experiment::RunOutput, tenant: &str) -> u64 {
     out.summary
         .table
         .iter()
@@ -496,7 +496,7 @@ fn read_congestion_control_keeps_a_narrow_reader_going_beside_a_wide_one() {
                 &format!("layer.read_cc={cc}"),
             ],
         );
-        crate::sim::run(&exp, Inputs::default(), 0, &mut |_| {}).unwrap()
+        crate::experiment::run(&exp, Inputs::default(), 0, &mut |_| {}).unwrap()
     };
     let off = run(false);
     let on = run(true);
@@ -541,7 +541,7 @@ namespaces = [0]
 "#;
     let run = || {
         let exp = experiment(jobs, &[]);
-        let out = crate::sim::run(&exp, Inputs::default(), 0, &mut |_| {}).unwrap();
+        let out = crate::experiment::run(&exp, Inputs::default(), 0, &mut |_| {}).unwrap();
         out.device.check_invariants();
         serde_json::to_string(&out.summary).unwrap()
     };
@@ -561,7 +561,7 @@ fn a_queued_write_completes_through_the_kernel() {
         ],
     );
     let device = build_device(&exp);
-    let out = crate::sim::run_on(&exp, device, Inputs::default(), 0, &mut |_| {}).unwrap();
+    let out = crate::experiment::run_on(&exp, device, Inputs::default(), 0, &mut |_| {}).unwrap();
     let w = &out.summary.ops["write"];
     assert_eq!(w.count, 64);
     let Some(FirmwareReport::Elastic(r)) = &out.summary.firmware else {

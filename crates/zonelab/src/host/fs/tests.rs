@@ -14,47 +14,20 @@ use rand_pcg::Pcg64Mcg;
 
 use super::*;
 use crate::config::ExperimentConfig;
-use crate::sim::{Experiment, Inputs, RunOutput, build_device, run_with};
+use crate::experiment::{Experiment, Inputs, RunOutput, build_device, run_with};
+use crate::testing::fixtures::TinyDevice;
 
-/// 32 zones of 64 blocks (256 KiB), 4 dies, the device keeps data.
-const DEVICE: &str = r#"
-[data]
-retention = true
-[device]
-name = "tiny"
-source = "test"
-[device.geometry]
-channels = 2
-dies_per_channel = 2
-blocks_per_die = 32
-pages_per_block = 4
-page_size_bytes = "16KiB"
-lba_size_bytes = 4096
-[device.zones]
-dies_per_zone = 4
-zone_size_bytes = "256KiB"
-zone_capacity_bytes = "256KiB"
-max_open_zones = 0
-max_active_zones = 0
-[device.timing]
-read_latency_ns = 50000
-program_latency_ns = 500000
-erase_latency_ns = 3000000
-channel_rate_mb_s = 800
-host_rate_mb_s = 3200
-[device.energy]
-read_nj_per_page = 1.0
-program_nj_per_page = 10.0
-erase_nj_per_block = 100.0
-"#;
-
+/// The tiny device with 32 zones of 64 blocks (256 KiB) over 4 dies, keeping data; `limits`
+/// caps open and active zones.
 fn experiment(limits: Option<u32>) -> Experiment {
-    let mut text = DEVICE.to_string();
-    if let Some(l) = limits {
-        text = text
-            .replace("max_open_zones = 0", &format!("max_open_zones = {l}"))
-            .replace("max_active_zones = 0", &format!("max_active_zones = {l}"));
+    let text = TinyDevice {
+        blocks_per_die: 32,
+        max_open_zones: limits.unwrap_or(0),
+        max_active_zones: limits.unwrap_or(0),
+        retention: true,
+        ..TinyDevice::default()
     }
+    .toml();
     ExperimentConfig::parse(&text, &[])
         .unwrap()
         .validate_device("t")

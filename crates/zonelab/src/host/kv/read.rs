@@ -247,6 +247,6 @@ pub fn bloom_false_positive(key: u64, table: u64, bits: u32) -> bool {
     let b = bits as f64;
     let k = (b * std::f64::consts::LN_2).round().max(1.0);
     let rate = (1.0 - (-k / b).exp()).powf(k);
-    let x = crate::workload::mix_seed(key, table ^ 0xb1_00f);
+    let x = crate::seed::mix_seed(key, table ^ 0xb1_00f);
     (x as f64 / u64::MAX as f64) < rate
 }

@@ -11,40 +11,22 @@ use rand_pcg::Pcg64Mcg;
 
 use super::*;
 use crate::config::ExperimentConfig;
-use crate::sim::{Experiment, Inputs, build_device, run_with};
-
-pub(crate) const TINY_DEVICE: &str = r#"
-[device]
-name = "tiny"
-source = "test"
-[device.geometry]
-channels = 2
-dies_per_channel = 2
-blocks_per_die = 16
-pages_per_block = 4
-page_size_bytes = "16KiB"
-lba_size_bytes = 4096
-[device.zones]
-dies_per_zone = 4
-zone_size_bytes = "256KiB"
-zone_capacity_bytes = "256KiB"
-[device.timing]
-read_latency_ns = 50000
-program_latency_ns = 500000
-erase_latency_ns = 3000000
-channel_rate_mb_s = 800
-host_rate_mb_s = 3200
-[device.energy]
-read_nj_per_page = 1.0
-program_nj_per_page = 10.0
-erase_nj_per_block = 100.0
-"#;
+use crate::experiment::{Experiment, Inputs, build_device, run_with};
+use crate::testing::fixtures::TinyDevice;
 
 fn experiment() -> Experiment {
-    ExperimentConfig::parse(TINY_DEVICE, &[])
-        .unwrap()
-        .validate_device("kv")
-        .unwrap()
+    ExperimentConfig::parse(
+        &TinyDevice {
+            max_open_zones: 0,
+            max_active_zones: 0,
+            ..TinyDevice::default()
+        }
+        .toml(),
+        &[],
+    )
+    .unwrap()
+    .validate_device("kv")
+    .unwrap()
 }
 
 /// Runs `body` as one host task on the tiny device (the store's files cost no device time).

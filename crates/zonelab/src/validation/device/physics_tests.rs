@@ -5,9 +5,9 @@
 //! queue deepens.
 
 use crate::config::ExperimentConfig;
+use crate::experiment::{Inputs, run};
 use crate::metrics::Percentile;
 use crate::report::Summary;
-use crate::sim::{Inputs, run};
 
 fn summary(text: &str) -> Summary {
     let cfg = ExperimentConfig::parse(text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));

@@ -13,8 +13,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::ExperimentConfig;
+use crate::experiment::{Inputs, run};
 use crate::host::kv::stats::KvStats;
-use crate::sim::{Inputs, run};
 
 /// A small ZNS device: the validation's files are in memory and never reach it.
 const DEVICE: &str = "[device]\nname = \"validation\"\nsource = \"none: the store's files are in memory\"\n\

@@ -2,7 +2,7 @@
 //! call, and the same seed gives the same bytes (another seed does not).
 
 use crate::config::ExperimentConfig;
-use crate::sim::{Inputs, RunOutput, run};
+use crate::experiment::{Inputs, RunOutput, run};
 
 use super::FileWorkloadReport;
 

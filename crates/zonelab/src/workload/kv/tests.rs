@@ -2,9 +2,9 @@
 //! gives the same bytes for the same seed, and a bad field is named.
 
 use crate::config::ExperimentConfig;
+use crate::experiment::{Inputs, run};
 use crate::metrics::{Layer, OpKind};
 use crate::report::Summary;
-use crate::sim::{Inputs, run};
 
 const DEVICE: &str = "[device]\nname = \"tiny\"\nsource = \"test\"\n[device.geometry]\n\
 channels = 1\ndies_per_channel = 1\nblocks_per_die = 8\npages_per_block = 4\n\

@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
+use zonelab::experiment::Inputs;
 use zonelab::report::Summary;
-use zonelab::sim::Inputs;
 use zonelab::trace::stats::{Collector, CollectorSink, Phase, TraceStats, ZoneLayout};
 
 use super::f2fs::{FSYNC, PAPER_FEWER_RESETS, PAPER_GAIN, Pair};

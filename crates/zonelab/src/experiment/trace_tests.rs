@@ -7,38 +7,10 @@ use std::rc::Rc;
 use super::*;
 use crate::config::ExperimentConfig;
 use crate::device::{ZoneAction, ZoneState};
+use crate::testing::fixtures::TinyDevice;
 use crate::time::Instant;
 use crate::trace::{CSV_HEADER, TraceRecord, csv_line};
 use crate::zns::Device;
-
-const DEVICE: &str = r#"
-[device]
-name = "tiny"
-source = "test"
-[device.geometry]
-channels = 2
-dies_per_channel = 2
-blocks_per_die = 16
-pages_per_block = 4
-page_size_bytes = "16KiB"
-lba_size_bytes = 4096
-[device.zones]
-dies_per_zone = 4
-zone_size_bytes = "256KiB"
-zone_capacity_bytes = "192KiB"
-max_open_zones = 4
-max_active_zones = 4
-[device.timing]
-read_latency_ns = 50000
-program_latency_ns = 500000
-erase_latency_ns = 3000000
-channel_rate_mb_s = 800
-host_rate_mb_s = 3200
-[device.energy]
-read_nj_per_page = 1.0
-program_nj_per_page = 10.0
-erase_nj_per_block = 100.0
-"#;
 
 /// A sink the test can read after the run.
 #[derive(Clone, Default)]
@@ -57,7 +29,12 @@ impl TraceSink for Shared {
 }
 
 fn experiment_with(text: &str, overrides: &[String]) -> Experiment {
-    ExperimentConfig::parse(&format!("{text}\n{DEVICE}"), overrides)
+    let device = TinyDevice {
+        zone_capacity: "192KiB",
+        ..TinyDevice::default()
+    }
+    .toml();
+    ExperimentConfig::parse(&format!("{text}\n{device}"), overrides)
         .unwrap()
         .validate("t")
         .unwrap()

@@ -2,10 +2,10 @@
 //! keeps up to `iodepth` commands in flight, without a task or a future per command. A runner
 //! issues at an event (a completion or a wake-up), so issuing is in simulated-time order.
 
-use super::kernel::{EventKind, Kernel, Origin, Waiter};
 use crate::device::{Command, Op, ZoneAction};
 use crate::metrics::{MetricKey, OpKind};
 use crate::report::JobReport;
+use crate::sim::kernel::{EventKind, Kernel, Origin, Waiter};
 use crate::time::{Duration, Instant, NS_PER_S};
 use crate::workload::block::BlockGen;
 use crate::workload::fio::JobGen;
@@ -68,7 +68,7 @@ pub(crate) struct Runner {
 }
 
 pub(crate) fn kind_of(op: Op) -> OpKind {
-    super::host::op_kind(op)
+    crate::sim::host::op_kind(op)
 }
 
 impl Runner {

@@ -4,43 +4,16 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::sync::{Condvar, Mutex, Semaphore};
 use super::*;
 use crate::config::ExperimentConfig;
 use crate::device::{Command, Op};
+use crate::sim::host::Host;
+use crate::sim::sync::{Condvar, Mutex, Semaphore};
+use crate::testing::fixtures::tiny_device;
 use crate::time::{Duration, Instant};
 
-const DEVICE: &str = r#"
-[device]
-name = "tiny"
-source = "test"
-[device.geometry]
-channels = 2
-dies_per_channel = 2
-blocks_per_die = 16
-pages_per_block = 4
-page_size_bytes = "16KiB"
-lba_size_bytes = 4096
-[device.zones]
-dies_per_zone = 4
-zone_size_bytes = "256KiB"
-zone_capacity_bytes = "256KiB"
-max_open_zones = 4
-max_active_zones = 4
-[device.timing]
-read_latency_ns = 50000
-program_latency_ns = 500000
-erase_latency_ns = 3000000
-channel_rate_mb_s = 800
-host_rate_mb_s = 3200
-[device.energy]
-read_nj_per_page = 1.0
-program_nj_per_page = 10.0
-erase_nj_per_block = 100.0
-"#;
-
 fn experiment(extra: &str) -> Experiment {
-    let text = format!("{extra}\n{DEVICE}");
+    let text = format!("{extra}\n{}", tiny_device());
     ExperimentConfig::parse(&text, &[])
         .unwrap()
         .validate_device("t")

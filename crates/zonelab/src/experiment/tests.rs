@@ -5,40 +5,11 @@ use super::*;
 use crate::config::ExperimentConfig;
 use crate::device::ZoneState;
 use crate::metrics::Percentile;
+use crate::testing::fixtures::tiny_device;
 use crate::workload::StopReason;
 
-/// 4 dies on 2 channels, 16 KiB pages, zones of 4 blocks (one per die), 16 zones of 256 KiB.
-const DEVICE: &str = r#"
-[device]
-name = "tiny"
-source = "test"
-[device.geometry]
-channels = 2
-dies_per_channel = 2
-blocks_per_die = 16
-pages_per_block = 4
-page_size_bytes = "16KiB"
-lba_size_bytes = 4096
-[device.zones]
-dies_per_zone = 4
-zone_size_bytes = "256KiB"
-zone_capacity_bytes = "256KiB"
-max_open_zones = 4
-max_active_zones = 4
-[device.timing]
-read_latency_ns = 50000
-program_latency_ns = 500000
-erase_latency_ns = 3000000
-channel_rate_mb_s = 800
-host_rate_mb_s = 3200
-[device.energy]
-read_nj_per_page = 1.0
-program_nj_per_page = 10.0
-erase_nj_per_block = 100.0
-"#;
-
 fn run_text(jobs: &str) -> RunOutput {
-    let text = format!("{jobs}\n{DEVICE}");
+    let text = format!("{jobs}\n{}", tiny_device());
     let cfg = ExperimentConfig::parse(&text, &[]).unwrap();
     let exp = cfg.validate("t").unwrap();
     run(&exp, Inputs::default(), cfg.fingerprint(), &mut |_| {}).unwrap()
@@ -286,14 +257,14 @@ io_size = "16MiB"
     );
 }
 
-/// `DEVICE` spread over 4096 dies (64 channels of 64) of 8 blocks.
+/// The tiny device spread over 4096 dies (64 channels of 64) of 8 blocks.
 const MANY_DIES: [&str; 3] = [
     "device.geometry.channels=64",
     "device.geometry.dies_per_channel=64",
     "device.geometry.blocks_per_die=8",
 ];
 
-/// `DEVICE` without its `[device.zones]` table, as a conventional SSD.
+/// A device without its `[device.zones]` table, as a conventional SSD.
 fn conventional(device: &str) -> String {
     let mut out = String::new();
     let mut in_zones = false;
@@ -342,12 +313,15 @@ fn idle_time_scanned_every_die_per_command() {
         "policy = \"round_robin\"",
     ]
     .iter()
-    .map(|p| (format!("{jobs}{DEVICE}[firmware]\n{p}\n"), overrides(&zns)))
+    .map(|p| {
+        let device = tiny_device();
+        (format!("{jobs}{device}[firmware]\n{p}\n"), overrides(&zns))
+    })
     .collect();
     runs.push((
         format!(
             "seed = 4\n[precondition]\nrandom_overwrite = false\n[[job]]\nrw = \"randwrite\"\nbs = \"16KiB\"\nio_size = \"2GiB\"\niodepth = 8\n{}[device.ftl]\nover_provisioning_percent = 28.0\n",
-            conventional(DEVICE)
+            conventional(&tiny_device())
         ),
         overrides(&["device.geometry.blocks_per_die=32"]),
     ));
@@ -408,8 +382,9 @@ fn prefill_open_zones_were_not_in_the_writers_budget() {
 /// The zones (state, LBAs written) the device reports after set-up, for a `[prefill]` on the
 /// tiny device without open or active limits (16 zones of 64 LBAs).
 fn prefilled(prefill: &str, seed: u64) -> Vec<(ZoneState, u64)> {
+    let device = tiny_device();
     let text = format!(
-        "seed = {seed}\n[prefill]\n{prefill}\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\n{DEVICE}"
+        "seed = {seed}\n[prefill]\n{prefill}\n[[job]]\nrw = \"randread\"\nbs = \"4KiB\"\n{device}"
     );
     let overrides = [
         "device.zones.max_open_zones=0".to_string(),

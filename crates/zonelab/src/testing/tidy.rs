@@ -1,0 +1,191 @@
+//! Checks of the source tree itself: the core modules import one another without a circle, so
+//! the tree reads bottom-up as the data path does (time and NAND, the device seam, firmware and
+//! device models, the kernel, host layers, workloads, the report, config, the experiment that
+//! assembles them, state files and validation).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Core module -> (module it imports -> the first file that does), test code left out.
+type Graph = BTreeMap<String, BTreeMap<String, String>>;
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The code of a file that builds outside tests: no comment lines, and nothing from an inline
+/// `#[cfg(test)] mod ... {` on (such modules close their files).
+fn non_test_code(text: &str) -> String {
+    let mut code = String::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let t = line.trim_start();
+        if t.starts_with("//") {
+            continue;
+        }
+        if t.starts_with("#[cfg(test)]")
+            && lines
+                .peek()
+                .is_some_and(|n| n.trim_start().starts_with("mod ") && n.trim_end().ends_with('{'))
+        {
+            break;
+        }
+        code.push_str(line);
+        code.push('\n');
+    }
+    code
+}
+
+/// The modules `code` names as `crate::NAME`.
+fn imported(code: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at + "crate::".len()..];
+        // `$crate::` and `zonelab_crate::` are not this crate's paths.
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+            continue;
+        }
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            found.insert(name);
+        }
+    }
+    found
+}
+
+/// The import graph of the top-level modules under `src`: test files (`*tests.rs`, `testing/`)
+/// left out.
+fn graph(src: &Path) -> Graph {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let module = |p: &Path| -> String {
+        let rel = p.strip_prefix(src).expect("under src");
+        let first = rel.components().next().expect("a path");
+        let name = first.as_os_str().to_string_lossy();
+        name.trim_end_matches(".rs").to_string()
+    };
+    let modules: BTreeSet<String> = files.iter().map(|p| module(p)).collect();
+    let mut g = Graph::new();
+    for p in &files {
+        let from = module(p);
+        let file = p.file_name().expect("a file").to_string_lossy();
+        if from == "lib" || from == "testing" || file.ends_with("tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(p).expect("a source file");
+        for to in imported(&non_test_code(&text)) {
+            if to != from && modules.contains(&to) {
+                let rel = p
+                    .strip_prefix(src)
+                    .expect("under src")
+                    .display()
+                    .to_string();
+                g.entry(from.clone()).or_default().entry(to).or_insert(rel);
+            }
+        }
+    }
+    g
+}
+
+/// A circle of imports, if there is one: each module with the file that imports the next.
+fn circle(g: &Graph) -> Option<Vec<(String, String)>> {
+    // Depth-first search; `path` is the chain from the root being searched.
+    fn visit(
+        g: &Graph,
+        m: &str,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == m) {
+            let mut c = path[i..].to_vec();
+            c.push(m.to_string());
+            return Some(c);
+        }
+        if done.contains(m) {
+            return None;
+        }
+        path.push(m.to_string());
+        for next in g.get(m).into_iter().flat_map(|e| e.keys()) {
+            if let Some(c) = visit(g, next, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(m.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for m in g.keys() {
+        if let Some(c) = visit(g, m, &mut Vec::new(), &mut done) {
+            return Some(
+                c.windows(2)
+                    .map(|w| (w[0].clone(), g[&w[0]][&w[1]].clone()))
+                    .collect(),
+            );
+        }
+    }
+    None
+}
+
+#[test]
+fn core_modules_import_one_another_without_a_circle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let g = graph(&src);
+    assert!(
+        g.get("experiment").is_some_and(|e| e.contains_key("sim")),
+        "the graph is read: experiment imports sim"
+    );
+    if let Some(c) = circle(&g) {
+        let steps: Vec<String> = c
+            .iter()
+            .map(|(m, file)| format!("{m} (src/{file})"))
+            .collect();
+        panic!(
+            "the core modules import in a circle: {} -> back to the first. Move what the lower \
+             module needs down (plain data into device/, assembly into experiment/)",
+            steps.join(" -> ")
+        );
+    }
+}
+
+#[test]
+fn the_graph_sees_a_circle_and_skips_test_code() {
+    let mut g = Graph::new();
+    g.entry("a".into())
+        .or_default()
+        .insert("b".into(), "a.rs".into());
+    g.entry("b".into())
+        .or_default()
+        .insert("c".into(), "b/mod.rs".into());
+    assert!(circle(&g).is_none());
+    g.entry("c".into())
+        .or_default()
+        .insert("a".into(), "c.rs".into());
+    let c = circle(&g).expect("a -> b -> c -> a");
+    assert_eq!(c.len(), 3);
+    let code = non_test_code(
+        "use crate::device::X;\n// crate::sim in a comment\nfn f() { $crate::zns::y() }\n\
+         #[cfg(test)]\nmod tests {\n    use crate::config::Y;\n}\n",
+    );
+    assert_eq!(
+        imported(&code),
+        BTreeSet::from(["device".to_string()]),
+        "comments, macro paths and the inline test module are not imports"
+    );
+}
