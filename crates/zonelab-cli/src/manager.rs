@@ -146,11 +146,12 @@ fn load(args: &DeviceArgs) -> Result<Loaded> {
 
 /// Saves the device with its clock at `now`.
 fn save(args: &DeviceArgs, d: &Loaded, now: Instant) -> Result<()> {
-    state_file::save(&args.state, &d.identity, now, &*d.device)
+    state_file::save(&args.state, &d.identity, now, d.driver.device())
 }
 
 fn zone_size(d: &Loaded) -> Result<u64> {
-    Ok(d.device
+    Ok(d.driver
+        .device()
         .info()
         .zoned()
         .context("the device is not zoned")?
@@ -166,7 +167,7 @@ pub fn zone(args: ZoneArgs) -> Result<ExitCode> {
     let mut d = load(&args.device)?;
     let now = settle(&mut d);
     let zone_lbas = zone_size(&d)?;
-    let zones = d.device.info().zoned().map_or(0, |z| z.zone_count);
+    let zones = d.driver.device().info().zoned().map_or(0, |z| z.zone_count);
     if let Some(z) = args.zone
         && z >= zones
     {
@@ -182,10 +183,11 @@ pub fn zone(args: ZoneArgs) -> Result<ExitCode> {
             };
             let slba = args.zone.unwrap_or(0) as u64 * zone_lbas;
             let report = d
-                .device
+                .driver
+                .device()
                 .report_zones(0, slba, filter, false, args.max.unwrap_or(usize::MAX))
                 .map_err(anyhow::Error::from)?;
-            let lba = d.device.info().lba_size_bytes;
+            let lba = d.driver.device().info().lba_size_bytes;
             let text = match args.format {
                 Format::Nvme => format_nvme_cli(&report),
                 Format::Zbd => format_libzbd(&report, zone_lbas, lba),
@@ -234,7 +236,7 @@ pub fn zone(args: ZoneArgs) -> Result<ExitCode> {
     let result = submit_and_save(&args.device.state, &mut d, now, Command::new(op, slba, 0))?;
     let code = match result {
         Ok(a) => {
-            let done = a.done.unwrap_or(now);
+            let done = a.done;
             println!(
                 "{name}: Success, action:{} zone:{slba:x} all:{} nsid:1 ({} us simulated)",
                 zsa(action),
@@ -260,7 +262,7 @@ fn zsa(a: ZoneAction) -> u8 {
 }
 
 fn info(d: &Loaded, now: Instant) -> String {
-    let info = d.device.info();
+    let info = d.driver.device().info();
     let limit = |l: Option<u32>| l.map_or("no limit".to_string(), |v| v.to_string());
     let mut s = String::new();
     let _ = writeln!(s, "device: {}", info.name);
@@ -277,7 +279,7 @@ fn info(d: &Loaded, now: Instant) -> String {
             .map_or("no limit".into(), |l| l.to_string());
         let _ = writeln!(s, "zone_append_size_limit_lbas: {zasl}");
     }
-    let _ = writeln!(s, "firmware: {}", d.device.policy_name());
+    let _ = writeln!(s, "firmware: {}", d.driver.device().policy_name());
     let _ = writeln!(s, "retention: {}", d.exp.retain_data);
     let _ = writeln!(s, "clock_ns: {}", now.ns());
     s
@@ -286,7 +288,7 @@ fn info(d: &Loaded, now: Instant) -> String {
 pub fn io(args: IoArgs) -> Result<ExitCode> {
     let mut d = load(&args.device)?;
     let now = settle(&mut d);
-    let lba_bytes = d.device.info().lba_size_bytes;
+    let lba_bytes = d.driver.device().info().lba_size_bytes;
     let write_data = match (args.op, &args.data) {
         (IoOp::Write, Some(p)) => {
             Some(std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?)
@@ -330,7 +332,7 @@ pub fn io(args: IoArgs) -> Result<ExitCode> {
     let result = submit_and_save(&args.device.state, &mut d, now, cmd)?;
     match result {
         Ok(a) => {
-            let done = a.done.unwrap_or(now);
+            let done = a.done;
             if args.op == IoOp::Read {
                 match &args.data {
                     Some(p) => zonelab_io::write_atomic(p, &buf)?,

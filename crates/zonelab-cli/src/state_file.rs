@@ -9,7 +9,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use zonelab::config::ExperimentConfig;
-use zonelab::device::{Accepted, Command, DeviceModel, Status, catch_up};
+use zonelab::device::{Command, DeviceModel, Status};
+use zonelab::driver::{Driver, Served};
 use zonelab::experiment::build_device;
 use zonelab::state;
 use zonelab::time::Instant;
@@ -19,7 +20,8 @@ use zonelab::{ConfigError, Experiment};
 pub struct Loaded {
     pub cfg: ExperimentConfig,
     pub exp: Experiment,
-    pub device: Box<dyn DeviceModel>,
+    /// The device, driven one command at a time as every front end drives one.
+    pub driver: Driver,
     /// When work on it can start: after everything it did and its saved clock.
     pub start: Instant,
     /// Its configuration as the state file records it.
@@ -76,12 +78,13 @@ pub fn open(
             );
         }
         let device = build_device(&exp);
+        let start = device.idle_at();
         return Ok(Loaded {
             identity: state::identity(&cfg),
-            start: device.idle_at(),
+            start,
+            driver: Driver::new(device, start, exp.sampling(), "zonelab"),
             cfg,
             exp,
-            device,
             created: true,
             lock,
         });
@@ -97,11 +100,12 @@ pub fn open(
     state::check_identity(&saved.identity, &identity).map_err(in_file)?;
     let exp = validate(&cfg)?;
     let device = state::restore(&exp, saved.device).map_err(in_file)?;
+    let start = device.idle_at().max(saved.now);
     Ok(Loaded {
-        start: device.idle_at().max(saved.now),
+        start,
+        driver: Driver::new(device, start, exp.sampling(), "zonelab"),
         cfg,
         exp,
-        device,
         identity,
         created: false,
         lock,
@@ -122,8 +126,7 @@ pub fn save(path: &Path, identity: &str, now: Instant, device: &dyn DeviceModel)
 /// while no process held it has run (as it would have on a drive left powered). Returns that time.
 pub fn settle(d: &mut Loaded) -> Instant {
     let t = d.start;
-    let mut wake = Some(t);
-    catch_up(&mut *d.device, &mut wake, t, &mut Vec::new());
+    d.driver.advance(t);
     t
 }
 
@@ -137,13 +140,14 @@ pub fn submit_and_save(
     d: &mut Loaded,
     now: Instant,
     cmd: Command<'_>,
-) -> Result<Result<Accepted, Status>> {
-    let result = d.device.submit(now, cmd);
+) -> Result<Result<Served, Status>> {
+    let result = d.driver.submit(now, cmd);
+    let device = d.driver.device();
     let clock = match &result {
-        Ok(a) => a.done.unwrap_or(now).max(d.device.idle_at()),
+        Ok(s) => s.done.max(device.idle_at()),
         Err(_) => now,
     };
-    save(path, &d.identity, clock, &*d.device)?;
+    save(path, &d.identity, clock, device)?;
     Ok(result)
 }
 

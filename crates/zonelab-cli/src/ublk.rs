@@ -242,7 +242,7 @@ fn open_adapter(
     let adapter = BlockAdapter::with_device(
         l.cfg.clone(),
         l.exp.clone(),
-        l.device,
+        l.driver.into_device(),
         l.start,
         max_io_bytes,
     )

@@ -16,16 +16,13 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow, bail};
 use zonelab::config::{ExperimentConfig, preset_file};
-use zonelab::device::{
-    Command, Completed, Data, DeviceModel, Op, ReportFilter, Status, ZoneAction, catch_up,
-};
+use zonelab::device::{Command, Data, DeviceModel, Op, ReportFilter, Status, ZoneAction};
+use zonelab::driver::Driver;
 use zonelab::experiment::build_device;
-use zonelab::metrics::{MetricKey, Metrics, OpKind};
-use zonelab::report::{
-    ErrorLog, ErrorReport, HostReport, RealtimeReport, RunIdentity, render, summarize,
-};
+use zonelab::report::{RealtimeReport, RunIdentity, render};
 use zonelab::state;
-use zonelab::time::{Duration, Instant};
+use zonelab::time::Instant;
+use zonelab::trace::CsvWriter;
 
 mod c_api;
 mod registry;
@@ -39,12 +36,8 @@ pub struct Engine {
     name: String,
     cfg: ExperimentConfig,
     seed: u64,
-    device: Box<dyn DeviceModel>,
-    /// When the device next wants to be advanced (background work).
-    wake: Option<Instant>,
-    completions: Vec<Completed>,
-    metrics: Metrics,
-    keys: [MetricKey; 4],
+    /// The device and what was recorded of its commands (latency, trace, errors).
+    driver: Driver,
     clock: Instant,
     /// Device time when the device was opened: realtime mode counts wall time from here.
     origin: Instant,
@@ -56,7 +49,8 @@ pub struct Engine {
     state: Option<PathBuf>,
     /// The device's configuration as a state file records it.
     identity: String,
-    errors: ErrorLog,
+    /// `[trace] enabled`: the driver streams trace.csv into the results directory.
+    tracing: bool,
     users: u32,
     /// Changed since results and state were last written.
     dirty: bool,
@@ -142,7 +136,7 @@ impl Engine {
             }
         }
         let first = &self.request;
-        let policy = Some(self.device.policy_name().to_string());
+        let policy = Some(self.driver.device().policy_name().to_string());
         let preset = first.preset.clone().or_else(|| {
             (first.config_file.is_none() && first.state.is_none())
                 .then(|| DEFAULT_PRESET.to_string())
@@ -257,7 +251,7 @@ impl Engine {
 
     /// The device behind the engine (for checks of its invariants).
     pub fn device(&self) -> &dyn DeviceModel {
-        &*self.device
+        self.driver.device()
     }
 
     /// Virtual time: moves the device clock forward to `t` and lets background work run up
@@ -337,18 +331,26 @@ impl Engine {
             }
         };
         device.reset_counters();
-        let mut metrics = Metrics::new(start, exp.sampling());
-        let tenant = metrics.tenant("fio");
-        let keys = [OpKind::Read, OpKind::Write, OpKind::Reset, OpKind::Trim]
-            .map(|k| metrics.key(zonelab::metrics::Layer::Device, k, tenant));
+        let channels = exp.device.nand().geometry.channels;
+        let mut driver = Driver::new(device, start, exp.sampling(), "fio");
+        if exp.trace {
+            let Some(dir) = &o.results else {
+                bail!(
+                    "trace.enabled: the fio engine writes trace.csv into the results directory; set zonelab_results"
+                );
+            };
+            let path = dir.join("trace.csv");
+            let file = std::fs::File::create(&path)
+                .with_context(|| format!("zonelab_results: cannot create {}", path.display()))?;
+            let mut csv =
+                CsvWriter::new(std::io::BufWriter::with_capacity(1 << 20, file), channels);
+            csv.header();
+            driver.set_trace(Box::new(csv));
+        }
         Ok(Engine {
             name: name.to_string(),
             seed: exp.seed,
-            wake: Some(start),
-            completions: Vec::new(),
-            metrics,
-            keys,
-            device,
+            driver,
             cfg,
             clock: start,
             origin: start,
@@ -358,7 +360,7 @@ impl Engine {
             results: o.results.clone(),
             state: o.state.clone(),
             identity,
-            errors: ErrorLog::default(),
+            tracing: exp.trace,
             users: 0,
             dirty: false,
             lateness: zonelab::metrics::latency_histogram(),
@@ -396,18 +398,12 @@ impl Engine {
     /// Lets the device's background work (idle-time erases, daemons) run up to `now`, through
     /// every time it asked to be woken, as `zonelab run` does.
     fn advance_to(&mut self, now: Instant) {
-        catch_up(
-            &mut *self.device,
-            &mut self.wake,
-            now,
-            &mut self.completions,
-        );
-        self.completions.clear();
+        self.driver.advance(now);
         self.dirty = true;
     }
 
     pub fn info(&self) -> ZlInfo {
-        let info = self.device.info();
+        let info = self.driver.device().info();
         let z = info.zoned().expect("ZoneLab devices for fio are zoned");
         let lba = info.lba_size_bytes;
         ZlInfo {
@@ -430,7 +426,7 @@ impl Engine {
         len: u64,
         buf: Option<&mut [u8]>,
     ) -> Result<u64, SubmitError> {
-        let lba = self.device.info().lba_size_bytes;
+        let lba = self.driver.device().info().lba_size_bytes;
         if !offset.is_multiple_of(lba) || !len.is_multiple_of(lba) {
             return Err(SubmitError::Invalid);
         }
@@ -442,50 +438,26 @@ impl Engine {
             Some(b) if op == ZL_WRITE => Data::Out(b),
             _ => Data::None,
         };
-        let (kind, cmd) = match op {
-            ZL_READ => (0, Command::new(Op::Read, slba, nlb)),
-            ZL_WRITE => (1, Command::new(Op::Write, slba, nlb)),
-            ZL_RESET => (2, Command::zone(ZoneAction::Reset, slba)),
-            ZL_TRIM => (3, Command::new(Op::Trim, slba, nlb)),
+        let cmd = match op {
+            ZL_READ => Command::new(Op::Read, slba, nlb),
+            ZL_WRITE => Command::new(Op::Write, slba, nlb),
+            ZL_RESET => Command::zone(ZoneAction::Reset, slba),
+            ZL_TRIM => Command::new(Op::Trim, slba, nlb),
             _ => return Err(SubmitError::Invalid),
         };
-        let cmd = cmd.with_data(data);
-        let command = cmd.op;
-        match self.device.submit(now, cmd) {
-            Ok(a) => {
-                let done = a.done.unwrap_or_else(|| self.completion_of(now));
-                let bytes = if kind >= 2 { 0 } else { len };
-                self.metrics.record(self.keys[kind], now, done, bytes);
-                Ok(done.ns())
-            }
-            Err(status) => {
-                self.errors
-                    .push(|| ErrorReport::new("fio", command, slba, status));
-                Err(SubmitError::Nvme(status))
-            }
-        }
-    }
-
-    /// A device that reports completions later: advance it through its wake times until the
-    /// command's completion is known (fio reaps it at that time).
-    fn completion_of(&mut self, now: Instant) -> Instant {
-        let mut t = now;
-        loop {
-            let mut done = Vec::new();
-            let wake = self.device.advance(t, &mut done);
-            if let Some(c) = done.first() {
-                return c.done;
-            }
-            t = wake.unwrap_or(t + Duration::from_us(1));
-        }
+        self.driver
+            .submit(now, cmd.with_data(data))
+            .map(|s| s.done.ns())
+            .map_err(SubmitError::Nvme)
     }
 
     pub fn report_zones(&self, offset: u64, out: &mut [ZlZone]) -> Result<usize, SubmitError> {
-        let info = self.device.info();
+        let info = self.driver.device().info();
         let lba = info.lba_size_bytes;
         let zone = info.zoned().map_or(0, |z| z.zone_size_lbas);
         let report = self
-            .device
+            .driver
+            .device()
             .report_zones(0, offset / lba, ReportFilter::All, true, out.len())
             .map_err(SubmitError::Nvme)?;
         for (slot, d) in out.iter_mut().zip(&report.descriptors) {
@@ -511,18 +483,14 @@ impl Engine {
             config_fingerprint: self.cfg.fingerprint(),
             prefill_bytes: 0,
         };
-        let mut summary = summarize(
-            &id,
-            &*self.device,
-            &self.metrics,
-            HostReport::default(),
-            Vec::new(),
-            self.errors.clone(),
-        );
+        let mut summary = self.driver.summary(&id);
         summary.realtime = self.realtime_report();
-        let files = render(&summary, &self.metrics, &*self.device, &self.cfg.to_toml());
-        // Results files an earlier run left in the directory go.
-        zonelab_io::write_results_dir(dir, &files, &[]).context("zonelab_results")
+        let d = &self.driver;
+        let files = render(&summary, d.metrics(), d.device(), &self.cfg.to_toml());
+        // Results files an earlier run left in the directory go (the trace this device streams
+        // there stays).
+        let keep: &[&str] = if self.tracing { &["trace.csv"] } else { &[] };
+        zonelab_io::write_results_dir(dir, &files, keep).context("zonelab_results")
     }
 
     /// Saves the device to its state file (if it has one), atomically.
@@ -530,8 +498,8 @@ impl Engine {
         let Some(path) = &self.state else {
             return Ok(());
         };
-        let now = Instant::from_ns(self.now_ns()).max(self.device.idle_at());
-        let bytes = state::encode(&self.identity, now, &*self.device)
+        let now = Instant::from_ns(self.now_ns()).max(self.driver.device().idle_at());
+        let bytes = state::encode(&self.identity, now, self.driver.device())
             .with_context(|| format!("zonelab_state={}", path.display()))?;
         zonelab_io::write_atomic(path, &bytes)
             .with_context(|| format!("zonelab_state={}", path.display()))?;
@@ -562,7 +530,11 @@ impl Engine {
 
     /// Writes the results and the state file, both even if one fails.
     fn persist(&mut self) -> Result<()> {
-        let results = self.write_results();
+        let trace = self
+            .driver
+            .finish_trace()
+            .context("zonelab_results: cannot write trace.csv");
+        let results = trace.and(self.write_results());
         let state = self.save_state();
         self.dirty = false;
         results.and(state)

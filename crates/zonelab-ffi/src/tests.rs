@@ -70,7 +70,7 @@ fn jobs_share_a_device_by_name_and_the_last_one_writes_results() {
     assert_eq!(v["errors"].as_array().unwrap().len(), 1);
     // The device lives as long as the process: a later job (a verify pass) finds the data.
     let c = open("shared-test", &opts(None)).unwrap();
-    assert_eq!(c.lock().unwrap().device.written_lbas(0, 0), 2);
+    assert_eq!(c.lock().unwrap().device().written_lbas(0, 0), 2);
     leave(&c).unwrap();
 }
 
@@ -106,7 +106,7 @@ fn the_c_abi_reports_bad_configuration_as_text() {
 #[test]
 fn without_a_preset_or_a_config_the_device_is_the_default_preset() {
     let e = open("no-device", &OpenOptions::default()).unwrap();
-    assert_eq!(e.lock().unwrap().device.info().name, "rezns-40g");
+    assert_eq!(e.lock().unwrap().device().info().name, "rezns-40g");
     assert_eq!(e.lock().unwrap().info().nr_zones, 640);
     leave(&e).unwrap();
     let both = OpenOptions {
@@ -229,7 +229,7 @@ fn a_mapping_policy_alone_takes_its_documented_defaults() {
         let mut o = small(&[]);
         o.policy = Some(policy.into());
         let e = open(&format!("{policy}-alone"), &o).unwrap();
-        assert_eq!(e.lock().unwrap().device.policy_name(), policy);
+        assert_eq!(e.lock().unwrap().device().policy_name(), policy);
         leave(&e).unwrap();
     }
 }
@@ -373,7 +373,7 @@ fn preemptive_partial_erases_happen_under_the_engine_as_under_zonelab_run() {
     };
     let under_engine = {
         let e = e.lock().unwrap();
-        partial(e.device.report(e.clock).firmware)
+        partial(e.device().report(e.clock).firmware)
     };
     leave(&e).unwrap();
 

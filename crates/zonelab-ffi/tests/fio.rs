@@ -150,6 +150,64 @@ fn resets_fio_reports_equal_the_devices() {
     );
 }
 
+/// `[trace] enabled` traces every command fio sends, in the format `zonelab run` writes: one
+/// record per command, and as many writes and resets as the device counted.
+#[test]
+#[ignore = "needs fio and the engine; scripts/test.sh runs it"]
+fn trace_enabled_writes_every_command_fio_sends_to_trace_csv() {
+    let tmp = temp_dir("trace");
+    let dir = tmp.path();
+    let o = fio(
+        dir,
+        &format!("{SMALL}zonelab_set=trace.enabled=true\n"),
+        "[w]\nrw=randwrite\nbs=64k\nmax_open_zones=4\nzone_reset_threshold=0.2\nzone_reset_frequency=0.05\nio_size=2g\n",
+        &[],
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let csv = std::fs::read_to_string(dir.join("results/trace.csv")).expect("trace.csv");
+    let mut lines = csv.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("submit_ns,start_ns,done_ns,op,")
+    );
+    let ops: Vec<&str> = lines.map(|l| l.split(',').nth(3).unwrap()).collect();
+    let count = |op: &str| ops.iter().filter(|&&o| o == op).count() as u64;
+    let s = summary(dir);
+    let c = &s["device_counters"];
+    assert_eq!(
+        count("write") * 64 * 1024,
+        c["host_write_bytes"].as_u64().unwrap()
+    );
+    assert_eq!(count("reset"), c["zone_resets_requested"].as_u64().unwrap());
+    assert!(count("reset") > 0, "{out}");
+}
+
+/// Tracing needs somewhere to write: without zonelab_results it is an error naming both.
+#[test]
+#[ignore = "needs fio and the engine; scripts/test.sh runs it"]
+fn trace_enabled_without_a_results_directory_is_refused() {
+    let tmp = temp_dir("trace-nodir");
+    let dir = tmp.path();
+    let job = dir.join("job.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nioengine=external:{}\nthread=1\nfilename=zonelab-nodir\n{SMALL}zonelab_set=trace.enabled=true\n[w]\nrw=write\nbs=64k\nio_size=1m\n",
+            engine().display()
+        ),
+    )
+    .unwrap();
+    let o = Command::new("fio")
+        .current_dir(dir)
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_fails_saying(&o, &["trace.enabled", "zonelab_results"]);
+}
+
 #[test]
 #[ignore = "needs fio and the engine; scripts/test.sh runs it"]
 fn bad_jobs_fail_with_clear_errors_and_never_crash_fio() {

@@ -58,10 +58,10 @@ fn command<'a>(c: &Cmd, s: &'a mut Step, buf: &'a mut [u8]) -> Command<'a> {
 }
 
 /// The answer in the reference model's form.
-fn answer(c: &Cmd, r: Result<zonelab::device::Accepted, Status>, buf: Vec<u8>) -> Answer {
+fn answer(c: &Cmd, r: Result<u64, Status>, buf: Vec<u8>) -> Answer {
     r.map(|a| match c {
         Cmd::Read { .. } => buf,
-        Cmd::Append { .. } => a.lba.to_le_bytes().to_vec(),
+        Cmd::Append { .. } => a.to_le_bytes().to_vec(),
         _ => vec![],
     })
 }
@@ -142,7 +142,8 @@ impl Frontend for Direct {
         };
         let r = self
             .device
-            .submit(self.now, command(c, &mut step, &mut buf));
+            .submit(self.now, command(c, &mut step, &mut buf))
+            .map(|a| a.lba);
         Ok(answer(c, r, buf))
     }
 
@@ -219,14 +220,15 @@ impl Frontend for Manager {
         let path = self.path.clone();
         let d = self.device()?;
         let now = state_file::settle(d);
-        let lba = d.device.info().lba_size_bytes;
+        let lba = d.driver.device().info().lba_size_bytes;
         let mut buf = vec![0u8; read_len(c, lba)];
         let mut step = Step {
             slba: s.slba,
             data: s.data.clone(),
             want: Ok(vec![]),
         };
-        let r = state_file::submit_and_save(&path, d, now, command(c, &mut step, &mut buf))?;
+        let r = state_file::submit_and_save(&path, d, now, command(c, &mut step, &mut buf))?
+            .map(|s| s.lba);
         self.left -= 1;
         if self.left == 0 {
             self.loaded = None; // the process ends
@@ -241,11 +243,11 @@ impl Frontend for Manager {
     }
 
     fn zones(&mut self) -> Result<Vec<(ZoneState, u64)>> {
-        Ok(zones_of(&*self.device()?.device))
+        Ok(zones_of(self.device()?.driver.device()))
     }
 
     fn check(&mut self) -> Result<()> {
-        self.device()?.device.check_invariants();
+        self.device()?.driver.device().check_invariants();
         Ok(())
     }
 }

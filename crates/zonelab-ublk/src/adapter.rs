@@ -2,7 +2,7 @@
 //! limits, serving one block-layer command at a given device time, reporting zones, offering
 //! the firmware its background time, and writing the results. Everything here is a pure
 //! function of the commands and the times it is given (no wall clock, no kernel), so it is
-//! tested without ublk, and it is the module to port when the core gains its device trait.
+//! tested without ublk.
 //!
 //! Mapping (Linux block layer -> NVMe ZNS command on the model):
 //! read -> Read; write -> Write at the write pointer; zone append -> Zone Append, returning the
@@ -13,24 +13,23 @@
 //! has no volatile write cache (a completed write is durable in the model), so it advertises
 //! none; a FLUSH that still arrives is the model's Flush.
 //!
-//! Everything goes through the device seam (`zonelab::device::DeviceModel`) that `zonelab run`
-//! and the fio engine use, background work included.
+//! Every command goes through the driver the fio engine and the device manager use
+//! (`zonelab::driver::Driver`): it is traced, and its latency or its rejection counted, per
+//! device command (a discard that resets three zones counts three resets), as in `zonelab run`.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use zonelab::Experiment;
 use zonelab::config::ExperimentConfig;
 use zonelab::device::{
-    Command as DeviceCommand, Completed, Data, DeviceModel, Op as DeviceOp, ReportFilter, Status,
-    ZoneAction, catch_up,
+    Command as DeviceCommand, Data, DeviceModel, Op as DeviceOp, ReportFilter, Status, ZoneAction,
 };
+use zonelab::driver::Driver;
 use zonelab::experiment::{DeviceSpec, build_device};
-use zonelab::metrics::{Layer, Metrics, OpKind, TenantId};
-use zonelab::report::{ErrorLog, ErrorReport, HostReport, RunIdentity, Summary, render, summarize};
+use zonelab::report::{RunIdentity, Summary, render};
 use zonelab::time::Instant;
-use zonelab::trace::{TraceOp, TraceRecord, TraceSink};
+use zonelab::trace::TraceSink;
 
 use crate::proto::{self, BLK_ZONE_BYTES, Command, Op, SECTOR_BYTES};
 
@@ -75,23 +74,14 @@ pub struct BlockAdapter {
     name: String,
     cfg: ExperimentConfig,
     seed: u64,
-    device: Box<dyn DeviceModel>,
-    metrics: Metrics,
-    tenant: TenantId,
-    errors: ErrorLog,
+    /// The device and what was recorded of its commands (latency, trace, errors).
+    driver: Driver,
     prefill_bytes: u64,
     start_ns: u64,
     sectors_per_lba: u64,
     zone_lbas: u64,
     max_append_sectors: u32,
-    /// When the firmware asked to be offered time again.
-    wake: Option<Instant>,
-    completions: Vec<Completed>,
     observer: Option<Box<dyn CommandObserver>>,
-    /// The per-command trace (`[trace] enabled`), in the format `zonelab run` writes.
-    trace: Option<Box<dyn TraceSink + Send>>,
-    /// The source name of every trace record ("ublk"), made once.
-    trace_source: Arc<str>,
 }
 
 impl BlockAdapter {
@@ -136,42 +126,29 @@ impl BlockAdapter {
                 "device.zones.zone_append_size_limit_bytes: {zasl} is below one LBA ({lba} bytes)"
             );
         }
-        let mut metrics = Metrics::new(start, exp.sampling());
-        let tenant = metrics.tenant("ublk");
         Ok(BlockAdapter {
             name: exp.name.clone(),
             seed: exp.seed,
-            metrics,
-            tenant,
-            errors: ErrorLog::default(),
+            driver: Driver::new(device, start, exp.sampling(), "ublk"),
             prefill_bytes: exp.prefill.lbas() * lba,
             start_ns: start.ns(),
             sectors_per_lba: lba / SECTOR_BYTES,
             zone_lbas: zoned.zone_size_lbas,
             max_append_sectors: (append_bytes / SECTOR_BYTES) as u32,
-            device,
             cfg,
-            wake: Some(start),
-            completions: Vec::new(),
             observer: None,
-            trace: None,
-            trace_source: "ublk".into(),
         })
     }
 
     /// Records every command the device serves into `sink` (ZoneLab's trace; it replays with
     /// `[[replay]]`).
     pub fn set_trace(&mut self, sink: Box<dyn TraceSink + Send>) {
-        self.device.set_tracing(true);
-        self.trace = Some(sink);
+        self.driver.set_trace(sink);
     }
 
     /// The run is over: flush the trace.
     pub fn finish_trace(&mut self) -> Result<()> {
-        if let Some(t) = &mut self.trace {
-            t.finish()?;
-        }
-        Ok(())
+        Ok(self.driver.finish_trace()?)
     }
 
     pub fn set_observer(&mut self, observer: Box<dyn CommandObserver>) {
@@ -188,7 +165,7 @@ impl BlockAdapter {
     }
 
     pub fn limits(&self) -> Limits {
-        let info = self.device.info();
+        let info = self.driver.device().info();
         let z = info.zoned().expect("checked when built");
         let spl = self.sectors_per_lba;
         Limits {
@@ -204,59 +181,10 @@ impl BlockAdapter {
     }
 
     /// Sends one command to the device at `now_ns`: its completion time and the LBA it wrote.
+    /// The driver traces it, and counts its latency or its rejection.
     fn send(&mut self, now_ns: u64, cmd: DeviceCommand<'_>) -> Result<(u64, u64), Status> {
-        let now = Instant::from_ns(now_ns);
-        let (op, slba, nlb) = (cmd.op, cmd.slba, cmd.nlb);
-        if self.trace.is_some() {
-            // Dies touched by background work since the last command are not this command's.
-            self.device.take_touched();
-        }
-        let result = self.device.submit(now, cmd);
-        if let Some(sink) = &mut self.trace {
-            let record = TraceRecord {
-                submit: now,
-                start: result.as_ref().map_or(now, |a| a.start),
-                done: result.as_ref().ok().and_then(|a| a.done).unwrap_or(now),
-                op: TraceOp::of(op),
-                nsid: 0,
-                zone: (!matches!(op, DeviceOp::ZoneMgmtAll(_) | DeviceOp::Flush))
-                    .then(|| (slba / self.zone_lbas) as u32),
-                lba: slba,
-                nlb,
-                dies: self.device.take_touched().unwrap_or_default(),
-                erase_wait: result.as_ref().map_or(Default::default(), |a| a.erase_wait),
-                source: self.trace_source.clone(),
-                status: result.as_ref().err().copied(),
-            };
-            sink.record(&record);
-        }
-        let a = result?;
-        let done = match a.done {
-            Some(t) => t,
-            // A model that reports completions later: advance it until this one is known.
-            None => {
-                let mut t = now;
-                loop {
-                    self.completions.clear();
-                    let wake = self.device.advance(t, &mut self.completions);
-                    if let Some(c) = self.completions.first() {
-                        break c.done;
-                    }
-                    t = wake.unwrap_or(t + zonelab::time::Duration::from_us(1));
-                }
-            }
-        };
-        Ok((done.ns(), a.lba))
-    }
-
-    fn record(&mut self, kind: OpKind, now_ns: u64, done_ns: u64, bytes: u64) {
-        let key = self.metrics.key(Layer::Device, kind, self.tenant);
-        self.metrics.record(
-            key,
-            Instant::from_ns(now_ns),
-            Instant::from_ns(done_ns),
-            bytes,
-        );
+        let s = self.driver.submit(Instant::from_ns(now_ns), cmd)?;
+        Ok((s.done.ns(), s.lba))
     }
 
     /// Serves `cmd` submitted at device time `now_ns`. `buf` holds the data of a write or
@@ -290,11 +218,8 @@ impl BlockAdapter {
         }
         if cmd.op == Op::Flush {
             return match self.send(now_ns, DeviceCommand::new(DeviceOp::Flush, 0, 0)) {
-                Ok((done_ns, _)) => {
-                    self.record(OpKind::Flush, now_ns, done_ns, 0);
-                    done(done_ns, 0)
-                }
-                Err(status) => self.rejected(cmd, 0, status, now_ns),
+                Ok((done_ns, _)) => done(done_ns, 0),
+                Err(status) => rejected(status, now_ns),
             };
         }
         let spl = self.sectors_per_lba;
@@ -310,67 +235,36 @@ impl BlockAdapter {
         }
         let zslba = slba - slba % self.zone_lbas;
         let mgmt = |action| DeviceCommand::zone(action, zslba);
-        let (kind, result) = match cmd.op {
-            Op::Read => (
-                OpKind::Read,
-                self.send(
+        let result = match cmd.op {
+            Op::Read => self
+                .send(
                     now_ns,
                     DeviceCommand::read(slba, nlb).with_data(Data::In(buf)),
                 )
                 .map(|(done, _)| (done, None)),
-            ),
-            Op::Write => (
-                OpKind::Write,
-                self.send(
+            Op::Write => self
+                .send(
                     now_ns,
                     DeviceCommand::write(slba, nlb).with_data(Data::Out(buf)),
                 )
                 .map(|(done, _)| (done, None)),
-            ),
-            Op::ZoneAppend => (
-                OpKind::Append,
-                self.send(
+            Op::ZoneAppend => self
+                .send(
                     now_ns,
                     DeviceCommand::append(slba, nlb).with_data(Data::Out(buf)),
                 )
                 .map(|(done, lba)| (done, Some(lba * spl))),
-            ),
-            Op::ZoneOpen => (
-                OpKind::Open,
-                self.send(now_ns, mgmt(ZoneAction::Open))
-                    .map(|(d, _)| (d, None)),
-            ),
-            Op::ZoneClose => (
-                OpKind::Close,
-                self.send(now_ns, mgmt(ZoneAction::Close))
-                    .map(|(d, _)| (d, None)),
-            ),
-            Op::ZoneFinish => (
-                OpKind::Finish,
-                self.send(now_ns, mgmt(ZoneAction::Finish))
-                    .map(|(d, _)| (d, None)),
-            ),
-            Op::ZoneReset => (
-                OpKind::Reset,
-                self.send(now_ns, mgmt(ZoneAction::Reset))
-                    .map(|(d, _)| (d, None)),
-            ),
-            Op::ZoneResetAll => (
-                OpKind::Reset,
-                self.send(
-                    now_ns,
-                    DeviceCommand::new(DeviceOp::ZoneMgmtAll(ZoneAction::Reset), 0, 0),
-                )
-                .map(|(d, _)| (d, None)),
+            Op::ZoneOpen => self.manage(now_ns, mgmt(ZoneAction::Open)),
+            Op::ZoneClose => self.manage(now_ns, mgmt(ZoneAction::Close)),
+            Op::ZoneFinish => self.manage(now_ns, mgmt(ZoneAction::Finish)),
+            Op::ZoneReset => self.manage(now_ns, mgmt(ZoneAction::Reset)),
+            Op::ZoneResetAll => self.manage(
+                now_ns,
+                DeviceCommand::new(DeviceOp::ZoneMgmtAll(ZoneAction::Reset), 0, 0),
             ),
             Op::Discard => {
                 let whole = self.whole_zones(slba, nlb);
-                let kind = if whole.is_empty() {
-                    OpKind::Trim
-                } else {
-                    OpKind::Reset
-                };
-                (kind, self.discard(now_ns, slba, nlb, whole))
+                self.discard(now_ns, slba, nlb, whole)
             }
             Op::WriteZeroes => return invalid(libc::EOPNOTSUPP),
             Op::Flush | Op::ReportZones => unreachable!("served above"),
@@ -382,7 +276,6 @@ impl BlockAdapter {
                 } else {
                     0
                 };
-                self.record(kind, now_ns, done_ns, moved);
                 Reply {
                     result: moved as i32,
                     done_ns,
@@ -390,33 +283,17 @@ impl BlockAdapter {
                     status: None,
                 }
             }
-            Err(status) => self.rejected(cmd, slba, status, now_ns),
+            Err(status) => rejected(status, now_ns),
         }
     }
 
-    fn rejected(&mut self, cmd: &Command, slba: u64, status: Status, now_ns: u64) -> Reply {
-        let op = match cmd.op {
-            Op::Read => DeviceOp::Read,
-            Op::Write => DeviceOp::Write,
-            Op::ZoneAppend => DeviceOp::Append,
-            Op::ZoneOpen => DeviceOp::ZoneMgmt(ZoneAction::Open),
-            Op::ZoneClose => DeviceOp::ZoneMgmt(ZoneAction::Close),
-            Op::ZoneFinish => DeviceOp::ZoneMgmt(ZoneAction::Finish),
-            Op::ZoneResetAll => DeviceOp::ZoneMgmtAll(ZoneAction::Reset),
-            Op::Discard => DeviceOp::Trim,
-            Op::Flush => DeviceOp::Flush,
-            _ => DeviceOp::ZoneMgmt(ZoneAction::Reset),
-        };
-        self.errors.push(|| ErrorReport {
-            source: format!("ublk {}", cmd.op.name()),
-            ..ErrorReport::new("ublk", op, slba, status)
-        });
-        Reply {
-            result: proto::errno_for(status),
-            done_ns: now_ns,
-            append_sector: None,
-            status: Some(status),
-        }
+    /// A zone management command: its completion time.
+    fn manage(
+        &mut self,
+        now_ns: u64,
+        cmd: DeviceCommand<'_>,
+    ) -> Result<(u64, Option<u64>), Status> {
+        self.send(now_ns, cmd).map(|(done, _)| (done, None))
     }
 
     /// The zones `[slba, slba + nlb)` covers whole.
@@ -456,14 +333,16 @@ impl BlockAdapter {
         };
         let want = (cmd.count as usize).min(buf.len() / BLK_ZONE_BYTES);
         let spl = self.sectors_per_lba;
-        let report =
-            match self
-                .device
-                .report_zones(0, cmd.sector / spl, ReportFilter::All, true, want)
-            {
-                Ok(r) => r,
-                Err(status) => return fail(status),
-            };
+        let report = match self.driver.device().report_zones(
+            0,
+            cmd.sector / spl,
+            ReportFilter::All,
+            true,
+            want,
+        ) {
+            Ok(r) => r,
+            Err(status) => return fail(status),
+        };
         for (d, out) in report
             .descriptors
             .iter()
@@ -484,33 +363,28 @@ impl BlockAdapter {
     /// every wake-up time it asked for on the way, then at `now_ns`, as the simulation loop
     /// does. Returns when it wants to be offered time again.
     pub fn advance(&mut self, now_ns: u64) -> Option<u64> {
-        let now = Instant::from_ns(now_ns);
-        catch_up(
-            &mut *self.device,
-            &mut self.wake,
-            now,
-            &mut self.completions,
-        );
-        self.completions.clear();
-        self.wake.filter(|&t| t > now).map(Instant::ns)
+        self.driver
+            .advance(Instant::from_ns(now_ns))
+            .map(Instant::ns)
     }
 
     /// Commands the device rejected, including those not kept in the summary.
     pub fn error_count(&self) -> u64 {
-        self.errors.total()
+        self.driver.errors().total()
     }
 
     /// One line for the terminal when the server stops.
     pub fn describe_counts(&self) -> String {
-        let c = self.device.report(self.metrics.last_done()).counters;
+        let (device, metrics) = (self.driver.device(), self.driver.metrics());
+        let c = device.report(metrics.last_done()).counters;
         format!(
             "{} | host wrote {} MiB, read {} MiB | zone resets {} | errors {} | simulated {:.3} s",
-            self.device.info().name,
+            device.info().name,
             c.host_write_bytes >> 20,
             c.host_read_bytes >> 20,
             c.zone_resets_requested,
-            self.errors.total(),
-            self.metrics.elapsed().secs_f64()
+            self.driver.errors().total(),
+            metrics.elapsed().secs_f64()
         )
     }
 
@@ -521,22 +395,15 @@ impl BlockAdapter {
             config_fingerprint: self.cfg.fingerprint(),
             prefill_bytes: self.prefill_bytes,
         };
-        summarize(
-            &id,
-            &*self.device,
-            &self.metrics,
-            HostReport::default(),
-            Vec::new(),
-            self.errors.clone(),
-        )
+        self.driver.summary(&id)
     }
 
     /// Writes the results directory (summary.json, zones.csv, latency files...).
     pub fn write_results(&self, dir: &Path, writer: ResultsWriter) -> Result<()> {
         let files = render(
             &self.summary(),
-            &self.metrics,
-            &*self.device,
+            self.driver.metrics(),
+            self.driver.device(),
             &self.cfg.to_toml(),
         );
         writer(dir, &files)
@@ -544,7 +411,17 @@ impl BlockAdapter {
 
     /// The device behind the adapter (tests and the server's report).
     pub fn device(&self) -> &dyn DeviceModel {
-        &*self.device
+        self.driver.device()
+    }
+}
+
+/// The reply to a command the device rejected (the driver logged it, with its NVMe status).
+fn rejected(status: Status, now_ns: u64) -> Reply {
+    Reply {
+        result: proto::errno_for(status),
+        done_ns: now_ns,
+        append_sector: None,
+        status: Some(status),
     }
 }
 

@@ -10,6 +10,7 @@ mod bits;
 pub mod config;
 pub mod device;
 pub mod divisor;
+pub mod driver;
 pub mod experiment;
 pub mod firmware;
 pub mod ftl;

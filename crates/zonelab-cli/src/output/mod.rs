@@ -51,7 +51,7 @@ pub fn run(
             (
                 l.cfg,
                 l.exp,
-                l.device,
+                l.driver.into_device(),
                 Some((file, l.identity)),
                 Some(l.lock),
             )

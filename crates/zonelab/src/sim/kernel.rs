@@ -7,10 +7,10 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use super::errors::{ErrorLog, ErrorReport};
-use crate::device::{Accepted, Command, Completed, DeviceModel, Op, Status};
+use crate::device::{Accepted, Command, Completed, DeviceModel, Status};
 use crate::metrics::{Layer, MetricKey, Metrics, OpKind, TenantId};
 use crate::time::{Duration, Instant};
-use crate::trace::{TraceOp, TraceRecord, TraceSink};
+use crate::trace::{TraceRecord, TraceSink};
 
 use super::cores::Cores;
 use super::leaf::LeafCell;
@@ -223,50 +223,28 @@ impl Kernel {
         origin: Origin,
     ) -> Result<Accepted, Status> {
         let (op, slba, nlb, nsid, tag) = (cmd.op, cmd.slba, cmd.nlb, cmd.nsid, cmd.tag);
-        let (result, zone, dies) = self.device.with(|device| {
+        let (result, zone_lbas, dies) = self.device.with(|device| {
             // Dies touched by background work since the last command are not this command's.
             device.take_touched();
             let result = device.submit(now, cmd);
-            let zone = device
-                .info()
-                .zoned()
-                .map(|z| (slba / z.zone_size_lbas) as u32)
-                .filter(|_| !matches!(op, Op::ZoneMgmtAll(_) | Op::Flush));
-            (result, zone, device.take_touched().unwrap_or_default())
+            let zone_lbas = device.info().zoned().map(|z| z.zone_size_lbas);
+            (result, zone_lbas, device.take_touched().unwrap_or_default())
         });
         if let Some(tracer) = self.tracer.borrow_mut().as_mut() {
-            let mut record = TraceRecord {
-                submit: now,
-                start: now,
-                done: now,
-                op: TraceOp::of(op),
-                nsid,
-                zone,
-                lba: slba,
-                nlb,
+            let source = self.sources.borrow()[origin.source as usize].clone();
+            let record = TraceRecord::of_command(
+                now,
+                (op, nsid, slba, nlb),
+                zone_lbas,
                 dies,
-                erase_wait: Duration::ZERO,
-                source: self.sources.borrow()[origin.source as usize].clone(),
-                status: None,
-            };
+                source,
+                &result,
+            );
             match &result {
-                Ok(a) => {
-                    record.start = a.start;
-                    record.erase_wait = a.erase_wait;
-                    match a.done {
-                        Some(done) => {
-                            record.done = done;
-                            tracer.sink.record(&record);
-                        }
-                        None => {
-                            tracer.pending.insert(tag, record);
-                        }
-                    }
+                Ok(Accepted { done: None, .. }) => {
+                    tracer.pending.insert(tag, record);
                 }
-                Err(s) => {
-                    record.status = Some(*s);
-                    tracer.sink.record(&record);
-                }
+                _ => tracer.sink.record(&record),
             }
         }
         result

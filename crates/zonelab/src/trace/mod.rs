@@ -142,6 +142,45 @@ pub struct TraceRecord {
     pub status: Option<Status>,
 }
 
+impl TraceRecord {
+    /// The record of command (`op`, `nsid`, `slba`, `nlb`) submitted at `now` by `source`, as
+    /// the device answered it: every front end writes its records through here, so a command
+    /// traces the same whichever one sent it. `zone_size_lbas` is the device's (zoned devices);
+    /// a completion the device reports later is filled in by the caller (`done` is `now` until
+    /// then).
+    #[allow(clippy::too_many_arguments)]
+    pub fn of_command(
+        now: Instant,
+        (op, nsid, slba, nlb): (Op, u32, u64, u64),
+        zone_size_lbas: Option<u64>,
+        dies: DieSet,
+        source: Arc<str>,
+        result: &Result<crate::device::Accepted, Status>,
+    ) -> TraceRecord {
+        let zone = zone_size_lbas
+            .map(|z| (slba / z) as u32)
+            .filter(|_| !matches!(op, Op::ZoneMgmtAll(_) | Op::Flush));
+        let (start, done, erase_wait, status) = match result {
+            Ok(a) => (a.start, a.done.unwrap_or(now), a.erase_wait, None),
+            Err(s) => (now, now, Duration::ZERO, Some(*s)),
+        };
+        TraceRecord {
+            submit: now,
+            start,
+            done,
+            op: TraceOp::of(op),
+            nsid,
+            zone,
+            lba: slba,
+            nlb,
+            dies,
+            erase_wait,
+            source,
+            status,
+        }
+    }
+}
+
 /// Where trace records go.
 pub trait TraceSink {
     fn record(&mut self, r: &TraceRecord);
@@ -226,6 +265,66 @@ impl TraceSink for CsvBuffer {
         }
         csv_line(r, self.channels, &mut self.text);
         self.text.push('\n');
+    }
+}
+
+/// A sink that streams CSV to a writer (a front end's `trace.csv`); the first write error is
+/// kept and reported by `finish`, and nothing more is written after it.
+pub struct CsvWriter<W: std::io::Write> {
+    out: W,
+    channels: u32,
+    line: String,
+    header: bool,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> CsvWriter<W> {
+    /// `channels`: the device's, to list the channels each command used.
+    pub fn new(out: W, channels: u32) -> Self {
+        CsvWriter {
+            out,
+            channels,
+            line: String::new(),
+            header: false,
+            error: None,
+        }
+    }
+
+    fn write_line(&mut self) {
+        if self.error.is_none()
+            && let Err(e) = self.out.write_all(self.line.as_bytes())
+        {
+            self.error = Some(e);
+        }
+    }
+
+    /// Writes the header now (a trace with no record still has one).
+    pub fn header(&mut self) {
+        if !self.header {
+            self.header = true;
+            self.line.clear();
+            self.line.push_str(CSV_HEADER);
+            self.line.push('\n');
+            self.write_line();
+        }
+    }
+}
+
+impl<W: std::io::Write> TraceSink for CsvWriter<W> {
+    fn record(&mut self, r: &TraceRecord) {
+        self.header();
+        self.line.clear();
+        csv_line(r, self.channels, &mut self.line);
+        self.line.push('\n');
+        self.write_line();
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.header();
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.out.flush(),
+        }
     }
 }
 
