@@ -70,6 +70,7 @@ pub fn open(
             bail!("{} was removed while it was being opened", path.display());
         };
         let exp = validate(&cfg)?;
+        refuse_faults(path, &exp)?;
         if exp.device.info().zoned.is_none() {
             bail!(
                 "{}: device `{}` is a conventional SSD; state files hold ZNS devices only",
@@ -99,6 +100,7 @@ pub fn open(
     let identity = state::identity(&cfg);
     state::check_identity(&saved.identity, &identity).map_err(in_file)?;
     let exp = validate(&cfg)?;
+    refuse_faults(path, &exp)?;
     let device = state::restore(&exp, saved.device).map_err(in_file)?;
     let start = device.idle_at().max(saved.now);
     Ok(Loaded {
@@ -110,6 +112,18 @@ pub fn open(
         created: false,
         lock,
     })
+}
+
+/// A state file keeps a device's zones, not a plan of faults still to come: a device with
+/// run-time faults is refused before any work is done on it.
+fn refuse_faults(path: &Path, exp: &Experiment) -> Result<()> {
+    if !exp.faults.is_empty() {
+        bail!(
+            "{}: faults.zones and faults.commands happen during one run; a device kept in a state file cannot have them (faults.read_only_zones and faults.offline_zones can)",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 /// Saves `device` to `path` atomically, with the clock at `now`.
@@ -178,5 +192,24 @@ mod tests {
         let r = submit_and_save(&path, &mut d, now, Command::write(1, 1)).unwrap();
         assert!(r.is_ok());
         assert!(path.exists());
+    }
+
+    /// A device with faults still to come cannot be kept in a state file: refused when it is
+    /// opened, naming the fields, before any work is done on it.
+    #[test]
+    fn a_device_with_run_time_faults_is_refused_a_state_file() {
+        let tmp = tempfile::Builder::new()
+            .prefix("zonelab-faults-")
+            .tempdir()
+            .expect("a temporary directory");
+        let path = tmp.path().join("d.state");
+        let mut text = zonelab::config::preset_file("rezns-40g");
+        text.push_str("\n[[faults.zones]]\nat = \"1ms\"\nzone = 1\nstate = \"offline\"\n");
+        let cfg = ExperimentConfig::parse(&text, &["device.zones.zone_count=4".into()]).unwrap();
+        let e = open(&path, Some(cfg), &[], &|c| c.validate_device("t"))
+            .err()
+            .expect("refused");
+        assert!(e.to_string().contains("faults.zones"), "{e}");
+        assert!(!path.exists());
     }
 }

@@ -311,6 +311,11 @@ impl Engine {
         let cfg = ExperimentConfig::parse(&text, &overrides)?;
         let identity = state::identity(&cfg);
         let exp = cfg.validate_device(name)?;
+        if o.state.is_some() && !exp.faults.is_empty() {
+            bail!(
+                "zonelab_state: faults.zones and faults.commands happen during one run; a device kept in a state file cannot have them"
+            );
+        }
         if exp.device.info().zoned.is_none() {
             bail!(
                 "device `{}` is a conventional SSD; the ZoneLab fio engine drives zoned devices only (run conventional devices with `zonelab run`)",

@@ -165,7 +165,10 @@ pub fn errno_for(status: Status) -> i32 {
         | Status::ZoneIsReadOnly
         | Status::ZoneIsOffline
         | Status::ZoneInvalidWrite
-        | Status::InvalidZoneStateTransition => -libc::EIO,
+        | Status::InvalidZoneStateTransition
+        | Status::InternalError
+        | Status::WriteFault
+        | Status::UnrecoveredReadError => -libc::EIO,
     }
 }
 

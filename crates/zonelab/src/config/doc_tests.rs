@@ -126,6 +126,12 @@ fn base(field: &str) -> (String, Vec<String>) {
         }
         "layer" => EZNS.to_string(),
         "prefill" => with("[prefill]\nfraction = 0.5\n"),
+        "faults" if field.starts_with("faults.zones[") => {
+            with("[[faults.zones]]\nat = \"1ms\"\nzone = 0\nstate = \"offline\"\n")
+        }
+        "faults" if field.starts_with("faults.commands[") => {
+            with("[[faults.commands]]\nstatus = \"write_fault\"\nrate = 0.5\n")
+        }
         "replay" => with("[[replay]]\ntrace = \"t.csv\"\n"),
         "threads" => with("[[threads]]\ncount = 1\nbs = \"4KiB\"\nops = 1\n"),
         "fs" if field.starts_with("fs.zenfs.") => FS.replace("[fs]\n", "[fs]\npersonality = \"zenfs\"\n"),
@@ -265,6 +271,16 @@ fn tables() -> Vec<(String, String, Vec<String>)> {
     add("device.ftl", CONV, &[]);
     add("precondition", CONV, &[]);
     add("prefill", &zns_with("[prefill]\n"), &[]);
+    add(
+        "faults.zones[0]",
+        &zns_with("[[faults.zones]]\nat = \"1ms\"\nzone = 0\nstate = \"offline\"\n"),
+        &[],
+    );
+    add(
+        "faults.commands[0]",
+        &zns_with("[[faults.commands]]\nstatus = \"write_fault\"\nrate = 0.5\n"),
+        &[],
+    );
     for policy in [
         "synchronous",
         "mapping",

@@ -3,6 +3,7 @@
 //! module holds the serde input only; the validated specs belong to the modules that use them.
 
 pub mod device;
+pub mod faults;
 pub mod files;
 pub mod firmware;
 pub mod fs;
@@ -20,6 +21,7 @@ pub mod workload;
 use serde::{Deserialize, Serialize};
 
 pub use device::DeviceConfig;
+pub use faults::FaultsConfig;
 pub use firmware::FirmwareConfig;
 pub use kv::{DbBenchConfig, YcsbConfig};
 pub use layer::LayerConfig;
@@ -97,17 +99,6 @@ impl Default for MetricsConfig {
             max_intervals: default_max_intervals(),
         }
     }
-}
-
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct FaultsConfig {
-    /// Zones the device puts in Read Only at start (a media fault model).
-    #[serde(default)]
-    pub read_only_zones: Vec<u32>,
-    /// Zones the device puts in Offline at start.
-    #[serde(default)]
-    pub offline_zones: Vec<u32>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -530,18 +521,7 @@ impl ExperimentConfig {
                 format!("{} must be at most {}", self.seed, i64::MAX),
             ));
         }
-        let zone_count = info.zoned.as_ref().map_or(0, |z| z.zone_count);
-        for (name, zones) in [
-            ("faults.read_only_zones", &self.faults.read_only_zones),
-            ("faults.offline_zones", &self.faults.offline_zones),
-        ] {
-            if let Some(z) = zones.iter().find(|&&z| z >= zone_count) {
-                return Err(ConfigError::field(
-                    name,
-                    format!("zone {z} does not exist; the device has {zone_count} zones"),
-                ));
-            }
-        }
+        self.faults.validate(&info, layer.is_some())?;
         if !(1..=4096).contains(&self.host.cores) {
             return Err(ConfigError::field(
                 "host.cores",
@@ -554,15 +534,6 @@ impl ExperimentConfig {
                     return Err(ConfigError::field(
                         "precondition",
                         "applies to conventional devices; a ZNS device is set up with [prefill]",
-                    ));
-                }
-                if layer.is_some()
-                    && !(self.faults.read_only_zones.is_empty()
-                        && self.faults.offline_zones.is_empty())
-                {
-                    return Err(ConfigError::field(
-                        "faults",
-                        "faults put the device's own zones in Read Only or Offline; they do not combine with a [layer]",
                     ));
                 }
                 let mut faulty: Vec<u32> = self.faults.read_only_zones.clone();
@@ -622,6 +593,7 @@ impl ExperimentConfig {
             precondition,
             read_only_zones: self.faults.read_only_zones.clone(),
             offline_zones: self.faults.offline_zones.clone(),
+            faults: self.faults.plan(self.seed),
             jobs,
             replays,
             host,

@@ -8,6 +8,7 @@
 //! never go backwards. Background work (idle-time erases, daemons, device GC) happens only inside
 //! `advance`, which every front end calls as its time moves, so every front end sees it.
 
+pub mod faults;
 pub mod report;
 mod status;
 mod zone;
@@ -269,6 +270,12 @@ pub trait DeviceModel: Send {
 
     /// Checks every invariant of the model (whole-device scans: tests and debug builds).
     fn check_invariants(&self);
+
+    /// A media fault at run time: zone `zone` goes Read Only or Offline now
+    /// ([`faults::Faulty`]). Models without zones of their own refuse it.
+    fn inject_fault(&mut self, _zone: u32, _state: ZoneState) -> Result<(), Status> {
+        Err(Status::InvalidOpcode)
+    }
 
     /// The model itself, for code above the seam that needs one kind of model (device state
     /// files, which hold ZNS devices only): the seam names no model and no file format.

@@ -17,6 +17,11 @@ pub enum Status {
     TooManyActiveZones,
     TooManyOpenZones,
     InvalidZoneStateTransition,
+    /// Generic: the controller failed the command (NVMe base 2.0, Figure 102); faults only.
+    InternalError,
+    /// Media errors (NVMe base 2.0, Figure 104); faults only.
+    WriteFault,
+    UnrecoveredReadError,
 }
 
 impl Status {
@@ -35,6 +40,9 @@ impl Status {
             Status::TooManyActiveZones => (0x1, 0xBD),
             Status::TooManyOpenZones => (0x1, 0xBE),
             Status::InvalidZoneStateTransition => (0x1, 0xBF),
+            Status::InternalError => (0x0, 0x06),
+            Status::WriteFault => (0x2, 0x80),
+            Status::UnrecoveredReadError => (0x2, 0x81),
         }
     }
 
@@ -52,7 +60,20 @@ impl Status {
             Status::TooManyActiveZones => "Too Many Active Zones",
             Status::TooManyOpenZones => "Too Many Open Zones",
             Status::InvalidZoneStateTransition => "Invalid Zone State Transition",
+            Status::InternalError => "Internal Error",
+            Status::WriteFault => "Write Fault",
+            Status::UnrecoveredReadError => "Unrecovered Read Error",
         }
+    }
+
+    /// The statuses a configured fault may return, by the name a config file gives.
+    pub fn of_fault_name(name: &str) -> Option<Status> {
+        Some(match name {
+            "internal_error" => Status::InternalError,
+            "write_fault" => Status::WriteFault,
+            "unrecovered_read_error" => Status::UnrecoveredReadError,
+            _ => return None,
+        })
     }
 }
 

@@ -76,6 +76,8 @@ pub struct Experiment {
     pub precondition: Option<PreconditionPlan>,
     pub read_only_zones: Vec<u32>,
     pub offline_zones: Vec<u32>,
+    /// Faults at run time: the device is wrapped in them ([`crate::device::faults::Faulty`]).
+    pub faults: crate::device::faults::FaultPlan,
     pub jobs: Vec<JobSpec>,
     pub replays: Vec<ReplaySpec>,
     /// Workloads that run as host tasks.
@@ -161,6 +163,17 @@ pub fn build_zns(experiment: &Experiment) -> Device {
 /// The device an experiment describes, set up and ready for its workload (behind its host
 /// layer, if it has one).
 pub fn build_device(experiment: &Experiment) -> Box<dyn DeviceModel> {
+    let device = build_model(experiment);
+    if experiment.faults.is_empty() {
+        return device;
+    }
+    // Fault times count from the start of the workload, after the set-up's NAND work.
+    let plan = experiment.faults.after(device.idle_at());
+    Box::new(crate::device::faults::Faulty::new(device, plan))
+}
+
+/// The device model an experiment describes, without its run-time faults.
+fn build_model(experiment: &Experiment) -> Box<dyn DeviceModel> {
     match (&experiment.device, &experiment.layer) {
         (DeviceSpec::Zns(_), None) => Box::new(build_zns(experiment)),
         (DeviceSpec::Zns(spec), Some(layer)) => {

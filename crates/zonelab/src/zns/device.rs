@@ -501,6 +501,16 @@ impl DeviceModel for Device {
         Device::check_invariants(self);
     }
 
+    fn inject_fault(&mut self, zone: u32, state: ZoneState) -> Result<(), Status> {
+        if zone >= self.spec.zones.zone_count
+            || !matches!(state, ZoneState::ReadOnly | ZoneState::Offline)
+        {
+            return Err(Status::InvalidField);
+        }
+        Device::inject_fault(self, zone, state);
+        Ok(())
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

@@ -1,0 +1,187 @@
+//! `[faults]`: zones in Read Only or Offline from the start, and faults at run time (a zone that
+//! changes condition at a time, commands that fail with a status at a rate), as a
+//! [`FaultPlan`] the device is wrapped in ([`crate::device::faults::Faulty`]).
+
+use serde::{Deserialize, Serialize};
+
+use super::ConfigError;
+use crate::device::faults::{CommandFault, FaultOps, FaultPlan, ZoneFault};
+use crate::device::{DeviceInfo, Status, ZoneState};
+use crate::seed::mix_seed;
+use crate::time::{Duration, Instant};
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultsConfig {
+    /// Zones the device puts in Read Only at start (a media fault model).
+    #[serde(default)]
+    pub read_only_zones: Vec<u32>,
+    /// Zones the device puts in Offline at start.
+    #[serde(default)]
+    pub offline_zones: Vec<u32>,
+    /// Zones that go Read Only or Offline during the run. (Left out of a resolved
+    /// configuration when empty, so that configurations without them keep their fingerprint.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zones: Vec<ZoneFaultConfig>,
+    /// Commands that fail with an NVMe status at a rate.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<CommandFaultConfig>,
+}
+
+/// `[[faults.zones]]`: `zone` goes to `state` at `at` (from the start of the workload).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZoneFaultConfig {
+    pub at: Duration,
+    pub zone: u32,
+    /// "read_only" or "offline".
+    pub state: String,
+}
+
+/// `[[faults.commands]]`: each command of `ops` from `from` until `until` (from the start of
+/// the workload) fails with `status` with probability `rate`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandFaultConfig {
+    #[serde(default)]
+    pub from: Duration,
+    /// None: to the end of the run.
+    #[serde(default)]
+    pub until: Option<Duration>,
+    /// "reads", "writes" (writes and appends) or "data" (both; the default).
+    #[serde(default = "data")]
+    pub ops: String,
+    /// "internal_error", "write_fault" or "unrecovered_read_error".
+    pub status: String,
+    pub rate: f64,
+}
+
+fn data() -> String {
+    "data".into()
+}
+
+impl FaultsConfig {
+    /// Checks the zones against the device's (`info`) and every fault's fields.
+    pub(super) fn validate(&self, info: &DeviceInfo, layer: bool) -> Result<(), ConfigError> {
+        let zone_count = info.zoned.as_ref().map_or(0, |z| z.zone_count);
+        let at_start = [
+            ("faults.read_only_zones", &self.read_only_zones),
+            ("faults.offline_zones", &self.offline_zones),
+        ];
+        for (name, zones) in at_start {
+            if let Some(z) = zones.iter().find(|&&z| z >= zone_count) {
+                return Err(ConfigError::field(
+                    name,
+                    format!("zone {z} does not exist; the device has {zone_count} zones"),
+                ));
+            }
+        }
+        let zoned_faults = !(self.read_only_zones.is_empty()
+            && self.offline_zones.is_empty()
+            && self.zones.is_empty());
+        if layer && zoned_faults {
+            return Err(ConfigError::field(
+                "faults",
+                "faults put the device's own zones in Read Only or Offline; they do not combine with a [layer]",
+            ));
+        }
+        for (i, f) in self.zones.iter().enumerate() {
+            let field = |k: &str| format!("faults.zones[{i}].{k}");
+            if info.zoned.is_none() {
+                return Err(ConfigError::field(
+                    field("zone"),
+                    "a conventional device has no zones to fail",
+                ));
+            }
+            if f.zone >= zone_count {
+                return Err(ConfigError::field(
+                    field("zone"),
+                    format!(
+                        "zone {} does not exist; the device has {zone_count} zones",
+                        f.zone
+                    ),
+                ));
+            }
+            zone_state(&f.state).ok_or_else(|| {
+                ConfigError::field(
+                    field("state"),
+                    format!("`{}`: use \"read_only\" or \"offline\"", f.state),
+                )
+            })?;
+        }
+        for (i, f) in self.commands.iter().enumerate() {
+            let field = |k: &str| format!("faults.commands[{i}].{k}");
+            if !(f.rate > 0.0 && f.rate <= 1.0) {
+                return Err(ConfigError::field(
+                    field("rate"),
+                    format!("{} must be above 0 and at most 1", f.rate),
+                ));
+            }
+            if f.until.is_some_and(|u| u <= f.from) {
+                return Err(ConfigError::field(field("until"), "must be after `from`"));
+            }
+            fault_ops(&f.ops).ok_or_else(|| {
+                ConfigError::field(
+                    field("ops"),
+                    format!("`{}`: use \"reads\", \"writes\" or \"data\"", f.ops),
+                )
+            })?;
+            Status::of_fault_name(&f.status).ok_or_else(|| {
+                ConfigError::field(
+                    field("status"),
+                    format!(
+                        "`{}`: use \"internal_error\", \"write_fault\" or \"unrecovered_read_error\"",
+                        f.status
+                    ),
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The run-time faults, with times from the start of the workload (the device is set up
+    /// first), drawing from the run's `seed`. Call after [`FaultsConfig::validate`].
+    pub fn plan(&self, seed: u64) -> FaultPlan {
+        let t = |d: Duration| Instant::ZERO + d;
+        FaultPlan {
+            zones: self
+                .zones
+                .iter()
+                .map(|f| ZoneFault {
+                    at: t(f.at),
+                    zone: f.zone,
+                    state: zone_state(&f.state).expect("validated"),
+                })
+                .collect(),
+            commands: self
+                .commands
+                .iter()
+                .map(|f| CommandFault {
+                    from: t(f.from),
+                    until: f.until.map_or(Instant::NEVER, t),
+                    ops: fault_ops(&f.ops).expect("validated"),
+                    status: Status::of_fault_name(&f.status).expect("validated"),
+                    rate: f.rate,
+                })
+                .collect(),
+            seed: mix_seed(seed, 0x4641_554c_5453), // "FAULTS"
+        }
+    }
+}
+
+fn zone_state(name: &str) -> Option<ZoneState> {
+    match name {
+        "read_only" => Some(ZoneState::ReadOnly),
+        "offline" => Some(ZoneState::Offline),
+        _ => None,
+    }
+}
+
+fn fault_ops(name: &str) -> Option<FaultOps> {
+    match name {
+        "reads" => Some(FaultOps::Reads),
+        "writes" => Some(FaultOps::Writes),
+        "data" => Some(FaultOps::Data),
+        _ => None,
+    }
+}
