@@ -129,6 +129,9 @@ fn base(field: &str) -> (String, Vec<String>) {
         "faults" if field.starts_with("faults.zones[") => {
             with("[[faults.zones]]\nat = \"1ms\"\nzone = 0\nstate = \"offline\"\n")
         }
+        "faults" if field.starts_with("faults.dies[") => {
+            with("[[faults.dies]]\ndie = 0\nfactor = 2.0\n")
+        }
         "faults" if field.starts_with("faults.commands[") => {
             with("[[faults.commands]]\nstatus = \"write_fault\"\nrate = 0.5\n")
         }
@@ -274,6 +277,11 @@ fn tables() -> Vec<(String, String, Vec<String>)> {
     add(
         "faults.zones[0]",
         &zns_with("[[faults.zones]]\nat = \"1ms\"\nzone = 0\nstate = \"offline\"\n"),
+        &[],
+    );
+    add(
+        "faults.dies[0]",
+        &zns_with("[[faults.dies]]\ndie = 0\nfactor = 2.0\n"),
         &[],
     );
     add(

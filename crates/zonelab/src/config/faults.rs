@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
-use crate::device::faults::{CommandFault, FaultOps, FaultPlan, ZoneFault};
+use crate::device::faults::{CommandFault, DieFault, FaultOps, FaultPlan, ZoneFault};
 use crate::device::{DeviceInfo, Status, ZoneState};
 use crate::seed::mix_seed;
 use crate::time::{Duration, Instant};
@@ -23,9 +23,26 @@ pub struct FaultsConfig {
     /// configuration when empty, so that configurations without them keep their fingerprint.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub zones: Vec<ZoneFaultConfig>,
+    /// NAND dies that run slower for a while.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dies: Vec<DieFaultConfig>,
     /// Commands that fail with an NVMe status at a rate.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub commands: Vec<CommandFaultConfig>,
+}
+
+/// `[[faults.dies]]`: operations booked on NAND die `die` from `from` until `until` (from the
+/// start of the workload) take `factor` times their sensing, program and erase times.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DieFaultConfig {
+    #[serde(default)]
+    pub from: Duration,
+    /// None: to the end of the run.
+    #[serde(default)]
+    pub until: Option<Duration>,
+    pub die: u32,
+    pub factor: f64,
 }
 
 /// `[[faults.zones]]`: `zone` goes to `state` at `at` (from the start of the workload).
@@ -62,7 +79,12 @@ fn data() -> String {
 
 impl FaultsConfig {
     /// Checks the zones against the device's (`info`) and every fault's fields.
-    pub(super) fn validate(&self, info: &DeviceInfo, layer: bool) -> Result<(), ConfigError> {
+    pub(super) fn validate(
+        &self,
+        info: &DeviceInfo,
+        dies: u32,
+        layer: bool,
+    ) -> Result<(), ConfigError> {
         let zone_count = info.zoned.as_ref().map_or(0, |z| z.zone_count);
         let at_start = [
             ("faults.read_only_zones", &self.read_only_zones),
@@ -109,6 +131,30 @@ impl FaultsConfig {
                 )
             })?;
         }
+        for (i, f) in self.dies.iter().enumerate() {
+            let field = |k: &str| format!("faults.dies[{i}].{k}");
+            if layer {
+                return Err(ConfigError::field(
+                    field("die"),
+                    "slows a die of the device itself; it does not combine with a [layer]",
+                ));
+            }
+            if f.die >= dies {
+                return Err(ConfigError::field(
+                    field("die"),
+                    format!("die {} does not exist; the device has {dies} dies", f.die),
+                ));
+            }
+            if !(1.0..=1000.0).contains(&f.factor) {
+                return Err(ConfigError::field(
+                    field("factor"),
+                    format!("{} must be between 1 and 1000", f.factor),
+                ));
+            }
+            if f.until.is_some_and(|u| u <= f.from) {
+                return Err(ConfigError::field(field("until"), "must be after `from`"));
+            }
+        }
         for (i, f) in self.commands.iter().enumerate() {
             let field = |k: &str| format!("faults.commands[{i}].{k}");
             if !(f.rate > 0.0 && f.rate <= 1.0) {
@@ -151,6 +197,16 @@ impl FaultsConfig {
                     at: t(f.at),
                     zone: f.zone,
                     state: zone_state(&f.state).expect("validated"),
+                })
+                .collect(),
+            dies: self
+                .dies
+                .iter()
+                .map(|f| DieFault {
+                    from: t(f.from),
+                    until: f.until.map_or(Instant::NEVER, t),
+                    die: f.die,
+                    permille: (f.factor * 1000.0).round() as u32,
                 })
                 .collect(),
             commands: self

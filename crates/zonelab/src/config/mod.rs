@@ -521,7 +521,8 @@ impl ExperimentConfig {
                 format!("{} must be at most {}", self.seed, i64::MAX),
             ));
         }
-        self.faults.validate(&info, layer.is_some())?;
+        let dies = device.nand().geometry.dies();
+        self.faults.validate(&info, dies, layer.is_some())?;
         if !(1..=4096).contains(&self.host.cores) {
             return Err(ConfigError::field(
                 "host.cores",

@@ -1,7 +1,8 @@
 //! Faults at run time, as a wrapper over any device model: a zone that goes Read Only or
-//! Offline at a time (a media fault, as ZNS 1.1 section 2.1.1.6 lets a controller report), and
-//! commands that fail with a given NVMe status at a rate over a window of time (what a host's
-//! error handling sees from a drive with a weak block). The host layers and front ends see them
+//! Offline at a time (a media fault, as ZNS 1.1 section 2.1.1.6 lets a controller report), a die
+//! that runs slower for a window (operations booked on it take longer, as on a die retrying
+//! reads or programs), and commands that fail with a given NVMe status at a rate over a window
+//! of time (what a host's error handling sees from a drive with a weak block). The host layers and front ends see them
 //! as a drive's errors, through the same seam as everything else. Which command fails is drawn
 //! from the run's seed, so a run with faults is as reproducible as one without.
 
@@ -22,6 +23,15 @@ pub struct ZoneFault {
     pub zone: u32,
     /// Read Only or Offline.
     pub state: ZoneState,
+}
+
+/// A NAND die whose operations take `permille` / 1000 times as long from `from` until `until`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DieFault {
+    pub from: Instant,
+    pub until: Instant,
+    pub die: u32,
+    pub permille: u32,
 }
 
 /// Which commands a [`CommandFault`] may fail.
@@ -60,6 +70,7 @@ pub struct CommandFault {
 pub struct FaultPlan {
     /// In time order.
     pub zones: Vec<ZoneFault>,
+    pub dies: Vec<DieFault>,
     pub commands: Vec<CommandFault>,
     /// Draws which commands fail (from the run's seed).
     pub seed: u64,
@@ -67,7 +78,7 @@ pub struct FaultPlan {
 
 impl FaultPlan {
     pub fn is_empty(&self) -> bool {
-        self.zones.is_empty() && self.commands.is_empty()
+        self.zones.is_empty() && self.dies.is_empty() && self.commands.is_empty()
     }
 
     /// The plan with its times counted from `start` instead of from 0.
@@ -85,6 +96,15 @@ impl FaultPlan {
                 .iter()
                 .map(|f| ZoneFault {
                     at: shift(f.at),
+                    ..*f
+                })
+                .collect(),
+            dies: self
+                .dies
+                .iter()
+                .map(|f| DieFault {
+                    from: shift(f.from),
+                    until: shift(f.until),
                     ..*f
                 })
                 .collect(),
@@ -108,6 +128,9 @@ pub struct Faulty {
     plan: FaultPlan,
     /// The zone faults not applied yet start here.
     next_zone: usize,
+    /// Die speed changes (time, die, permille) in time order, and the next to apply.
+    die_changes: Vec<(Instant, u32, u32)>,
+    next_die: usize,
     rng: Pcg64Mcg,
     /// Commands failed by the plan (not by the device).
     injected: u64,
@@ -117,11 +140,21 @@ impl Faulty {
     /// `inner` with `plan`'s faults; zone faults must name zones `inner` has.
     pub fn new(inner: Box<dyn DeviceModel>, mut plan: FaultPlan) -> Self {
         plan.zones.sort_by_key(|f| f.at);
+        let mut die_changes: Vec<(Instant, u32, u32)> = plan
+            .dies
+            .iter()
+            .flat_map(|f| [(f.from, f.die, f.permille), (f.until, f.die, 1000)])
+            .filter(|&(t, ..)| t != Instant::NEVER)
+            .collect();
+        // Stable: at one time, a window's end before the next window's start.
+        die_changes.sort_by_key(|&(t, _, p)| (t, p != 1000));
         let rng = Pcg64Mcg::seed_from_u64(plan.seed);
         Faulty {
             inner,
             plan,
             next_zone: 0,
+            die_changes,
+            next_die: 0,
             rng,
             injected: 0,
         }
@@ -143,10 +176,21 @@ impl Faulty {
                 .inject_fault(f.zone, f.state)
                 .expect("zone faults are checked against the device when the run is built");
         }
+        while let Some(&(at, die, permille)) = self.die_changes.get(self.next_die)
+            && at <= now
+        {
+            self.next_die += 1;
+            self.inner
+                .slow_die(die, permille)
+                .expect("die faults are checked against the device when the run is built");
+        }
     }
 
-    fn next_zone_fault(&self) -> Option<Instant> {
-        self.plan.zones.get(self.next_zone).map(|f| f.at)
+    /// When the next zone or die fault is due.
+    fn next_fault(&self) -> Option<Instant> {
+        let zone = self.plan.zones.get(self.next_zone).map(|f| f.at);
+        let die = self.die_changes.get(self.next_die).map(|c| c.0);
+        earliest(zone, die)
     }
 
     /// The status a command meets at `now`, if the plan fails it.
@@ -189,13 +233,13 @@ impl DeviceModel for Faulty {
     }
 
     fn has_background_work(&self) -> bool {
-        self.inner.has_background_work() || !self.plan.zones.is_empty()
+        self.inner.has_background_work() || self.next_fault().is_some()
     }
 
     fn advance(&mut self, now: Instant, done: &mut Vec<Completed>) -> Option<Instant> {
         self.apply_due(now);
         let inner = self.inner.advance(now, done);
-        earliest(inner, self.next_zone_fault())
+        earliest(inner, self.next_fault())
     }
 
     fn zone(&self, nsid: u32, zone: u32) -> ZoneDescriptor {
@@ -254,10 +298,15 @@ impl DeviceModel for Faulty {
     fn check_invariants(&self) {
         self.inner.check_invariants();
         assert!(self.next_zone <= self.plan.zones.len());
+        assert!(self.next_die <= self.die_changes.len());
     }
 
     fn inject_fault(&mut self, zone: u32, state: ZoneState) -> Result<(), Status> {
         self.inner.inject_fault(zone, state)
+    }
+
+    fn slow_die(&mut self, die: u32, permille: u32) -> Result<(), Status> {
+        self.inner.slow_die(die, permille)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

@@ -277,6 +277,13 @@ pub trait DeviceModel: Send {
         Err(Status::InvalidOpcode)
     }
 
+    /// A die slowed by a fault at run time: operations booked on NAND die `die` from now on take
+    /// `permille` / 1000 times their NAND time (1000: full speed again). Models without NAND
+    /// of their own refuse it.
+    fn slow_die(&mut self, _die: u32, _permille: u32) -> Result<(), Status> {
+        Err(Status::InvalidOpcode)
+    }
+
     /// The model itself, for code above the seam that needs one kind of model (device state
     /// files, which hold ZNS devices only): the seam names no model and no file format.
     fn as_any(&self) -> &dyn std::any::Any;

@@ -110,6 +110,14 @@ impl DeviceModel for Ftl {
         Ftl::check_invariants(self);
     }
 
+    fn slow_die(&mut self, die: u32, permille: u32) -> Result<(), Status> {
+        if die >= self.nand.geometry().dies() || permille == 0 {
+            return Err(Status::InvalidField);
+        }
+        self.nand.set_die_slowdown(die, permille);
+        Ok(())
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

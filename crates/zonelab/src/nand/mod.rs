@@ -27,6 +27,7 @@ mod controller;
 mod dies;
 mod layout;
 mod priority;
+mod slow;
 mod spec;
 mod wear;
 
@@ -147,6 +148,8 @@ pub struct Nand {
     pub counters: NandCounters,
     /// Page types and read retries (None: aging off).
     aging: Option<Box<aging::Aging>>,
+    /// Dies running slower for a while (a run-time fault; not kept in state files).
+    slow: slow::Slowdown,
 }
 
 impl Nand {
@@ -169,6 +172,7 @@ impl Nand {
             touched: None,
             counters: NandCounters::default(),
             aging: None,
+            slow: slow::Slowdown::default(),
             channel_div: Divisor::new(geometry.channels as u64),
             channel_rate: Rate::new(timing.channel_rate_mb_s),
             host_rate: Rate::new(timing.host_rate_mb_s),
@@ -309,8 +313,15 @@ impl Nand {
         self.read_sensed(ready, addr.die, bytes, tr)
     }
 
+    /// Operations booked on `die` from now on take `permille` / 1000 times their sensing,
+    /// program or erase time (a die slowed by a fault; 1000 is full speed again).
+    pub fn set_die_slowdown(&mut self, die: u32, permille: u32) {
+        self.slow.set(self.geometry.dies(), die, permille);
+    }
+
     /// A page read whose sensing takes `tr`.
     fn read_sensed(&mut self, ready: Instant, die: u32, bytes: u64, tr: Duration) -> Instant {
+        let tr = self.slow.scale(die, tr);
         self.touch(die);
         self.counters.page_reads += 1;
         let d = die as usize;
@@ -400,6 +411,7 @@ impl Nand {
 
     /// A program whose die time is `tprog`.
     fn program_for(&mut self, ready: Instant, addr: UnitAddress, tprog: Duration) -> Instant {
+        let tprog = self.slow.scale(addr.die, tprog);
         self.touch(addr.die);
         self.counters.page_programs += self.geometry.pages_per_program as u64;
         let d = addr.die as usize;
@@ -426,7 +438,7 @@ impl Nand {
     /// Erases one block; the die is held for tBERS. Returns when the erase is done.
     pub fn erase_block(&mut self, ready: Instant, addr: UnitAddress) -> Instant {
         self.touch(addr.die);
-        let tbers = self.timing.erase_latency.ns();
+        let tbers = self.slow.scale(addr.die, self.timing.erase_latency).ns();
         let d = &self.dies[addr.die as usize];
         let mut start = ready.ns().max(d.free).max(d.cache_free);
         let op = self.timing.channel_op;

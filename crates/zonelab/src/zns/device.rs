@@ -511,6 +511,14 @@ impl DeviceModel for Device {
         Ok(())
     }
 
+    fn slow_die(&mut self, die: u32, permille: u32) -> Result<(), Status> {
+        if die >= self.nand.geometry().dies() || permille == 0 {
+            return Err(Status::InvalidField);
+        }
+        self.nand.set_die_slowdown(die, permille);
+        Ok(())
+    }
+
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }

@@ -133,6 +133,39 @@ fn a_run_reports_the_failed_commands_with_their_status() {
     );
 }
 
+/// How long a 4 KiB read of LBA 0 takes at `ms` milliseconds into the workload (the device idle
+/// then), on a tiny device whose four dies run `factor` times slower from 4 ms until 6 ms.
+fn read_latencies(factor: &str) -> Vec<u64> {
+    let mut faults = String::new();
+    for die in 0..4 {
+        faults.push_str(&format!(
+            "[[faults.dies]]\nfrom = \"4ms\"\nuntil = \"6ms\"\ndie = {die}\nfactor = {factor}\n"
+        ));
+    }
+    let (mut d, start) = driver(&faults);
+    assert!(d.submit(start, Command::write(0, 4)).is_ok());
+    [2u64, 5, 8]
+        .iter()
+        .map(|&ms| {
+            let t = start + Duration::from_us(ms * 1000);
+            d.advance(t);
+            (d.submit(t, Command::read(0, 1)).unwrap().done - t).ns()
+        })
+        .collect()
+}
+
+#[test]
+fn a_slow_die_takes_factor_times_its_nand_time_in_its_window_only() {
+    let fast = read_latencies("1.0");
+    assert_eq!(fast[0], fast[1]);
+    let slow = read_latencies("4.0");
+    assert_eq!(slow[0], fast[0], "before the window");
+    assert_eq!(slow[2], fast[0], "after the window");
+    // The tiny device senses a page in 50 us: four times that in the window, the transfer
+    // and the controller's time unchanged.
+    assert_eq!(slow[1] - fast[1], 3 * 50_000, "{slow:?} against {fast:?}");
+}
+
 #[test]
 fn faults_that_cannot_work_are_refused_naming_the_field() {
     let refused = |faults: &str, field: &str| {
@@ -166,6 +199,18 @@ fn faults_that_cannot_work_are_refused_naming_the_field() {
     refused(
         "[[faults.commands]]\nfrom = \"2ms\"\nuntil = \"1ms\"\nstatus = \"write_fault\"\nrate = 0.5\n",
         "faults.commands[0].until",
+    );
+    refused(
+        "[[faults.dies]]\ndie = 4\nfactor = 2.0\n",
+        "faults.dies[0].die",
+    );
+    refused(
+        "[[faults.dies]]\ndie = 1\nfactor = 0.5\n",
+        "faults.dies[0].factor",
+    );
+    refused(
+        "[[faults.dies]]\nfrom = \"2ms\"\nuntil = \"2ms\"\ndie = 1\nfactor = 2.0\n",
+        "faults.dies[0].until",
     );
     refused(
         "[[faults.zones]]\nat = \"1ms\"\nzone = 1\nstate = \"offline\"\nunknown = 1\n",
