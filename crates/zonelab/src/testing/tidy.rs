@@ -164,6 +164,71 @@ fn core_modules_import_one_another_without_a_circle() {
     }
 }
 
+/// The modules docs/architecture.md lists in its tree, top first: the first word of each line
+/// of its first code block that starts in the first column.
+fn documented_order(doc: &str) -> Vec<String> {
+    let block = doc
+        .split("```")
+        .nth(1)
+        .expect("docs/architecture.md opens with the module tree in a code block");
+    block
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next())
+        .map(|w| w.trim_end_matches('/').trim_end_matches(".rs").to_string())
+        .collect()
+}
+
+/// Imports that go up the documented order, and modules missing from it.
+fn against_order(g: &Graph, modules: &BTreeSet<String>, order: &[String]) -> Vec<String> {
+    let at = |m: &str| order.iter().position(|o| o == m);
+    let mut problems: Vec<String> = modules
+        .iter()
+        .filter(|m| at(m).is_none())
+        .map(|m| format!("{m} is not in the list"))
+        .collect();
+    for (from, tos) in g {
+        for (to, file) in tos {
+            if let (Some(a), Some(b)) = (at(from), at(to))
+                && b < a
+            {
+                problems.push(format!("{from} imports {to}, listed above it (src/{file})"));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_module_imports_only_modules_listed_below_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("src");
+    let doc = std::fs::read_to_string(root.join("../../docs/architecture.md"))
+        .expect("docs/architecture.md");
+    let order = documented_order(&doc);
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let modules: BTreeSet<String> = files
+        .iter()
+        .map(|p| {
+            let rel = p.strip_prefix(&src).expect("under src");
+            let first = rel.components().next().expect("a path");
+            first
+                .as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string()
+        })
+        .filter(|m| m != "lib" && m != "testing")
+        .collect();
+    let problems = against_order(&graph(&src), &modules, &order);
+    assert!(
+        problems.is_empty(),
+        "docs/architecture.md's module tree and the code disagree: {}",
+        problems.join("; ")
+    );
+}
+
 #[test]
 fn the_graph_sees_a_circle_and_skips_test_code() {
     let mut g = Graph::new();
@@ -179,6 +244,16 @@ fn the_graph_sees_a_circle_and_skips_test_code() {
         .insert("a".into(), "c.rs".into());
     let c = circle(&g).expect("a -> b -> c -> a");
     assert_eq!(c.len(), 3);
+    let modules = BTreeSet::from(["a", "b", "c", "d"].map(String::from));
+    let order = documented_order("x\n```\na/   one\n     more\nb.rs two\nc/\n```\n");
+    assert_eq!(order, ["a", "b", "c"]);
+    assert_eq!(
+        against_order(&g, &modules, &order),
+        [
+            "d is not in the list",
+            "c imports a, listed above it (src/c.rs)"
+        ]
+    );
     let code = non_test_code(
         "use crate::device::X;\n// crate::sim in a comment\nfn f() { $crate::zns::y() }\n\
          #[cfg(test)]\nmod tests {\n    use crate::config::Y;\n}\n",
