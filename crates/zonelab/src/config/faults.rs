@@ -107,6 +107,12 @@ impl FaultsConfig {
                 "faults put the device's own zones in Read Only or Offline; they do not combine with a [layer]",
             ));
         }
+        self.validate_zones(info, zone_count)?;
+        self.validate_dies(dies, layer)?;
+        self.validate_commands()
+    }
+
+    fn validate_zones(&self, info: &DeviceInfo, zone_count: u32) -> Result<(), ConfigError> {
         for (i, f) in self.zones.iter().enumerate() {
             let field = |k: &str| format!("faults.zones[{i}].{k}");
             if info.zoned.is_none() {
@@ -131,6 +137,10 @@ impl FaultsConfig {
                 )
             })?;
         }
+        Ok(())
+    }
+
+    fn validate_dies(&self, dies: u32, layer: bool) -> Result<(), ConfigError> {
         for (i, f) in self.dies.iter().enumerate() {
             let field = |k: &str| format!("faults.dies[{i}].{k}");
             if layer {
@@ -155,6 +165,10 @@ impl FaultsConfig {
                 return Err(ConfigError::field(field("until"), "must be after `from`"));
             }
         }
+        Ok(())
+    }
+
+    fn validate_commands(&self) -> Result<(), ConfigError> {
         for (i, f) in self.commands.iter().enumerate() {
             let field = |k: &str| format!("faults.commands[{i}].{k}");
             if !(f.rate > 0.0 && f.rate <= 1.0) {

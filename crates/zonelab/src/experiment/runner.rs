@@ -72,6 +72,40 @@ pub(crate) fn kind_of(op: Op) -> OpKind {
 }
 
 impl Runner {
+    /// A runner of report `job` in namespace `nsid` that may issue from `start`, `iodepth`
+    /// commands at a time, with no size or time limit, think time or rate yet.
+    pub fn new(
+        job: usize,
+        nsid: u32,
+        origin: Origin,
+        source: Source,
+        iodepth: u32,
+        start: Instant,
+    ) -> Self {
+        Runner {
+            job,
+            nsid,
+            origin,
+            source,
+            inflight: 0,
+            iodepth,
+            issued_lbas: 0,
+            issued_ios: 0,
+            target_lbas: u64::MAX,
+            deadline: Instant::NEVER,
+            started: start,
+            next_issue: start,
+            thinktime: Duration::ZERO,
+            host_overhead: Duration::ZERO,
+            rate: None,
+            wake_pending: false,
+            resetting: false,
+            stopped: None,
+            report: JobReport::default(),
+            keys: [None; OpKind::ALL.len()],
+        }
+    }
+
     #[inline]
     pub fn key(&mut self, k: &Kernel, kind: OpKind) -> MetricKey {
         *self.keys[kind as usize].get_or_insert_with(|| k.device_key(kind, self.origin.tenant))

@@ -12,7 +12,8 @@ use crate::report::{EarlyStop, HostReport, JobReport, RunIdentity, summarize};
 use crate::sim::cores::Cores;
 use crate::sim::host::{Host, Tasks, poll_task};
 use crate::sim::kernel::{self, EventKind, Kernel, Tracer};
-use crate::time::{Duration, Instant};
+use crate::time::Instant;
+use crate::trace::TraceSink;
 use crate::trace::read::TraceReader;
 use crate::workload::block::BlockGen;
 use crate::workload::replay::ReplayGen;
@@ -163,7 +164,7 @@ impl Simulation<'_> {
 /// and code outside the crate must not hold one (the kernel's cells rely on it: `sim/leaf.rs`).
 pub(crate) fn run_with(
     experiment: &Experiment,
-    mut device: Box<dyn DeviceModel>,
+    device: Box<dyn DeviceModel>,
     mut inputs: Inputs,
     config_fingerprint: u64,
     progress: &mut dyn FnMut(Progress),
@@ -172,134 +173,21 @@ pub(crate) fn run_with(
     let prefill_bytes = experiment.prefill.lbas()
         * device.info().lba_size_bytes
         * experiment.prefill_namespaces.len().max(1) as u64;
-    let start = device.idle_at();
-    device.reset_counters();
     let info = device.info().clone();
     let lba_bytes = info.lba_size_bytes;
-    let tracer = inputs
-        .trace_sink
-        .take()
-        .filter(|_| experiment.trace)
-        .map(|sink| Tracer {
-            sink,
-            pending: Default::default(),
-        });
-    device.set_tracing(tracer.is_some());
-    let metrics = Metrics::new(start, experiment.sampling());
-    let kernel = Rc::new(Kernel::new(
-        device,
-        metrics,
-        Cores::new(experiment.cores),
-        start,
-        tracer,
-    ));
+    let (kernel, start) = kernel_for(experiment, device, inputs.trace_sink.take());
     let tasks = Rc::new(Tasks::default());
 
-    let mut runners = Vec::new();
-    let mut reports = Vec::new();
-    for (j, job) in experiment.jobs.iter().enumerate() {
-        reports.push(JobReport {
-            name: job.name.clone(),
-            clones: job.numjobs,
-            ..Default::default()
-        });
-        for clone in 0..job.numjobs {
-            let stream = runners.len() as u64;
-            let source_name = if job.numjobs > 1 {
-                format!("{}.{clone}", job.name)
-            } else {
-                job.name.clone()
-            };
-            let tenant = kernel.metrics.with(|m| m.tenant(&job.tenant));
-            let generator = if info.zoned.is_some() {
-                let g = kernel.device.with(|device| {
-                    crate::workload::fio::JobGen::new(
-                        job,
-                        clone,
-                        experiment.seed,
-                        stream,
-                        &**device,
-                    )
-                });
-                Source::Fio(g)
-            } else {
-                Source::Block(BlockGen::new(job, clone, experiment.seed, stream))
-            };
-            runners.push(Runner {
-                job: j,
-                nsid: job.nsid,
-                origin: kernel::Origin {
-                    tenant,
-                    source: kernel.source(&source_name),
-                },
-                source: generator,
-                inflight: 0,
-                iodepth: job.iodepth,
-                issued_lbas: 0,
-                issued_ios: 0,
-                target_lbas: if job.time_based {
-                    u64::MAX
-                } else {
-                    job.io_lbas * job.loops as u64
-                },
-                deadline: job
-                    .runtime
-                    .map_or(Instant::NEVER, |r| start + job.startdelay + r),
-                started: start + job.startdelay,
-                next_issue: start + job.startdelay,
-                thinktime: job.thinktime,
-                host_overhead: job.host_overhead,
-                rate: RateLimit::of(job.rate_bytes_per_s, job.rate_iops),
-                wake_pending: false,
-                resetting: false,
-                stopped: None,
-                report: JobReport::default(),
-                keys: [None; crate::metrics::OpKind::ALL.len()],
-            });
-        }
-    }
-    let mut traces = inputs.traces.into_iter();
-    for spec in &experiment.replays {
-        let text = traces
-            .next()
-            .ok_or_else(|| RunError::MissingTrace(spec.name.clone()))?;
-        let reader =
-            TraceReader::new(text, spec.format, lba_bytes).map_err(|error| RunError::Trace {
-                replay: spec.name.clone(),
-                error,
-            })?;
-        reports.push(JobReport {
-            name: spec.name.clone(),
-            clones: 1,
-            ..Default::default()
-        });
-        let tenant = kernel.metrics.with(|m| m.tenant(&spec.name));
-        runners.push(Runner {
-            job: reports.len() - 1,
-            nsid: 0,
-            origin: kernel::Origin {
-                tenant,
-                source: kernel.source(&spec.name),
-            },
-            source: Source::Replay(ReplayGen::new(reader, spec.mode, info.zoned.clone())),
-            inflight: 0,
-            iodepth: spec.iodepth,
-            issued_lbas: 0,
-            issued_ios: 0,
-            target_lbas: u64::MAX,
-            deadline: Instant::NEVER,
-            started: start,
-            next_issue: start,
-            thinktime: Duration::ZERO,
-            host_overhead: Duration::ZERO,
-            rate: None,
-            wake_pending: false,
-            resetting: false,
-            stopped: None,
-            report: JobReport::default(),
-            keys: [None; crate::metrics::OpKind::ALL.len()],
-        });
-    }
+    let (mut runners, mut reports) = job_runners(experiment, &kernel, info.zoned.is_some(), start);
+    replay_runners(
+        experiment,
+        inputs.traces,
+        &kernel,
+        &info,
+        start,
+        &mut runners,
+        &mut reports,
+    )?;
     let mut layers = crate::workload::FileLayers::default();
     for w in &experiment.host {
         let host = Host::new(kernel.clone(), tasks.clone(), w.name(), w.name());
@@ -323,8 +211,140 @@ pub(crate) fn run_with(
         simulated: last,
         fraction: 1.0,
     });
+    merge_reports(&sim.runners, &mut reports);
+    drop(sim);
+    let identity = RunIdentity {
+        experiment: experiment.name.clone(),
+        seed: experiment.seed,
+        config_fingerprint,
+        prefill_bytes,
+    };
+    finish(kernel, tasks, reports, &identity, stopped_early)
+}
 
-    for run in &sim.runners {
+/// The kernel over `device` from the time its set-up ends, its counters reset there, tracing
+/// into `sink` if the experiment traces.
+fn kernel_for(
+    experiment: &Experiment,
+    mut device: Box<dyn DeviceModel>,
+    sink: Option<Box<dyn TraceSink>>,
+) -> (Rc<Kernel>, Instant) {
+    let start = device.idle_at();
+    device.reset_counters();
+    let tracer = sink.filter(|_| experiment.trace).map(|sink| Tracer {
+        sink,
+        pending: Default::default(),
+    });
+    device.set_tracing(tracer.is_some());
+    let metrics = Metrics::new(start, experiment.sampling());
+    let cores = Cores::new(experiment.cores);
+    let kernel = Rc::new(Kernel::new(device, metrics, cores, start, tracer));
+    (kernel, start)
+}
+
+/// A runner's tenant and trace source.
+fn origin_of(kernel: &Kernel, tenant: &str, source: &str) -> kernel::Origin {
+    kernel::Origin {
+        tenant: kernel.metrics.with(|m| m.tenant(tenant)),
+        source: kernel.source(source),
+    }
+}
+
+/// A runner per `[[replay]]`, reading its trace, and a report per replay.
+fn replay_runners(
+    experiment: &Experiment,
+    traces: Vec<Box<dyn std::io::BufRead>>,
+    kernel: &Kernel,
+    info: &crate::device::DeviceInfo,
+    start: Instant,
+    runners: &mut Vec<Runner>,
+    reports: &mut Vec<JobReport>,
+) -> Result<(), RunError> {
+    let mut traces = traces.into_iter();
+    for spec in &experiment.replays {
+        let text = traces
+            .next()
+            .ok_or_else(|| RunError::MissingTrace(spec.name.clone()))?;
+        let reader = TraceReader::new(text, spec.format, info.lba_size_bytes).map_err(|error| {
+            RunError::Trace {
+                replay: spec.name.clone(),
+                error,
+            }
+        })?;
+        reports.push(JobReport {
+            name: spec.name.clone(),
+            clones: 1,
+            ..Default::default()
+        });
+        let source = Source::Replay(ReplayGen::new(reader, spec.mode, info.zoned.clone()));
+        let origin = origin_of(kernel, &spec.name, &spec.name);
+        runners.push(Runner::new(
+            reports.len() - 1,
+            0,
+            origin,
+            source,
+            spec.iodepth,
+            start,
+        ));
+    }
+    Ok(())
+}
+
+/// A runner per clone of each `[[job]]`, and a report per job.
+fn job_runners(
+    experiment: &Experiment,
+    kernel: &Kernel,
+    zoned: bool,
+    start: Instant,
+) -> (Vec<Runner>, Vec<JobReport>) {
+    let mut runners = Vec::new();
+    let mut reports = Vec::new();
+    for (j, job) in experiment.jobs.iter().enumerate() {
+        reports.push(JobReport {
+            name: job.name.clone(),
+            clones: job.numjobs,
+            ..Default::default()
+        });
+        for clone in 0..job.numjobs {
+            let stream = runners.len() as u64;
+            let source_name = if job.numjobs > 1 {
+                format!("{}.{clone}", job.name)
+            } else {
+                job.name.clone()
+            };
+            let origin = origin_of(kernel, &job.tenant, &source_name);
+            let generator = if zoned {
+                let g = kernel.device.with(|device| {
+                    crate::workload::fio::JobGen::new(
+                        job,
+                        clone,
+                        experiment.seed,
+                        stream,
+                        &**device,
+                    )
+                });
+                Source::Fio(g)
+            } else {
+                Source::Block(BlockGen::new(job, clone, experiment.seed, stream))
+            };
+            let begin = start + job.startdelay;
+            let mut run = Runner::new(j, job.nsid, origin, generator, job.iodepth, begin);
+            if !job.time_based {
+                run.target_lbas = job.io_lbas * job.loops as u64;
+            }
+            run.deadline = job.runtime.map_or(Instant::NEVER, |r| begin + r);
+            run.thinktime = job.thinktime;
+            run.host_overhead = job.host_overhead;
+            run.rate = RateLimit::of(job.rate_bytes_per_s, job.rate_iops);
+            runners.push(run);
+        }
+    }
+    (runners, reports)
+}
+
+/// Adds each runner's counts into its job's report.
+fn merge_reports(runners: &[Runner], reports: &mut [JobReport]) {
+    for run in runners {
         let r = &mut reports[run.job];
         let own = &run.report;
         r.reads += own.reads;
@@ -339,10 +359,19 @@ pub(crate) fn run_with(
             r.stopped.push(why);
         }
     }
-    for r in &mut reports {
+    for r in reports {
         r.stopped.sort_unstable();
     }
-    drop(sim);
+}
+
+/// The run is over: the host's and the layers' reports, the trace flushed, and the summary.
+fn finish(
+    kernel: Rc<Kernel>,
+    tasks: Rc<Tasks>,
+    reports: Vec<JobReport>,
+    identity: &RunIdentity,
+    stopped_early: Option<EarlyStop>,
+) -> Result<RunOutput, RunError> {
     let cores = kernel.cores.borrow().clone();
     let host_report = HostReport {
         cores: cores.count(),
@@ -369,13 +398,7 @@ pub(crate) fn run_with(
         .expect("every task handle is gone once the run ends");
     let device = kernel.device.into_inner();
     let metrics = kernel.metrics.into_inner();
-    let identity = RunIdentity {
-        experiment: experiment.name.clone(),
-        seed: experiment.seed,
-        config_fingerprint,
-        prefill_bytes,
-    };
-    let mut summary = summarize(&identity, &*device, &metrics, host_report, reports, errors);
+    let mut summary = summarize(identity, &*device, &metrics, host_report, reports, errors);
     summary.layers = layers;
     summary.stopped_early = stopped_early;
     Ok(RunOutput {

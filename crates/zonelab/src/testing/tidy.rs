@@ -1,7 +1,8 @@
-//! Checks of the source tree itself: the core modules import one another without a circle, so
-//! the tree reads bottom-up as the data path does (time and NAND, the device seam, firmware and
-//! device models, the kernel, host layers, workloads, the report, config, the experiment that
-//! assembles them, state files and validation).
+//! Checks of the source tree itself: no function grows past the guide's bound of about 70 lines,
+//! and the core modules import only modules below them in docs/architecture.md's tree (so none
+//! in a circle): time and NAND at the bottom, then the device seam, firmware and device models,
+//! the kernel, host layers, workloads, the report, config, the experiment that assembles them,
+//! state files and validation at the top.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -24,25 +25,31 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The code of a file that builds outside tests: no comment lines, and nothing from an inline
-/// `#[cfg(test)] mod ... {` on (such modules close their files).
-fn non_test_code(text: &str) -> String {
-    let mut code = String::new();
-    let mut lines = text.lines().peekable();
+/// A file without its inline test module (`#[cfg(test)] mod ... {`, which closes the file).
+fn without_test_module(text: &str) -> &str {
+    let mut at = 0;
+    let mut lines = text.split_inclusive('\n').peekable();
     while let Some(line) = lines.next() {
-        let t = line.trim_start();
-        if t.starts_with("//") {
-            continue;
-        }
-        if t.starts_with("#[cfg(test)]")
+        if line.trim_start().starts_with("#[cfg(test)]")
             && lines
                 .peek()
                 .is_some_and(|n| n.trim_start().starts_with("mod ") && n.trim_end().ends_with('{'))
         {
-            break;
+            return &text[..at];
         }
-        code.push_str(line);
-        code.push('\n');
+        at += line.len();
+    }
+    text
+}
+
+/// The code of a file that builds outside tests, without comment lines.
+fn non_test_code(text: &str) -> String {
+    let mut code = String::new();
+    for line in without_test_module(text).lines() {
+        if !line.trim_start().starts_with("//") {
+            code.push_str(line);
+            code.push('\n');
+        }
     }
     code
 }
@@ -227,6 +234,154 @@ fn every_module_imports_only_modules_listed_below_it() {
         "docs/architecture.md's module tree and the code disagree: {}",
         problems.join("; ")
     );
+}
+
+/// Functions longer than [`MAX_FUNCTION_LINES`] when this check began (2026-11-29), as (file
+/// under src, name). The list only shrinks: a function split below the bound must leave it.
+const LONG_FUNCTIONS: [(&str, &str); 46] = [
+    ("config/device/aging.rs", "aging"),
+    ("config/device/ftl.rs", "validate_conventional"),
+    ("config/device/mod.rs", "check_nand"),
+    ("config/device/mod.rs", "nand_spec"),
+    ("config/device/zns.rs", "validate_zns"),
+    ("config/files.rs", "validate"),
+    ("config/firmware.rs", "validate"),
+    ("config/fs.rs", "validate_f2fs"),
+    ("config/fs.rs", "validate_gc"),
+    ("config/kv/dbbench.rs", "validate"),
+    ("config/kv/mod.rs", "apply"),
+    ("config/kv/ycsb.rs", "validate"),
+    ("config/layer.rs", "validate"),
+    ("config/layer.rs", "validate_static"),
+    ("config/mod.rs", "validate_with"),
+    ("config/region.rs", "resolve_namespace_budget"),
+    ("config/setup.rs", "plan"),
+    ("config/workload.rs", "validate"),
+    ("config/workload.rs", "validate_block"),
+    ("experiment/runner.rs", "pump"),
+    ("experiment/simulation.rs", "run"),
+    ("host/elastic/reclaim.rs", "start_migration"),
+    ("host/fs/f2fs.rs", "write_nodes"),
+    ("host/fs/gc/copy.rs", "collect_window"),
+    ("host/fs/gc/copy.rs", "plan_gc_write"),
+    ("host/fs/io/mod.rs", "check"),
+    ("host/fs/io/read.rs", "read"),
+    ("host/fs/io/writeback.rs", "plan_data"),
+    ("host/fs/io/writeback.rs", "write_pages"),
+    ("host/fs/report.rs", "make"),
+    ("host/fs/zenfs.rs", "allocate_io_zone"),
+    ("host/kv/compaction/merge.rs", "merge"),
+    ("host/kv/compaction/picker.rs", "pick"),
+    ("host/kv/options.rs", "check"),
+    ("host/kv/read.rs", "scan"),
+    ("nand/calendar.rs", "reserve"),
+    ("validation/fit.rs", "fit"),
+    ("validation/fit.rs", "levenberg_marquardt"),
+    ("validation/kv/compare.rs", "compare"),
+    ("workload/files/mod.rs", "spawn"),
+    ("workload/kv/dbbench.rs", "mixgraph"),
+    ("workload/kv/dbbench.rs", "spawn_on"),
+    ("workload/kv/ycsb.rs", "spawn_on"),
+    ("zns/background.rs", "compact"),
+    ("zns/device.rs", "check_invariants"),
+    ("zns/persist.rs", "restore"),
+];
+
+/// The guide's bound: split a function before it passes about 70 lines.
+const MAX_FUNCTION_LINES: usize = 70;
+
+/// (file under src, function name, lines) of every function in `code` longer than the bound,
+/// signature to closing brace, as rustfmt lays them out (the brace at the `fn`'s indentation).
+fn long_functions(file: &str, code: &str, out: &mut Vec<(String, String, usize)>) {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let indent = line.len() - line.trim_start().len();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == "fn");
+        let is_fn = at.is_some_and(|k| {
+            words[..k].iter().all(|w| {
+                [
+                    "pub",
+                    "pub(crate)",
+                    "pub(super)",
+                    "const",
+                    "async",
+                    "unsafe",
+                ]
+                .contains(w)
+            })
+        }) && !line.trim_end().ends_with(';');
+        if !is_fn {
+            i += 1;
+            continue;
+        }
+        let name: String = words[at.expect("a fn") + 1]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let close = format!("{}}}", " ".repeat(indent));
+        let end = (i + 1..lines.len()).find(|&j| lines[j] == close);
+        let Some(end) = end else {
+            i += 1;
+            continue;
+        };
+        if end - i + 1 > MAX_FUNCTION_LINES {
+            out.push((file.to_string(), name, end - i + 1));
+        }
+        i = end + 1;
+    }
+}
+
+#[test]
+fn no_function_passes_seventy_lines_but_the_listed_ones() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut long = Vec::new();
+    for p in &files {
+        let rel = p
+            .strip_prefix(&src)
+            .expect("under src")
+            .display()
+            .to_string();
+        if rel.starts_with("testing/") || rel.ends_with("tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(p).expect("a source file");
+        long_functions(&rel, without_test_module(&text), &mut long);
+    }
+    let listed = |f: &str, n: &str| LONG_FUNCTIONS.contains(&(f, n));
+    let new: Vec<String> = long
+        .iter()
+        .filter(|(f, n, _)| !listed(f, n))
+        .map(|(f, n, lines)| format!("src/{f} {n} ({lines} lines)"))
+        .collect();
+    assert!(
+        new.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines: {}; split them",
+        new.join(", ")
+    );
+    let short: Vec<String> = LONG_FUNCTIONS
+        .iter()
+        .filter(|(f, n)| !long.iter().any(|(lf, ln, _)| lf == f && ln == n))
+        .map(|(f, n)| format!("src/{f} {n}"))
+        .collect();
+    assert!(
+        short.is_empty(),
+        "no longer over {MAX_FUNCTION_LINES} lines (or gone): {}; take them off LONG_FUNCTIONS",
+        short.join(", ")
+    );
+}
+
+#[test]
+fn a_long_function_is_found_with_its_length() {
+    let body = "    let x = 1;\n".repeat(80);
+    let code = format!("pub(crate) fn big(a: u32) -> u32 {{\n{body}    x\n}}\n\nfn small() {{}}\n");
+    let mut out = Vec::new();
+    long_functions("a.rs", &code, &mut out);
+    assert_eq!(out, [("a.rs".to_string(), "big".to_string(), 83)]);
 }
 
 #[test]
