@@ -114,16 +114,9 @@ pub fn open(
     })
 }
 
-/// A state file keeps a device's zones, not a plan of faults still to come: a device with
-/// run-time faults is refused before any work is done on it.
+/// [`state::check_storable`], naming the file.
 fn refuse_faults(path: &Path, exp: &Experiment) -> Result<()> {
-    if !exp.faults.is_empty() {
-        bail!(
-            "{}: faults.zones and faults.commands happen during one run; a device kept in a state file cannot have them (faults.read_only_zones and faults.offline_zones can)",
-            path.display()
-        );
-    }
-    Ok(())
+    state::check_storable(exp).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// Saves `device` to `path` atomically, with the clock at `now`.

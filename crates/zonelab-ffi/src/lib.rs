@@ -49,8 +49,6 @@ pub struct Engine {
     state: Option<PathBuf>,
     /// The device's configuration as a state file records it.
     identity: String,
-    /// `[trace] enabled`: the driver streams trace.csv into the results directory.
-    tracing: bool,
     users: u32,
     /// Changed since results and state were last written.
     dirty: bool,
@@ -311,10 +309,8 @@ impl Engine {
         let cfg = ExperimentConfig::parse(&text, &overrides)?;
         let identity = state::identity(&cfg);
         let exp = cfg.validate_device(name)?;
-        if o.state.is_some() && !exp.faults.is_empty() {
-            bail!(
-                "zonelab_state: faults.zones and faults.commands happen during one run; a device kept in a state file cannot have them"
-            );
+        if o.state.is_some() {
+            state::check_storable(&exp).map_err(|e| anyhow!("zonelab_state: {e}"))?;
         }
         if exp.device.info().zoned.is_none() {
             bail!(
@@ -365,7 +361,6 @@ impl Engine {
             results: o.results.clone(),
             state: o.state.clone(),
             identity,
-            tracing: exp.trace,
             users: 0,
             dirty: false,
             lateness: zonelab::metrics::latency_histogram(),
@@ -494,7 +489,11 @@ impl Engine {
         let files = render(&summary, d.metrics(), d.device(), &self.cfg.to_toml());
         // Results files an earlier run left in the directory go (the trace this device streams
         // there stays).
-        let keep: &[&str] = if self.tracing { &["trace.csv"] } else { &[] };
+        let keep: &[&str] = if self.driver.is_tracing() {
+            &["trace.csv"]
+        } else {
+            &[]
+        };
         zonelab_io::write_results_dir(dir, &files, keep).context("zonelab_results")
     }
 

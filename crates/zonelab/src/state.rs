@@ -54,6 +54,21 @@ pub enum StateError {
     Unsupported(String),
     #[error("cannot write the state file: {0}")]
     Write(String),
+    #[error(
+        "faults.zones, faults.dies and faults.commands happen during one run; a device kept in a state file cannot have them (faults.read_only_zones and faults.offline_zones can)"
+    )]
+    RunTimeFaults,
+}
+
+/// Whether the device `exp` builds can be kept in a state file: the file keeps zones, not
+/// faults still to come, so a device with run-time faults is refused (before any work is done
+/// on it, by every front end that keeps state files).
+pub fn check_storable(exp: &Experiment) -> Result<(), StateError> {
+    if exp.faults.is_empty() {
+        Ok(())
+    } else {
+        Err(StateError::RunTimeFaults)
+    }
 }
 
 /// A device model's state.

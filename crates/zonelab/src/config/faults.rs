@@ -51,8 +51,7 @@ pub struct DieFaultConfig {
 pub struct ZoneFaultConfig {
     pub at: Duration,
     pub zone: u32,
-    /// "read_only" or "offline".
-    pub state: String,
+    pub state: FaultZoneState,
 }
 
 /// `[[faults.commands]]`: each command of `ops` from `from` until `until` (from the start of
@@ -65,16 +64,52 @@ pub struct CommandFaultConfig {
     /// None: to the end of the run.
     #[serde(default)]
     pub until: Option<Duration>,
-    /// "reads", "writes" (writes and appends) or "data" (both; the default).
+    /// Reads, writes (writes and appends) or data (both; the default).
     #[serde(default = "data")]
-    pub ops: String,
-    /// "internal_error", "write_fault" or "unrecovered_read_error".
-    pub status: String,
+    pub ops: FaultOps,
+    pub status: FaultStatus,
     pub rate: f64,
 }
 
-fn data() -> String {
-    "data".into()
+fn data() -> FaultOps {
+    FaultOps::Data
+}
+
+/// What a zone fault puts the zone in.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultZoneState {
+    ReadOnly,
+    Offline,
+}
+
+/// The statuses a command fault returns (NVMe base 2.0: Internal Error 00h/06h, Write Fault
+/// 02h/80h, Unrecovered Read Error 02h/81h).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultStatus {
+    InternalError,
+    WriteFault,
+    UnrecoveredReadError,
+}
+
+impl FaultZoneState {
+    fn state(self) -> ZoneState {
+        match self {
+            FaultZoneState::ReadOnly => ZoneState::ReadOnly,
+            FaultZoneState::Offline => ZoneState::Offline,
+        }
+    }
+}
+
+impl FaultStatus {
+    fn status(self) -> Status {
+        match self {
+            FaultStatus::InternalError => Status::InternalError,
+            FaultStatus::WriteFault => Status::WriteFault,
+            FaultStatus::UnrecoveredReadError => Status::UnrecoveredReadError,
+        }
+    }
 }
 
 impl FaultsConfig {
@@ -130,12 +165,6 @@ impl FaultsConfig {
                     ),
                 ));
             }
-            zone_state(&f.state).ok_or_else(|| {
-                ConfigError::field(
-                    field("state"),
-                    format!("`{}`: use \"read_only\" or \"offline\"", f.state),
-                )
-            })?;
         }
         Ok(())
     }
@@ -180,21 +209,6 @@ impl FaultsConfig {
             if f.until.is_some_and(|u| u <= f.from) {
                 return Err(ConfigError::field(field("until"), "must be after `from`"));
             }
-            fault_ops(&f.ops).ok_or_else(|| {
-                ConfigError::field(
-                    field("ops"),
-                    format!("`{}`: use \"reads\", \"writes\" or \"data\"", f.ops),
-                )
-            })?;
-            Status::of_fault_name(&f.status).ok_or_else(|| {
-                ConfigError::field(
-                    field("status"),
-                    format!(
-                        "`{}`: use \"internal_error\", \"write_fault\" or \"unrecovered_read_error\"",
-                        f.status
-                    ),
-                )
-            })?;
         }
         Ok(())
     }
@@ -210,7 +224,7 @@ impl FaultsConfig {
                 .map(|f| ZoneFault {
                     at: t(f.at),
                     zone: f.zone,
-                    state: zone_state(&f.state).expect("validated"),
+                    state: f.state.state(),
                 })
                 .collect(),
             dies: self
@@ -229,29 +243,12 @@ impl FaultsConfig {
                 .map(|f| CommandFault {
                     from: t(f.from),
                     until: f.until.map_or(Instant::NEVER, t),
-                    ops: fault_ops(&f.ops).expect("validated"),
-                    status: Status::of_fault_name(&f.status).expect("validated"),
+                    ops: f.ops,
+                    status: f.status.status(),
                     rate: f.rate,
                 })
                 .collect(),
             seed: mix_seed(seed, 0x4641_554c_5453), // "FAULTS"
         }
-    }
-}
-
-fn zone_state(name: &str) -> Option<ZoneState> {
-    match name {
-        "read_only" => Some(ZoneState::ReadOnly),
-        "offline" => Some(ZoneState::Offline),
-        _ => None,
-    }
-}
-
-fn fault_ops(name: &str) -> Option<FaultOps> {
-    match name {
-        "reads" => Some(FaultOps::Reads),
-        "writes" => Some(FaultOps::Writes),
-        "data" => Some(FaultOps::Data),
-        _ => None,
     }
 }

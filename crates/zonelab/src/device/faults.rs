@@ -35,7 +35,8 @@ pub struct DieFault {
 }
 
 /// Which commands a [`CommandFault`] may fail.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FaultOps {
     Reads,
     /// Writes and Zone Appends.

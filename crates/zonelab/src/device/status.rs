@@ -65,16 +65,6 @@ impl Status {
             Status::UnrecoveredReadError => "Unrecovered Read Error",
         }
     }
-
-    /// The statuses a configured fault may return, by the name a config file gives.
-    pub fn of_fault_name(name: &str) -> Option<Status> {
-        Some(match name {
-            "internal_error" => Status::InternalError,
-            "write_fault" => Status::WriteFault,
-            "unrecovered_read_error" => Status::UnrecoveredReadError,
-            _ => return None,
-        })
-    }
 }
 
 impl fmt::Display for Status {

@@ -87,6 +87,11 @@ impl Driver {
         self.trace = Some(sink);
     }
 
+    /// Whether commands are being traced ([`Driver::set_trace`]).
+    pub fn is_tracing(&self) -> bool {
+        self.trace.is_some()
+    }
+
     /// Flushes the trace, if there is one; says if any of it could not be written.
     pub fn finish_trace(&mut self) -> std::io::Result<()> {
         match &mut self.trace {
@@ -122,8 +127,11 @@ impl Driver {
             self.device.take_touched();
         }
         let result = self.device.submit(now, cmd);
-        let done = match &result {
-            Ok(a) => Ok(a.done.unwrap_or_else(|| self.completion_of(now))),
+        let served = match &result {
+            Ok(a) => Ok(Served {
+                done: a.done.unwrap_or_else(|| self.completion_of(now)),
+                lba: a.lba,
+            }),
             Err(s) => Err(*s),
         };
         if let Some(sink) = &mut self.trace {
@@ -137,13 +145,13 @@ impl Driver {
                 self.source.clone(),
                 &result,
             );
-            if let Ok(done) = done {
-                record.done = done;
+            if let Ok(s) = served {
+                record.done = s.done;
             }
             sink.record(&record);
         }
-        match (result, done) {
-            (Ok(a), Ok(done)) => {
+        match served {
+            Ok(s) => {
                 let lba_bytes = self.device.info().lba_size_bytes;
                 let bytes = if matches!(op, Op::Read | Op::Write | Op::Append) {
                     nlb * lba_bytes
@@ -151,16 +159,15 @@ impl Driver {
                     0
                 };
                 let key = self.key(op_kind(op));
-                self.metrics.record(key, now, done, bytes);
-                Ok(Served { done, lba: a.lba })
+                self.metrics.record(key, now, s.done, bytes);
             }
-            (_, Err(status)) | (Err(status), _) => {
+            Err(status) => {
                 let source = &self.source;
                 self.errors
                     .push(|| ErrorReport::new(source, op, slba, status));
-                Err(status)
             }
         }
+        served
     }
 
     /// A completion the device reports later (a host layer that queues commands): offers it

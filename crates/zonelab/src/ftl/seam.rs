@@ -111,11 +111,8 @@ impl DeviceModel for Ftl {
     }
 
     fn slow_die(&mut self, die: u32, permille: u32) -> Result<(), Status> {
-        if die >= self.nand.geometry().dies() || permille == 0 {
-            return Err(Status::InvalidField);
-        }
-        self.nand.set_die_slowdown(die, permille);
-        Ok(())
+        let set = self.nand.set_die_slowdown(die, permille);
+        set.then_some(()).ok_or(Status::InvalidField)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

@@ -314,9 +314,15 @@ impl Nand {
     }
 
     /// Operations booked on `die` from now on take `permille` / 1000 times their sensing,
-    /// program or erase time (a die slowed by a fault; 1000 is full speed again).
-    pub fn set_die_slowdown(&mut self, die: u32, permille: u32) {
-        self.slow.set(self.geometry.dies(), die, permille);
+    /// program or erase time (a die slowed by a fault; 1000 is full speed again). False, and
+    /// nothing changed, for a die that does not exist or a factor of 0.
+    pub fn set_die_slowdown(&mut self, die: u32, permille: u32) -> bool {
+        let dies = self.geometry.dies();
+        if die >= dies || permille == 0 {
+            return false;
+        }
+        self.slow.set(dies, die, permille);
+        true
     }
 
     /// A page read whose sensing takes `tr`.
