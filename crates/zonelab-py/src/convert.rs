@@ -281,7 +281,7 @@ pub fn zones(py: Python<'_>, out: &RunOutput) -> PyResult<Py<PyDict>> {
 }
 
 /// The firmware policy's series (firmware_over_time.csv): `(kind, table)`, the kind naming the
-/// report (`zone_mapping`, `renewable`, `ftl`, `elastic` for the eZNS layer); `None` for policies without one.
+/// report (`zone_mapping`, `renewable`, `combined` for both, `ftl`, `elastic` for the eZNS layer); `None` for policies without one.
 pub fn firmware(py: Python<'_>, out: &RunOutput) -> PyResult<Option<(String, Py<PyDict>)>> {
     let secs = |t: zonelab::time::Instant| t.secs_f64();
     let mut t = Table::default();
@@ -312,6 +312,25 @@ pub fn firmware(py: Python<'_>, out: &RunOutput) -> PyResult<Option<(String, Py<
                 t.u64("spare_zones", s.spare_zones as u64);
             }
             "renewable"
+        }
+        Some(FirmwareReport::Combined(r)) => {
+            t.declare(&[
+                ("time_ns", ints),
+                ("time_s", floats),
+                ("free_zones", ints),
+                ("invalid_zones", ints),
+                ("state", strs),
+                ("spare_zones", ints),
+            ]);
+            for row in r.rows() {
+                t.u64("time_ns", row.t.ns());
+                t.f64("time_s", secs(row.t));
+                t.u64("free_zones", row.free as u64);
+                t.u64("invalid_zones", row.invalid as u64);
+                t.str("state", &format!("S{}", row.state));
+                t.u64("spare_zones", row.spare_zones as u64);
+            }
+            "combined"
         }
         Some(FirmwareReport::Ftl(r)) => {
             t.declare(&[

@@ -196,6 +196,36 @@ fn firmware(rng: &mut Rng, zones: u64) -> String {
             rng.pick(&["0s", "1ms", "3ms", "1h"]),
             flag(rng)
         ),
-        _ => "[firmware]\npolicy = \"round_robin\"\n".to_string(),
+        _ if rng.chance(50) => "[firmware]\npolicy = \"round_robin\"\n".to_string(),
+        _ => pair(rng, zones, t_free),
     }
+}
+
+/// Any placement but the static one with any erase scheduler, and the settings they use.
+fn pair(rng: &mut Rng, zones: u64, t_free: u64) -> String {
+    let placement = rng.pick(&["queue", "least_worn", "round_robin", "renewable"]);
+    let erase = rng.pick(&["at_reset", "background", "on_demand", "preemptive"]);
+    let mut t = format!(
+        "[firmware]\npolicy = \"pair\"\nplacement = \"{placement}\"\nerase = \"{erase}\"\n\
+         erase_all_blocks = {}\n",
+        rng.chance(50)
+    );
+    if placement == "renewable" {
+        t += &format!(
+            "threshold = {}\nzombie_scan_period = \"{}\"\nzombie_idle = \"{}\"\n",
+            rng.pick(&[0.0, 0.25, 0.9]),
+            rng.pick(&["0s", "1ms", "1h"]),
+            rng.pick(&["0s", "1ms", "1h"])
+        );
+    }
+    if erase == "on_demand" || erase == "preemptive" {
+        t += &format!(
+            "t_free = {t_free}\ninvalid_order = \"{}\"\n",
+            rng.pick(&["fifo", "least_worn"])
+        );
+    }
+    if erase == "preemptive" {
+        t += &format!("t_invalid = {}\n", rng.range(1, zones));
+    }
+    t
 }

@@ -153,33 +153,11 @@ pub fn table(s: &Summary) -> String {
         );
     }
     match &s.firmware {
-        Some(FirmwareReport::ZoneMapping(f)) => {
-            let _ = writeln!(
-                t,
-                "firmware: S0 {:.3} s, S1 {:.3} s, S2 {:.3} s | partial erases {} | full zone erases {} | free {} invalid {}",
-                f.time_in_s0_ns as f64 / 1e9,
-                f.time_in_s1_ns as f64 / 1e9,
-                f.time_in_s2_ns as f64 / 1e9,
-                f.partial_zone_erases,
-                f.full_zone_erases,
-                f.free_zones,
-                f.invalid_zones
-            );
-        }
-        Some(FirmwareReport::Renewable(r)) => {
-            let _ = writeln!(
-                t,
-                "renewable: {} host resets ({} Rzone, {} Nzone) | {} zones erased | {} zombie reclaims | {} ReGC releases | {} units recycled | spare-list {} (max {})",
-                r.host_resets,
-                r.rzone_resets,
-                r.nzone_resets,
-                r.zones_erased,
-                r.zombie_reclaims,
-                r.regc_releases,
-                r.units_recycled,
-                r.spare_zones,
-                r.spare_zones_max
-            );
+        Some(FirmwareReport::ZoneMapping(f)) => zone_mapping_line(&mut t, f),
+        Some(FirmwareReport::Renewable(r)) => renewable_line(&mut t, r),
+        Some(FirmwareReport::Combined(c)) => {
+            renewable_line(&mut t, &c.renewable);
+            zone_mapping_line(&mut t, &c.zone_mapping);
         }
         Some(FirmwareReport::Elastic(r)) => {
             let spares: Vec<String> = r
@@ -263,4 +241,34 @@ pub fn table(s: &Summary) -> String {
         );
     }
     t
+}
+
+fn zone_mapping_line(t: &mut String, f: &zonelab::firmware::PoolReport) {
+    let _ = writeln!(
+        t,
+        "firmware: S0 {:.3} s, S1 {:.3} s, S2 {:.3} s | partial erases {} | full zone erases {} | free {} invalid {}",
+        f.time_in_s0_ns as f64 / 1e9,
+        f.time_in_s1_ns as f64 / 1e9,
+        f.time_in_s2_ns as f64 / 1e9,
+        f.partial_zone_erases,
+        f.full_zone_erases,
+        f.free_zones,
+        f.invalid_zones
+    );
+}
+
+fn renewable_line(t: &mut String, r: &zonelab::firmware::RenewableReport) {
+    let _ = writeln!(
+        t,
+        "renewable: {} host resets ({} Rzone, {} Nzone) | {} zones erased | {} zombie reclaims | {} ReGC releases | {} units recycled | spare-list {} (max {})",
+        r.host_resets,
+        r.rzone_resets,
+        r.nzone_resets,
+        r.zones_erased,
+        r.zombie_reclaims,
+        r.regc_releases,
+        r.units_recycled,
+        r.spare_zones,
+        r.spare_zones_max
+    );
 }

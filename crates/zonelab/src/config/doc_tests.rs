@@ -298,6 +298,17 @@ fn tables() -> Vec<(String, String, Vec<String>)> {
     ] {
         add("firmware", ZNS, &[&format!("firmware.policy=\"{policy}\"")]);
     }
+    add(
+        "firmware",
+        ZNS,
+        &[
+            "firmware.policy=\"pair\"",
+            "firmware.placement=\"renewable\"",
+            "firmware.erase=\"preemptive\"",
+            "firmware.t_invalid=2",
+            "firmware.zombie_idle=\"1s\"",
+        ],
+    );
     add("layer", &zns_with("[layer]\nkind = \"static\"\n"), &[]);
     add("layer", EZNS, &[]);
     add(

@@ -4,7 +4,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
-use crate::firmware::{IdleScope, PolicySpec, RenewableSettings, S2Erases};
+use crate::firmware::{
+    EraseTiming, IdleScope, InvalidOrder, PairSpec, PlacementKind, PolicySpec, RenewableSettings,
+    S2Erases,
+};
 use crate::time::Duration;
 
 /// What the firmware does on a host zone reset.
@@ -71,6 +74,42 @@ pub enum FirmwareConfig {
     /// on the next die in a fixed round-robin order, least-worn zone of that die, lazy erase.
     #[serde(rename = "round_robin")]
     RoundRobin {},
+    /// Any valid placement with any erase scheduler (docs/config.md, "Firmware pairs"); a setting
+    /// is accepted only where the pair uses it.
+    Pair(PairConfig),
+}
+
+/// `policy = "pair"`: a placement, an erase scheduler and the settings they use.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairConfig {
+    pub placement: PlacementKind,
+    pub erase: EraseTiming,
+    /// Renewable placement: as for `renewable`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regc_fraction: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zombie_scan_period: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zombie_idle: Option<Duration>,
+    /// On-demand and preemptive erasing: as for `mapping` and `preemptive`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_free: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s2_erases: Option<S2Erases>,
+    /// Which invalid zone to erase next: "fifo" (default) or "least_worn".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid_order: Option<InvalidOrder>,
+    /// Preemptive erasing: as for `preemptive`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_invalid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<IdleScope>,
+    /// Erase every block of a dead zone (default: only those holding its data).
+    #[serde(default)]
+    pub erase_all_blocks: bool,
 }
 
 /// The zombie daemon scans every zone each period: at least this long between scans (chosen:
@@ -125,66 +164,179 @@ impl FirmwareConfig {
                 t_invalid,
                 wp_optimisation,
                 idle,
-            } => {
-                if t_invalid == 0 || t_invalid > zone_count {
-                    return Err(ConfigError::field(
-                        "firmware.t_invalid",
-                        format!("{t_invalid} must be between 1 and the {zone_count} zones"),
-                    ));
-                }
-                PolicySpec::Preemptive {
-                    t_free: check_t_free(t_free, zone_count)?,
-                    s2_erases,
-                    t_invalid,
-                    wp_optimisation,
-                    idle,
-                }
-            }
+            } => PolicySpec::Preemptive {
+                t_free: check_t_free(t_free, zone_count)?,
+                s2_erases,
+                t_invalid: check_t_invalid(t_invalid, zone_count)?,
+                wp_optimisation,
+                idle,
+            },
             FirmwareConfig::Renewable {
                 threshold,
                 regc_fraction,
                 zombie_scan_period,
                 zombie_idle,
                 erase_all_blocks,
-            } => {
-                for (name, v) in [
-                    ("firmware.threshold", threshold),
-                    ("firmware.regc_fraction", regc_fraction),
-                ] {
-                    if !(0.0..=1.0).contains(&v) {
-                        return Err(ConfigError::field(
-                            name,
-                            format!("{} must be between 0 and 1", super::ranges::number(v)),
-                        ));
-                    }
-                }
-                if !zombie_scan_period.is_zero()
-                    && !(MIN_SCAN_PERIOD..=MAX_DAEMON_TIME).contains(&zombie_scan_period)
-                {
-                    return Err(ConfigError::field(
-                        "firmware.zombie_scan_period",
-                        format!(
-                            "{zombie_scan_period} must be 0s (never) or between {MIN_SCAN_PERIOD} and {MAX_DAEMON_TIME}"
-                        ),
-                    ));
-                }
-                if zombie_idle > MAX_DAEMON_TIME {
-                    return Err(ConfigError::field(
-                        "firmware.zombie_idle",
-                        format!("{zombie_idle} must be at most {MAX_DAEMON_TIME}"),
-                    ));
-                }
-                PolicySpec::Renewable(RenewableSettings {
+            } => PolicySpec::Renewable {
+                settings: renewable_settings(
                     threshold,
                     regc_fraction,
                     zombie_scan_period,
                     zombie_idle,
-                    erase_all_blocks,
-                })
-            }
+                )?,
+                erase_all_blocks,
+            },
             FirmwareConfig::RoundRobin {} => PolicySpec::RoundRobin,
+            FirmwareConfig::Pair(ref pair) => PolicySpec::Pair(pair.validate(zone_count)?),
         })
     }
+}
+
+impl PairConfig {
+    fn validate(&self, zone_count: u32) -> Result<PairSpec, ConfigError> {
+        let mut spec = PairSpec::new(self.placement, self.erase);
+        if !spec.is_valid() {
+            return Err(ConfigError::field(
+                "firmware.erase",
+                format!(
+                    "a static placement erases in place when the host resets a zone, so it pairs \
+                     only with erase = \"at_reset\", not \"{}\"",
+                    self.erase.name()
+                ),
+            ));
+        }
+        let renewable = self.placement == PlacementKind::Renewable;
+        let pooled = matches!(self.erase, EraseTiming::OnDemand | EraseTiming::Preemptive);
+        let preemptive = self.erase == EraseTiming::Preemptive;
+        let unused = [
+            (
+                "threshold",
+                self.threshold.is_some(),
+                renewable,
+                "placement = \"renewable\"",
+            ),
+            (
+                "regc_fraction",
+                self.regc_fraction.is_some(),
+                renewable,
+                "placement = \"renewable\"",
+            ),
+            (
+                "zombie_scan_period",
+                self.zombie_scan_period.is_some(),
+                renewable,
+                "placement = \"renewable\"",
+            ),
+            (
+                "zombie_idle",
+                self.zombie_idle.is_some(),
+                renewable,
+                "placement = \"renewable\"",
+            ),
+            (
+                "t_free",
+                self.t_free.is_some(),
+                pooled,
+                "erase = \"on_demand\" or \"preemptive\"",
+            ),
+            (
+                "s2_erases",
+                self.s2_erases.is_some(),
+                pooled,
+                "erase = \"on_demand\" or \"preemptive\"",
+            ),
+            (
+                "invalid_order",
+                self.invalid_order.is_some(),
+                pooled,
+                "erase = \"on_demand\" or \"preemptive\"",
+            ),
+            (
+                "t_invalid",
+                self.t_invalid.is_some(),
+                preemptive,
+                "erase = \"preemptive\"",
+            ),
+            (
+                "idle",
+                self.idle.is_some(),
+                preemptive,
+                "erase = \"preemptive\"",
+            ),
+        ];
+        if let Some((key, _, _, wants)) = unused.iter().find(|(_, set, used, _)| *set && !*used) {
+            return Err(ConfigError::field(
+                format!("firmware.{key}"),
+                format!("applies only with {wants}; this pair does not use it"),
+            ));
+        }
+        let d = RenewableSettings::default();
+        spec.renewable = renewable_settings(
+            self.threshold.unwrap_or(d.threshold),
+            self.regc_fraction.unwrap_or(d.regc_fraction),
+            self.zombie_scan_period.unwrap_or(d.zombie_scan_period),
+            self.zombie_idle.unwrap_or(d.zombie_idle),
+        )?;
+        spec.t_free = check_t_free(self.t_free.unwrap_or(spec.t_free), zone_count)?;
+        spec.t_invalid = check_t_invalid(self.t_invalid.unwrap_or(spec.t_invalid), zone_count)?;
+        spec.s2_erases = self.s2_erases.unwrap_or_default();
+        spec.invalid_order = self.invalid_order.unwrap_or_default();
+        spec.idle = self.idle.unwrap_or_default();
+        spec.erase_all_blocks = self.erase_all_blocks;
+        Ok(spec)
+    }
+}
+
+/// The renewable placement's settings, each in range.
+fn renewable_settings(
+    threshold: f64,
+    regc_fraction: f64,
+    zombie_scan_period: Duration,
+    zombie_idle: Duration,
+) -> Result<RenewableSettings, ConfigError> {
+    for (name, v) in [
+        ("firmware.threshold", threshold),
+        ("firmware.regc_fraction", regc_fraction),
+    ] {
+        if !(0.0..=1.0).contains(&v) {
+            return Err(ConfigError::field(
+                name,
+                format!("{} must be between 0 and 1", super::ranges::number(v)),
+            ));
+        }
+    }
+    if !zombie_scan_period.is_zero()
+        && !(MIN_SCAN_PERIOD..=MAX_DAEMON_TIME).contains(&zombie_scan_period)
+    {
+        return Err(ConfigError::field(
+            "firmware.zombie_scan_period",
+            format!(
+                "{zombie_scan_period} must be 0s (never) or between {MIN_SCAN_PERIOD} and {MAX_DAEMON_TIME}"
+            ),
+        ));
+    }
+    if zombie_idle > MAX_DAEMON_TIME {
+        return Err(ConfigError::field(
+            "firmware.zombie_idle",
+            format!("{zombie_idle} must be at most {MAX_DAEMON_TIME}"),
+        ));
+    }
+    Ok(RenewableSettings {
+        threshold,
+        regc_fraction,
+        zombie_scan_period,
+        zombie_idle,
+    })
+}
+
+fn check_t_invalid(t_invalid: u32, zone_count: u32) -> Result<u32, ConfigError> {
+    if t_invalid == 0 || t_invalid > zone_count {
+        return Err(ConfigError::field(
+            "firmware.t_invalid",
+            format!("{t_invalid} must be between 1 and the {zone_count} zones"),
+        ));
+    }
+    Ok(t_invalid)
 }
 
 fn check_t_free(t_free: u32, zone_count: u32) -> Result<u32, ConfigError> {

@@ -295,7 +295,9 @@ const TAGGED: [Tagged; 2] = [
 
 /// An error inside `[firmware]` or `[layer]` (`tables`: those two as written, in [`TAGGED`]'s
 /// order) names the table: serde reads such a table whole before its fields, so the field's
-/// path is lost. This finds the field (each one alone beside the tag) and names it.
+/// path is lost. This finds the field (the one whose removal lets the table read, else the first
+/// that fails alone beside the tag, else a required one whose value serde's message quotes) and
+/// names it.
 fn pinpoint(tables: &[Option<toml::Value>; 2], e: ConfigError) -> ConfigError {
     let ConfigError::Field { path, message } = &e else {
         return e;
@@ -310,6 +312,14 @@ fn pinpoint(tables: &[Option<toml::Value>; 2], e: ConfigError) -> ConfigError {
     let Some(tag_value) = t.get(tag) else {
         return e;
     };
+    let without = |field: &String| {
+        let mut rest = t.clone();
+        rest.remove(field);
+        reads(&rest)
+    };
+    if let Some(k) = t.keys().find(|k| *k != tag && without(k)) {
+        return ConfigError::field(format!("{path}.{k}"), message.clone());
+    }
     let alone = |field: Option<(&String, &toml::Value)>| {
         let mut one = toml::Table::new();
         one.insert(tag.to_string(), tag_value.clone());
@@ -318,10 +328,21 @@ fn pinpoint(tables: &[Option<toml::Value>; 2], e: ConfigError) -> ConfigError {
         }
         reads(&one)
     };
-    if !alone(None) {
-        return e;
-    }
-    match t.iter().find(|(k, v)| *k != tag && !alone(Some((k, v)))) {
+    // A required field with a bad value (the others need it to read at all): serde names
+    // the value, in backticks.
+    let named = |v: &toml::Value| {
+        v.as_str()
+            .is_some_and(|v| message.contains(&format!("`{v}`")))
+    };
+    let quoted = || t.iter().find(|(k, v)| *k != tag && named(v));
+    let found = if alone(None) {
+        t.iter()
+            .find(|(k, v)| *k != tag && !alone(Some((k, v))))
+            .or_else(quoted)
+    } else {
+        quoted()
+    };
+    match found {
         Some((k, _)) => ConfigError::field(format!("{path}.{k}"), message.clone()),
         None => e,
     }

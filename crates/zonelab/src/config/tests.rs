@@ -425,6 +425,74 @@ fn errors_inside_firmware_and_layer_named_the_table() {
     assert_eq!(path, "firmware.policy", "{msg}");
 }
 
+/// A pair of placement and erase scheduler: its settings reach the spec, an invalid pair and a
+/// setting the pair does not use are refused naming the field.
+#[test]
+fn firmware_pairs_parse_and_refuse_what_they_do_not_use() {
+    let pair = |extra: &[&str]| {
+        let mut sets = vec![
+            "firmware.policy=\"pair\"",
+            "firmware.placement=\"renewable\"",
+            "firmware.erase=\"preemptive\"",
+        ];
+        sets.extend_from_slice(extra);
+        parse_with(QUICK, &sets)
+    };
+    let e = pair(&["firmware.t_invalid=3", "firmware.threshold=0.5"]).unwrap();
+    let crate::firmware::PolicySpec::Pair(p) = &e.firmware else {
+        panic!("a pair: {:?}", e.firmware);
+    };
+    assert_eq!((p.t_invalid, p.renewable.threshold), (3, 0.5));
+    assert_eq!(e.firmware.name(), "renewable+preemptive");
+    for (extra, field, words) in [
+        (
+            &["firmware.placement=\"static\""][..],
+            "firmware.erase",
+            "at_reset",
+        ),
+        (
+            &["firmware.erase=\"at_reset\"", "firmware.t_free=2"],
+            "firmware.t_free",
+            "on_demand",
+        ),
+        (
+            &[
+                "firmware.placement=\"queue\"",
+                "firmware.zombie_idle=\"1s\"",
+            ],
+            "firmware.zombie_idle",
+            "renewable",
+        ),
+        (
+            &["firmware.erase=\"on_demand\"", "firmware.idle=\"device\""],
+            "firmware.idle",
+            "preemptive",
+        ),
+        (&["firmware.t_invalid=0"], "firmware.t_invalid", "between 1"),
+        (
+            &["firmware.invalid_order=\"oldest\""],
+            "firmware.invalid_order",
+            "fifo",
+        ),
+        (
+            &["firmware.placement=\"worn\""],
+            "firmware.placement",
+            "least_worn",
+        ),
+    ] {
+        let (path, msg) = field_error(pair(extra));
+        assert_eq!(path, field, "{extra:?}: {msg}");
+        assert!(msg.contains(words), "{extra:?}: {msg}");
+    }
+    // The papers' policies are the same pairs under their own names.
+    let named = parse_with(QUICK, &["firmware.policy=\"preemptive\""]).unwrap();
+    assert_eq!(
+        named.firmware.pair().placement,
+        crate::firmware::PlacementKind::Queue
+    );
+    assert_eq!(named.firmware.name(), "preemptive");
+}
+
 /// Regression (counts with only a lower bound): YCSB `recordcount = 2^63 - 1` passed check and
 /// ran 22 s and 1 GB before the first operation; db_bench `num = 2^63 - 1` ran away (and
 /// overflowed `num x threads`); the other counts of key-value, file, file-layer, thread,

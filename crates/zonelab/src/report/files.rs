@@ -66,6 +66,23 @@ pub fn cdf_csv(h: &Histogram<u64>) -> String {
     out
 }
 
+/// The pool's and the spare-list's series on one time axis.
+fn combined_csv(r: &crate::device::report::CombinedReport) -> String {
+    let mut out = String::from("time_s,free_zones,invalid_zones,state,spare_zones\n");
+    for row in r.rows() {
+        let _ = writeln!(
+            out,
+            "{:.9},{},{},S{},{}",
+            row.t.secs_f64(),
+            row.free,
+            row.invalid,
+            row.state,
+            row.spare_zones
+        );
+    }
+    out
+}
+
 /// The firmware's queues over time, one row per interval: Z_free, Z_invalid and the state for
 /// the zone-mapping policies, the spare-list length for ReZNS, the spares each namespace holds
 /// and may use for eZNS.
@@ -93,6 +110,7 @@ pub fn firmware_csv(report: &FirmwareReport) -> String {
             }
             out
         }
+        FirmwareReport::Combined(r) => combined_csv(r),
         FirmwareReport::Elastic(r) => {
             let mut out = String::from("time_s,namespace,spares_used,spare_pool\n");
             for s in &r.spare_samples {

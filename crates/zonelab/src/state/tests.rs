@@ -7,7 +7,10 @@ use proptest::prelude::*;
 use super::*;
 use crate::config::ExperimentConfig;
 use crate::device::{DeviceModel, Status, ZoneAction, ZoneState};
-use crate::firmware::{IdleScope, PolicySpec, RenewableSettings, S2Erases};
+use crate::firmware::{
+    EraseTiming, IdleScope, InvalidOrder, PairSpec, PlacementKind, PolicySpec, RenewableSettings,
+    S2Erases,
+};
 use crate::time::Duration;
 use crate::zns::test_spec;
 
@@ -38,12 +41,31 @@ fn policies(t_free: u32) -> Vec<PolicySpec> {
             wp_optimisation: false,
             idle: IdleScope::Device,
         },
-        PolicySpec::Renewable(RenewableSettings {
-            threshold: 0.25,
-            regc_fraction: 0.25,
-            zombie_scan_period: Duration::from_ns(1_000_000),
-            zombie_idle: Duration::from_ns(2_000_000),
+        PolicySpec::Renewable {
+            settings: RenewableSettings {
+                threshold: 0.25,
+                regc_fraction: 0.25,
+                zombie_scan_period: Duration::from_ns(1_000_000),
+                zombie_idle: Duration::from_ns(2_000_000),
+            },
             erase_all_blocks: false,
+        },
+        // Pairs the papers do not name: renewable placement with preemptive erasing, and the
+        // least-worn placement with wear-ordered on-demand erases.
+        PolicySpec::Pair(PairSpec {
+            t_free,
+            t_invalid: 1,
+            renewable: RenewableSettings {
+                zombie_scan_period: Duration::from_ns(1_000_000),
+                zombie_idle: Duration::from_ns(2_000_000),
+                ..RenewableSettings::default()
+            },
+            ..PairSpec::new(PlacementKind::Renewable, EraseTiming::Preemptive)
+        }),
+        PolicySpec::Pair(PairSpec {
+            t_free,
+            invalid_order: InvalidOrder::LeastWorn,
+            ..PairSpec::new(PlacementKind::LeastWorn, EraseTiming::OnDemand)
         }),
     ]
 }

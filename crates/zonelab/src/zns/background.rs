@@ -63,7 +63,7 @@ impl Device {
             }
         }
         let victim = self
-            .policy
+            .firmware
             .compaction_victim(&live)
             .expect("a physical zone with room to compact: live data never fills every zone");
         let open: Vec<u32> = (0..self.zones.len() as u32)
@@ -139,20 +139,20 @@ impl Device {
         self.phys_high[victim as usize] = programmed_end;
         self.counters.compacted_units += next;
         self.blocked_until = self.blocked_until.max(done);
-        self.policy.compacted(victim, next);
+        self.firmware.compacted(victim, next);
     }
 
     /// Offers the firmware the device's idle time and its timers at `now`. Returns when to call
     /// again (a background erase ends, or a timer is due).
     pub(super) fn background(&mut self, now: Instant) -> Option<Instant> {
-        if !self.policy.has_background_work() {
+        if !self.firmware.has_background_work() {
             return None;
         }
         let now = self.enter(now);
-        if self.policy.next_timer().is_some_and(|t| t <= now) {
+        if self.firmware.next_timer().is_some_and(|t| t <= now) {
             self.run_timer(now);
         }
-        let timer = self.policy.next_timer();
+        let timer = self.firmware.next_timer();
         let earliest = |t: Instant| Some(timer.map_or(t, |timer| timer.min(t)));
         if self.background_until > now {
             return earliest(self.background_until);
@@ -165,7 +165,7 @@ impl Device {
             nand: &self.nand,
             layout: &self.layout,
         };
-        match self.policy.on_idle(&view) {
+        match self.firmware.on_idle(&view) {
             Some(order) => {
                 let done = self.execute(now, &order);
                 self.background_until = done;
@@ -193,7 +193,7 @@ impl Device {
                 })
             })
             .collect();
-        let decision = self.policy.on_timer(now, &candidates);
+        let decision = self.firmware.on_timer(now, &candidates);
         for zi in decision.reclaimed {
             self.release_unused(zi);
         }

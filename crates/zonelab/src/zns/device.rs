@@ -12,7 +12,7 @@ use crate::device::{
     Accepted, Command, Completed, Data, DeviceCounters, DeviceInfo, DeviceModel, DeviceReport, Op,
     ReportFilter, Status, ZoneDescriptor, ZoneReport, ZoneState,
 };
-use crate::firmware::{self, PieceRef, PolicySpec, ResetPolicy};
+use crate::firmware::{self, Firmware, PieceRef, PolicySpec};
 use crate::metrics::Recorder;
 use crate::metrics::series::Sampling;
 use crate::nand::{DieSet, Divisor, EnergyNj, Layout, Nand, NandCounters, WearSummary};
@@ -30,7 +30,7 @@ pub struct Device {
     pub(super) owners: Vec<u32>,
     /// Program units in a zone's capacity.
     pub(super) cap_units: u64,
-    pub(super) policy: Box<dyn ResetPolicy>,
+    pub(super) firmware: Firmware,
     pub(super) open_zones: u32,
     pub(super) active_zones: u32,
     /// Open zones, and each zone's position in that list.
@@ -67,13 +67,13 @@ pub struct Device {
 }
 
 impl Device {
-    pub fn new(spec: &ZnsSpec, policy: Box<dyn ResetPolicy>, retain_data: bool) -> Self {
+    pub fn new(spec: &ZnsSpec, firmware: Firmware, retain_data: bool) -> Self {
         let z = &spec.zones;
         let n = z.zone_count as usize;
         let layout = spec.layout();
         let cap_units = spec.capacity_units();
         let buffer_units = spec.write_buffer_units_per_zone as u64;
-        let static_mapping = policy.static_mapping();
+        let static_mapping = firmware.static_mapping();
         let zones: Vec<Zone> = (0..z.zone_count)
             .map(|pz| {
                 Zone::new(if static_mapping {
@@ -91,7 +91,7 @@ impl Device {
             phys_high: vec![0; n],
             owners: vec![static_mapping as u32; n],
             cap_units,
-            policy,
+            firmware,
             open_zones: 0,
             active_zones: 0,
             open_list: Vec::new(),
@@ -392,7 +392,7 @@ impl DeviceModel for Device {
     }
 
     fn policy_name(&self) -> &'static str {
-        self.policy.name()
+        self.firmware.name()
     }
 
     fn submit(&mut self, now: Instant, cmd: Command<'_>) -> Result<Accepted, Status> {
@@ -415,7 +415,7 @@ impl DeviceModel for Device {
     }
 
     fn has_background_work(&self) -> bool {
-        self.policy.has_background_work()
+        self.firmware.has_background_work()
     }
 
     fn advance(&mut self, now: Instant, _done: &mut Vec<Completed>) -> Option<Instant> {
@@ -478,7 +478,7 @@ impl DeviceModel for Device {
             energy: self.energy(),
             wear: self.wear(),
             erase_wait: self.erase_wait.histogram(),
-            firmware: self.policy.report(now),
+            firmware: self.firmware.report(now),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::device::{Accepted, DeviceModel, ReportFilter, Status, ZoneAction, ZoneState};
-use crate::firmware::Synchronous;
+use crate::firmware;
 use crate::nand::{Energy, NandGeometry, NandSpec, NandTiming};
 use crate::time::{Duration, Instant};
 
@@ -88,7 +88,7 @@ impl Device {
 }
 
 pub(super) fn device() -> Device {
-    Device::new(&small_spec(0, 4), Box::new(Synchronous::default()), true)
+    Device::new(&small_spec(0, 4), firmware::synchronous(false), true)
 }
 
 pub(super) const ZONE: u64 = 64; // LBAs per zone
@@ -480,7 +480,7 @@ fn striped_pages_complete_in_parallel_and_one_die_serialises() {
     let expect = T_R + 2 * transfer(page, 800) + 2 * transfer(page, 3200);
     assert_eq!(parallel, expect);
 
-    let mut single = Device::new(&small_spec(0, 1), Box::new(Synchronous::default()), false);
+    let mut single = Device::new(&small_spec(0, 1), firmware::synchronous(false), false);
     single.write(at(0), 0, CAP, None).unwrap();
     let t0 = single.idle_at_ns();
     let serial = single.read(at(t0), 0, 16, None).unwrap().done_ns() - t0;
@@ -505,7 +505,7 @@ fn writes_wait_for_programs_without_a_buffer_and_complete_early_with_one() {
     let c = d.write(at(t), 4, 1, None).unwrap();
     assert_eq!(c.done_ns() - t, transfer(LBA, 3200));
 
-    let mut buffered = Device::new(&small_spec(2, 4), Box::new(Synchronous::default()), false);
+    let mut buffered = Device::new(&small_spec(2, 4), firmware::synchronous(false), false);
     let c = buffered.write(at(0), 0, 8, None).unwrap();
     assert_eq!(
         c.done_ns(),
@@ -546,13 +546,7 @@ fn reset_erases_programmed_blocks_holding_their_dies() {
 
 #[test]
 fn erase_all_blocks_option_and_empty_resets() {
-    let mut d = Device::new(
-        &small_spec(0, 4),
-        Box::new(Synchronous {
-            erase_all_blocks: true,
-        }),
-        false,
-    );
+    let mut d = Device::new(&small_spec(0, 4), firmware::synchronous(true), false);
     d.write(at(0), 0, 4, None).unwrap();
     act(&mut d, 0, ZoneAction::Reset).unwrap();
     assert_eq!(

@@ -63,7 +63,7 @@ impl Device {
                 let z = &mut self.zones[zi as usize];
                 z.last_use = self.sequence;
                 z.last_write = now;
-                if state == Empty && z.pieces.is_empty() && self.policy.allocates_on_open() {
+                if state == Empty && z.pieces.is_empty() && self.firmware.allocates_on_open() {
                     self.allocate(now, zi, 0);
                 }
                 Ok(now)
@@ -181,7 +181,7 @@ impl Device {
                 programmed_units: frontier_unit,
                 pieces: &refs,
             };
-            match self.policy.on_host_reset(now, &view) {
+            match self.firmware.on_host_reset(now, &view) {
                 ResetDecision::EraseNow(scope) => {
                     let units = match scope {
                         EraseScope::ProgrammedBlocks => frontier_unit,

@@ -103,7 +103,7 @@ impl Device {
             zones: self.zones.clone(),
             phys_high: self.phys_high.clone(),
             owners: self.owners.clone(),
-            policy: self.policy.save(),
+            policy: self.firmware.save(),
             open_list: self.open_list.clone(),
             sequence: self.sequence,
             occupancy_epoch: self.occupancy_epoch,
@@ -190,7 +190,7 @@ impl Device {
         let policy_state = firmware::restore(s.policy, policy, spec.zones.zone_count, d.cap_units)?;
         d.nand.restore(s.nand)?;
         // Everything is checked: from here on nothing fails.
-        d.policy = policy_state;
+        d.firmware = policy_state;
         if let (Some(store), Some(data)) = (&mut d.data, s.data) {
             for (z, zd) in data.iter().enumerate() {
                 store.restore(
@@ -279,7 +279,7 @@ fn check_zone(d: &Device, i: usize, z: &Zone) -> Result<(), String> {
     if stored != z.data_lbas * d.lba_bytes || expect > d.cap_units * unit {
         return bad("pieces do not hold the zone's data");
     }
-    if d.policy.static_mapping() && z.pieces.len() != 1 {
+    if d.firmware.static_mapping() && z.pieces.len() != 1 {
         return bad("a statically mapped zone needs exactly one piece");
     }
     Ok(())

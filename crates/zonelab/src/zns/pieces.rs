@@ -264,10 +264,14 @@ impl Device {
     pub(super) fn allocate(&mut self, now: Instant, zi: u32, position: u64) {
         let unit = self.layout.unit_bytes;
         let remaining = self.cap_lbas * self.lba_bytes - position;
-        if !self.policy.has_space() {
+        if !self.firmware.has_space() {
             self.compact(now);
         }
-        let allocation = self.policy.allocate(now, remaining.div_ceil(unit));
+        let wear = crate::firmware::WearView {
+            nand: &self.nand,
+            layout: &self.layout,
+        };
+        let allocation = self.firmware.allocate(now, remaining.div_ceil(unit), &wear);
         if !allocation.erase_first.is_empty() {
             let start = self.foreground_start(now);
             let mut done = start;
@@ -275,7 +279,7 @@ impl Device {
                 done = done.max(self.execute(start, order));
             }
             self.blocked_until = done;
-            self.policy.blocking_erases_end(done);
+            self.firmware.blocking_erases_end(done);
         }
         let pz = allocation.zone;
         assert!(
@@ -319,12 +323,12 @@ mod tests {
 
     use super::super::device_tests::{LBA, at, small_spec};
     use super::*;
-    use crate::firmware::Synchronous;
+    use crate::firmware;
 
     /// A device without a write buffer (where writes may take the staging shortcut) whose zone
     /// 0 has taken `writes` (in LBAs) at its write pointer.
     fn written(writes: &[u64]) -> Device {
-        let mut d = Device::new(&small_spec(0, 4), Box::new(Synchronous::default()), false);
+        let mut d = Device::new(&small_spec(0, 4), firmware::synchronous(false), false);
         let mut wp = 0;
         for (i, &n) in writes.iter().enumerate() {
             d.write(at(i as u64 * 1_000), wp, n, None).unwrap();

@@ -9,7 +9,7 @@ use super::*;
 use crate::device::Status;
 use crate::device::{ZoneAction, ZoneState};
 use crate::firmware::PolicySpec;
-use crate::firmware::{IdleScope, RenewableSettings, S2Erases};
+use crate::firmware::{IdleScope, InvalidOrder, PairSpec, RenewableSettings, S2Erases};
 use crate::time::Duration;
 use crate::zns::device_tests::{Ns, at};
 
@@ -228,8 +228,9 @@ fn cmd() -> impl Strategy<Value = Cmd> {
 }
 
 /// Runs `cmds`, with idle time in between, on the synchronous, mapping, preemptive and renewable
-/// firmware (zombie reclaims and ReGC included), the round-robin placement with a shared write
-/// cache, and preemptive with erase suspend and read priority on, all with data retention:
+/// firmware (zombie reclaims and ReGC included), every other valid pair of placement and erase
+/// scheduler, the round-robin placement with a shared write cache, and preemptive with erase
+/// suspend and read priority on, all with data retention:
 /// statuses, states, write pointers and data read back are the same (the synchronous device
 /// itself is checked against the reference model in `reference_tests`).
 fn every_policy_agrees(cmds: &[Cmd], t_free: u32) -> Result<(), TestCaseError> {
@@ -239,15 +240,34 @@ fn every_policy_agrees(cmds: &[Cmd], t_free: u32) -> Result<(), TestCaseError> {
         preemptive(t_free, true, IdleScope::Device),
         preemptive(t_free, false, IdleScope::ZoneDies),
         // ReZNS with a zombie scan every 1 ms (zombies after 2 ms idle) and ReGC past 2 zones.
-        PolicySpec::Renewable(RenewableSettings {
-            threshold: t_free as f64 / 8.0,
-            regc_fraction: 0.25,
-            zombie_scan_period: Duration::from_ns(1_000_000),
-            zombie_idle: Duration::from_ns(2_000_000),
+        PolicySpec::Renewable {
+            settings: RenewableSettings {
+                threshold: t_free as f64 / 8.0,
+                regc_fraction: 0.25,
+                zombie_scan_period: Duration::from_ns(1_000_000),
+                zombie_idle: Duration::from_ns(2_000_000),
+            },
             erase_all_blocks: t_free.is_multiple_of(2),
-        }),
+        },
     ];
     let mut devices: Vec<Device> = configs.iter().map(device).collect();
+    // Every other pair of placement and erase scheduler, with the same ReZNS settings, wear
+    // levelling of the invalid queue on even thresholds.
+    let named: Vec<&str> = configs.iter().map(PolicySpec::name).collect();
+    for mut pair in
+        PairSpec::all().filter(|p| !named.contains(&p.name()) && p.name() != "round_robin")
+    {
+        pair.t_free = t_free;
+        pair.renewable = match &configs[4] {
+            PolicySpec::Renewable { settings, .. } => *settings,
+            _ => unreachable!("configs[4] is renewable"),
+        };
+        pair.erase_all_blocks = t_free.is_multiple_of(2);
+        if t_free.is_multiple_of(2) {
+            pair.invalid_order = InvalidOrder::LeastWorn;
+        }
+        devices.push(device(&PolicySpec::Pair(pair)));
+    }
     // The small-zone SSD's placement, with a write cache shared by all dies.
     let mut cached = spec();
     cached.write_cache_units = 4 + t_free;

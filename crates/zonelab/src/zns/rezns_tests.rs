@@ -34,13 +34,15 @@ fn figure2_spec() -> ZnsSpec {
 }
 
 fn renewable(threshold: f64, regc_fraction: f64, scan_ns: u64, idle_ns: u64) -> PolicySpec {
-    PolicySpec::Renewable(RenewableSettings {
-        threshold,
-        regc_fraction,
-        zombie_scan_period: Duration::from_ns(scan_ns),
-        zombie_idle: Duration::from_ns(idle_ns),
+    PolicySpec::Renewable {
+        settings: RenewableSettings {
+            threshold,
+            regc_fraction,
+            zombie_scan_period: Duration::from_ns(scan_ns),
+            zombie_idle: Duration::from_ns(idle_ns),
+        },
         erase_all_blocks: true,
-    })
+    }
 }
 
 fn device(spec: &ZnsSpec, config: &PolicySpec) -> Device {
@@ -48,7 +50,7 @@ fn device(spec: &ZnsSpec, config: &PolicySpec) -> Device {
 }
 
 fn report(d: &Device) -> RenewableReport {
-    match d.policy.report(Instant::ZERO) {
+    match d.firmware.report(Instant::ZERO) {
         Some(FirmwareReport::Renewable(r)) => r,
         other => panic!("expected a renewable report, got {other:?}"),
     }

@@ -5,7 +5,7 @@
 use super::device_tests::{Ns, at, small_spec};
 use super::*;
 use crate::device::{DeviceModel, ZoneAction};
-use crate::firmware::{PolicySpec, Synchronous};
+use crate::firmware::{self, PolicySpec};
 use crate::metrics::series::Sampling;
 use crate::time::Duration;
 
@@ -18,7 +18,7 @@ const T_R: u64 = 50_000;
 fn cached(units: u32) -> Device {
     let mut spec = small_spec(0, 1);
     spec.write_cache_units = units;
-    Device::new(&spec, Box::new(Synchronous::default()), true)
+    Device::new(&spec, firmware::synchronous(false), true)
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! Preemptive Zone Reset (Jung et al., Preemptive Zone Reset, Electronics 2023, section 3.2): the zone mapping of
-//! [`super::Mapping`] plus three states.
+//! Preemptive Zone Reset's erase scheduling (Jung et al., Preemptive Zone Reset, Electronics
+//! 2023, section 3.2): the invalid-zone queue of on-demand erasing plus three states.
 //!
 //! - S0: serve foreground I/O only.
 //! - S1 (Z_invalid >= T_invalid): when no foreground request is queued or running, erase one row
@@ -14,10 +14,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    Allocation, EraseOrder, FirmwareReport, IdleView, PoolState, ResetDecision, ResetPolicy,
-    ResetView, ZonePool,
-};
+use super::{Disposal, EraseScheduler, PoolState, ZonePool};
+use crate::device::report::pool::PoolReport;
+use crate::firmware::{Dead, EraseOrder, IdleView, WearView};
 use crate::time::Instant;
 
 /// What must be idle before a Partial Zone Erase starts.
@@ -52,7 +51,7 @@ impl Preemptive {
     }
 
     /// A restored state fits a device of `zones` physical zones.
-    pub(super) fn check(&self, zones: u32) -> Result<(), String> {
+    pub(in crate::firmware) fn check(&self, zones: u32) -> Result<(), String> {
         if self.t_invalid == 0 {
             return Err("preemptive: t_invalid is 0".into());
         }
@@ -60,7 +59,7 @@ impl Preemptive {
     }
 
     /// S0 or S1 as Z_invalid says; S2 is left only when its erases end.
-    fn settle(&mut self, now: Instant) {
+    fn settle(&mut self, now: Instant, free: u32) {
         if self.pool.state() == PoolState::S2 {
             return;
         }
@@ -70,40 +69,40 @@ impl Preemptive {
             PoolState::S0
         };
         if state != self.pool.state() {
-            self.pool.set_state(now, state);
+            self.pool.set_state(now, state, free);
         }
     }
 }
 
-impl ResetPolicy for Preemptive {
-    fn name(&self) -> &'static str {
-        "preemptive"
+impl EraseScheduler for Preemptive {
+    fn on_dead(&mut self, now: Instant, dead: Dead, free: u32, out: &mut Disposal) {
+        let freed = self.pool.invalidate(now, dead.zone, dead.units, free);
+        if freed {
+            out.freed.push(dead.zone);
+        }
+        self.settle(now, free + freed as u32);
     }
 
-    fn on_host_reset(&mut self, now: Instant, zone: &ResetView) -> ResetDecision {
-        self.pool
-            .invalidate(now, zone.physical_zone, zone.programmed_units);
-        self.settle(now);
-        ResetDecision::unlink()
+    fn before_allocate(&mut self, now: Instant, free: u32, wear: &WearView) -> Vec<EraseOrder> {
+        self.pool.full_erases_for_allocation(now, free, wear)
     }
 
-    fn allocate(&mut self, now: Instant, need_units: u64) -> Allocation {
-        let allocation = self.pool.allocate(now, need_units);
-        self.settle(now);
-        allocation
+    fn after_allocate(&mut self, now: Instant, free: u32) {
+        self.pool.sample(now, free);
+        self.settle(now, free);
     }
 
-    fn blocking_erases_end(&mut self, done: Instant) {
-        if self.pool.end_blocking(done) {
-            self.settle(done);
+    fn blocking_erases_end(&mut self, done: Instant, free: u32) {
+        if self.pool.end_blocking(done, free) {
+            self.settle(done, free);
         }
     }
 
-    fn on_idle(&mut self, view: &IdleView) -> Option<EraseOrder> {
+    fn on_idle(&mut self, view: &IdleView, free: u32) -> Option<EraseOrder> {
         if self.pool.state() != PoolState::S1 {
             return None;
         }
-        let head = self.pool.head_invalid_zone()?;
+        let head = self.pool.head_invalid_zone(&view.wear())?;
         let idle = match self.idle {
             IdleScope::Device => view.device_idle,
             IdleScope::ZoneDies => view.zone_dies_idle(head),
@@ -111,20 +110,24 @@ impl ResetPolicy for Preemptive {
         if !idle {
             return None;
         }
-        let order = self.pool.partial_step(view.now);
-        self.settle(view.now);
-        order
+        let order = self.pool.partial_step(view.now, free)?;
+        self.settle(view.now, free + order.frees_zone as u32);
+        Some(order)
     }
 
-    fn has_background_work(&self) -> bool {
+    fn has_idle_work(&self) -> bool {
         true
     }
 
-    fn report(&self, now: Instant) -> Option<FirmwareReport> {
-        Some(FirmwareReport::ZoneMapping(self.pool.report(now)))
+    fn pending_zones(&self) -> u32 {
+        self.pool.invalid_zones()
     }
 
-    fn save(&self) -> super::PolicyState {
-        super::PolicyState::Preemptive(self.clone())
+    fn pending(&self) -> Vec<u32> {
+        self.pool.invalid().collect()
+    }
+
+    fn report(&self, now: Instant, free: u32) -> Option<PoolReport> {
+        Some(self.pool.report(now, free))
     }
 }

@@ -1,6 +1,7 @@
-//! The zone pool both zone-mapping policies keep (Jung et al., Preemptive Zone Reset, Electronics 2023, sections 2.2.2 and
-//! 3.2.3): a queue of free physical zones and a queue of invalid ones, with the next row to erase
-//! tracked for the zone at the head. Z_total = Z_alloc + Z_invalid + Z_free holds at all times.
+//! The invalid-zone queue the on-demand and preemptive erase schedulers keep (Jung et al.,
+//! Preemptive Zone Reset, Electronics 2023, sections 2.2.2 and 3.2.3), with the next row to erase
+//! tracked for the zone at the head. The free zones are the placement's; every call that changes
+//! or samples Z_free is told how many there are.
 //!
 //! A Full Zone Erase runs when a free zone is needed and Z_free <= T_free: invalid zones are erased
 //! whole, blocking foreground I/O, until Z_free > T_free (the paper's state S2), or one per
@@ -8,10 +9,11 @@
 //! zone is taken.
 
 use std::collections::VecDeque;
+use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Allocation, EraseKind, EraseOrder};
+use super::super::{EraseKind, EraseOrder, WearView};
 
 /// How many invalid zones a Full Zone Erase (S2) erases when an allocation finds
 /// Z_free <= T_free. The paper (Jung et al., Electronics 2023, section 3.2.1) says S2 "performs
@@ -51,15 +53,27 @@ struct Invalid {
     end_row: u32,
 }
 
+/// Which invalid zone a scheduler erases next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InvalidOrder {
+    /// The zone invalidated first (the paper's queue).
+    #[default]
+    Fifo,
+    /// The least-worn invalid zone (as the NAND counts its erases): a worn zone rests in the
+    /// queue while others take the erases (chosen: a reset policy that weighs wear, the future
+    /// work ReZNS and Preemptive Zone Reset both leave open).
+    LeastWorn,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ZonePool {
-    free: VecDeque<u32>,
     invalid: VecDeque<Invalid>,
-    allocated: u32,
     total: u32,
     t_free: u32,
     s2_erases: S2Erases,
     wp_optimisation: bool,
+    order: InvalidOrder,
     rows_per_zone: u32,
     units_per_row: u64,
     state: PoolState,
@@ -72,6 +86,7 @@ pub struct ZonePool {
 }
 
 impl ZonePool {
+    /// For `total` physical zones, all free at first.
     pub fn new(
         total: u32,
         t_free: u32,
@@ -83,13 +98,12 @@ impl ZonePool {
         let mut samples = sampling.step_series();
         samples.record(Instant::ZERO, (total, 0, 0));
         ZonePool {
-            free: (0..total).collect(),
             invalid: VecDeque::new(),
-            allocated: 0,
             total,
             t_free,
             s2_erases: S2Erases::default(),
             wp_optimisation,
+            order: InvalidOrder::default(),
             rows_per_zone,
             units_per_row,
             state: PoolState::S0,
@@ -108,9 +122,12 @@ impl ZonePool {
         self
     }
 
-    pub fn free_zones(&self) -> u32 {
-        self.free.len() as u32
+    /// The pool erasing invalid zones in `order`.
+    pub fn with_order(mut self, order: InvalidOrder) -> Self {
+        self.order = order;
+        self
     }
+
     pub fn invalid_zones(&self) -> u32 {
         self.invalid.len() as u32
     }
@@ -118,25 +135,26 @@ impl ZonePool {
         self.state
     }
 
-    /// A pool read from a state file describes `zones` physical zones, each in exactly one of
-    /// the allocated, invalid and free sets, with rows in range.
+    /// The zones waiting to be erased.
+    pub fn invalid(&self) -> impl Iterator<Item = u32> + '_ {
+        self.invalid.iter().map(|i| i.zone)
+    }
+
+    /// A pool read from a state file describes `zones` physical zones, rows in range.
     pub fn check_restored(&self, zones: u32) -> Result<(), String> {
-        let mut seen = vec![false; zones as usize];
-        let mut mark = |z: u32| -> Result<(), String> {
-            match seen.get_mut(z as usize) {
-                Some(s) if !*s => {
-                    *s = true;
-                    Ok(())
-                }
-                Some(_) => Err(format!("zone pool: physical zone {z} is queued twice")),
-                None => Err(format!("zone pool: physical zone {z} does not exist")),
-            }
-        };
-        for &z in &self.free {
-            mark(z)?;
+        if self.total != zones {
+            return Err(format!(
+                "zone pool: state for {} zones, the device has {zones}",
+                self.total
+            ));
         }
         for i in &self.invalid {
-            mark(i.zone)?;
+            if i.zone >= zones {
+                return Err(format!(
+                    "zone pool: physical zone {} does not exist",
+                    i.zone
+                ));
+            }
             if i.next_row >= i.end_row || i.end_row > self.rows_per_zone {
                 return Err(format!(
                     "zone pool: invalid zone {} has rows out of range",
@@ -144,53 +162,46 @@ impl ZonePool {
                 ));
             }
         }
-        let queued = self.free.len() as u64 + self.invalid.len() as u64;
-        if self.total != zones || queued + self.allocated as u64 != zones as u64 {
-            return Err(format!(
-                "zone pool: {} free + {} invalid + {} allocated is not the device's {zones} zones",
-                self.free.len(),
-                self.invalid.len(),
-                self.allocated
-            ));
-        }
         Ok(())
     }
 
-    fn check(&self) {
-        assert_eq!(
-            self.allocated as usize + self.invalid.len() + self.free.len(),
-            self.total as usize,
-            "Z_total = Z_alloc + Z_invalid + Z_free"
-        );
-    }
-
     /// Moves to `state` at `now`, accounting the time spent in the old one.
-    pub fn set_state(&mut self, now: Instant, state: PoolState) {
+    pub fn set_state(&mut self, now: Instant, state: PoolState, free: u32) {
         let since = self.state_since.min(now);
         self.time_in_state[self.state as usize] += now - since;
         self.state_since = now.max(self.state_since);
         self.state = state;
-        self.sample(now);
+        self.sample(now, free);
     }
 
-    fn sample(&mut self, now: Instant) {
-        let point = (self.free_zones(), self.invalid_zones(), self.state as u8);
+    /// Records Z_free and Z_invalid if they changed; `free` is the placement's count.
+    pub fn sample(&mut self, now: Instant, free: u32) {
+        debug_assert!(
+            free + self.invalid_zones() <= self.total,
+            "Z_free + Z_invalid <= Z_total"
+        );
+        let point = (free, self.invalid_zones(), self.state as u8);
         if self.samples.last() != Some(point) {
             self.samples.record(now, point);
         }
     }
 
-    /// The host reset the logical zone on physical zone `zone`.
-    pub fn invalidate(&mut self, now: Instant, zone: u32, programmed_units: u64) {
+    /// Physical zone `zone`, with `programmed_units` programmed, holds nothing live. Returns
+    /// whether it is free at once (nothing to erase).
+    pub fn invalidate(
+        &mut self,
+        now: Instant,
+        zone: u32,
+        programmed_units: u64,
+        free: u32,
+    ) -> bool {
         let end_row = if self.wp_optimisation {
             programmed_units.div_ceil(self.units_per_row) as u32
         } else {
             self.rows_per_zone
         };
-        self.allocated -= 1;
-        if end_row == 0 {
-            // Nothing was programmed: nothing to erase.
-            self.free.push_back(zone);
+        let freed = end_row == 0;
+        if freed {
             self.zones_freed += 1;
         } else {
             self.invalid.push_back(Invalid {
@@ -200,14 +211,14 @@ impl ZonePool {
                 end_row,
             });
         }
-        self.check();
-        self.sample(now);
+        self.sample(now, free + freed as u32);
+        freed
     }
 
     fn order(
         &self,
         head: &Invalid,
-        rows: std::ops::Range<u32>,
+        rows: Range<u32>,
         frees_zone: bool,
         kind: EraseKind,
     ) -> EraseOrder {
@@ -220,71 +231,73 @@ impl ZonePool {
         }
     }
 
+    /// Under [`InvalidOrder::LeastWorn`], brings the least-worn zone not yet started to the head
+    /// (a zone whose rows are partly erased stays there).
+    fn choose_head(&mut self, wear: &WearView) {
+        if self.order == InvalidOrder::Fifo || self.invalid.front().is_none_or(|h| h.next_row > 0) {
+            return;
+        }
+        let best = self
+            .invalid
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, i)| (wear.zone_erases(i.zone), i.zone))
+            .map(|(k, _)| k);
+        if let Some(k) = best.filter(|&k| k > 0) {
+            let chosen = self.invalid.remove(k).expect("an index from the queue");
+            self.invalid.push_front(chosen);
+        }
+    }
+
     /// Full Zone Erases, head of the invalid queue first, until Z_free > T_free (or nothing is
-    /// left to erase), or only the first under [`S2Erases::OnePerAllocation`].
-    pub fn full_erases_for_allocation(&mut self, now: Instant) -> Vec<EraseOrder> {
+    /// left to erase), or only the first under [`S2Erases::OnePerAllocation`]. Every order frees
+    /// its zone. The pool enters S2 if there are any; [`ZonePool::end_blocking`] leaves it.
+    pub fn full_erases_for_allocation(
+        &mut self,
+        now: Instant,
+        mut free: u32,
+        wear: &WearView,
+    ) -> Vec<EraseOrder> {
         let mut orders = Vec::new();
-        while self.free.len() as u32 <= self.t_free {
+        while free <= self.t_free {
+            self.choose_head(wear);
             let Some(head) = self.invalid.pop_front() else {
                 break;
             };
             orders.push(self.order(&head, head.next_row..head.end_row, true, EraseKind::Full));
-            self.free.push_back(head.zone);
+            free += 1;
             self.full_erases += 1;
             self.zones_freed += 1;
             if self.s2_erases == S2Erases::OnePerAllocation {
                 break;
             }
         }
-        self.check();
-        self.sample(now);
+        self.sample(now, free);
+        if !orders.is_empty() {
+            self.set_state(now, PoolState::S2, free);
+        }
         orders
     }
 
-    /// A free zone for a logical zone that needs one, after the Full Zone Erases it takes (the
-    /// pool enters S2 if there are any; [`ZonePool::end_blocking`] leaves it).
-    pub fn allocate(&mut self, now: Instant, need_units: u64) -> Allocation {
-        let erase_first = self.full_erases_for_allocation(now);
-        if !erase_first.is_empty() {
-            self.set_state(now, PoolState::S2);
-        }
-        Allocation {
-            zone: self.take_free(now),
-            start_unit: 0,
-            units: need_units,
-            erase_first,
-        }
-    }
-
-    /// The blocking erases of the last allocation end at `done_ns`: S2 is over (to S0; callers
+    /// The blocking erases of the last allocation end at `done`: S2 is over (to S0; callers
     /// with more states settle from there). Returns whether S2 was on.
-    pub fn end_blocking(&mut self, done: Instant) -> bool {
+    pub fn end_blocking(&mut self, done: Instant, free: u32) -> bool {
         let in_s2 = self.state == PoolState::S2;
         if in_s2 {
-            self.set_state(done, PoolState::S0);
+            self.set_state(done, PoolState::S0, free);
         }
         in_s2
     }
 
-    /// Takes the zone at the head of the free queue.
-    pub fn take_free(&mut self, now: Instant) -> u32 {
-        let zone = self
-            .free
-            .pop_front()
-            .expect("a free zone: Z_alloc < Z_total whenever a logical zone is unmapped");
-        self.allocated += 1;
-        self.check();
-        self.sample(now);
-        zone
-    }
-
-    /// The head invalid zone, if any.
-    pub fn head_invalid_zone(&self) -> Option<u32> {
+    /// The head invalid zone, once chosen.
+    pub fn head_invalid_zone(&mut self, wear: &WearView) -> Option<u32> {
+        self.choose_head(wear);
         self.invalid.front().map(|i| i.zone)
     }
 
-    /// One row of the head invalid zone (a Partial Zone Erase step).
-    pub fn partial_step(&mut self, now: Instant) -> Option<EraseOrder> {
+    /// One row of the head invalid zone (a Partial Zone Erase step); the order frees the zone
+    /// with its last row.
+    pub fn partial_step(&mut self, now: Instant, free: u32) -> Option<EraseOrder> {
         let head = self.invalid.front_mut()?;
         let row = head.next_row;
         head.next_row += 1;
@@ -294,15 +307,13 @@ impl ZonePool {
         self.partial_erases += 1;
         if done {
             self.invalid.pop_front();
-            self.free.push_back(head.zone);
             self.zones_freed += 1;
         }
-        self.check();
-        self.sample(now);
+        self.sample(now, free + done as u32);
         Some(order)
     }
 
-    pub fn report(&self, now: Instant) -> PoolReport {
+    pub fn report(&self, now: Instant, free: u32) -> PoolReport {
         let mut time = self.time_in_state;
         time[self.state as usize] += now.since(self.state_since);
         PoolReport {
@@ -312,7 +323,7 @@ impl ZonePool {
             partial_zone_erases: self.partial_erases,
             full_zone_erases: self.full_erases,
             zones_freed: self.zones_freed,
-            free_zones: self.free_zones(),
+            free_zones: free,
             invalid_zones: self.invalid_zones(),
             series_interval_ns: self.samples.interval().ns(),
             samples: self

@@ -9,8 +9,8 @@
 //!   Rzone with the most remaining capacity is used before a fresh zone; the logical zone takes only
 //!   what it still needs, rounded up to whole erase rows, so the rest of the Rzone stays on the
 //!   spare-list (rows keep two writers of one physical zone out of each other's blocks).
-//! - A written piece is erased only when nothing maps to it any more and its zone is no longer
-//!   on the spare-list; erase time and energy are charged then.
+//! - A written piece dies only when nothing maps to it any more and its zone is no longer on the
+//!   spare-list; the erase scheduler erases it (ReZNS: at once, the `at_reset` scheduler).
 //! - The zombie-zone daemon runs every `zombie_scan_period`: an active zone the host has not
 //!   written for `zombie_idle` gives its unwritten remainder to the spare-list. The zone keeps its
 //!   data, its write pointer and its state (the host sees nothing); a partial unit waiting in the
@@ -19,19 +19,17 @@
 //!   the host writes the zone again, it fills that unit, then gets new space like any zone that
 //!   outgrew its piece, so nothing is lost or misread.
 //! - ReGC: when the spare-list holds more than `regc_fraction` of all zones, the Rzone with the
-//!   *least* remaining capacity (the least useful) is released: erased at once in the background
-//!   if nothing maps to it, otherwise erased when its last piece is released.
+//!   *least* remaining capacity (the least useful) is released: dead at once if nothing maps to
+//!   it, otherwise when its last piece is released.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    Allocation, EraseKind, EraseOrder, FirmwareReport, ResetDecision, ResetPolicy, ResetView,
-    TimerDecision, ZombieCandidate,
-};
+use super::{Grant, Placement, Reclaimed};
 use crate::device::report::renewable::{RenewableReport, SpareSample};
+use crate::firmware::{Dead, DeathCause, ResetView, WearView, ZombieCandidate};
 use crate::metrics::series::{Sampling, StepSeries};
 use crate::time::{Duration, Instant};
 
@@ -46,9 +44,19 @@ pub struct RenewableSettings {
     pub zombie_scan_period: Duration,
     /// An active zone unwritten for this long is a zombie.
     pub zombie_idle: Duration,
-    /// Erase every block of a zone (ReZNS's NVMeVirt erases at zone granularity), or only the
-    /// programmed ones.
-    pub erase_all_blocks: bool,
+}
+
+impl Default for RenewableSettings {
+    /// The paper's 25% threshold, ReGC at half the zones and one-hour zombie idle time (Lee et
+    /// al., ReZNS, Appl. Sci. 2024, section 3); the one-hour scan period is chosen.
+    fn default() -> Self {
+        RenewableSettings {
+            threshold: 0.25,
+            regc_fraction: 0.5,
+            zombie_scan_period: Duration::from_secs(3_600),
+            zombie_idle: Duration::from_secs(3_600),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,6 +68,8 @@ struct Phys {
     spare: bool,
     /// In the free queue (erased, nothing handed out).
     free: bool,
+    /// Nothing maps to it and it is not spare: it waits for the erase scheduler.
+    dead: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -121,10 +131,10 @@ impl Renewable {
             .phys
             .iter()
             .enumerate()
-            .find(|(_, p)| p.next > cap_units)
+            .find(|(_, p)| p.next > cap_units || (p.dead && (p.free || p.spare || p.live > 0)))
         {
             return Err(format!(
-                "renewable: physical zone {z} hands out unit {} past its capacity",
+                "renewable: physical zone {z} hands out unit {} past its capacity, or is dead and in use",
                 p.next
             ));
         }
@@ -167,23 +177,22 @@ impl Renewable {
         }
     }
 
-    fn erase(&mut self, zone: u32) -> EraseOrder {
+    /// Nothing maps to `zone` and it is not spare: it dies, for the erase scheduler.
+    fn kill(&mut self, zone: u32, cause: DeathCause) -> Dead {
         let p = &mut self.phys[zone as usize];
-        let order = EraseOrder {
+        assert_eq!(p.live, 0, "zone {zone} dies while mapped");
+        let dead = Dead {
             zone,
-            rows: 0..self.rows_per_zone,
-            programmed_only: (!self.settings.erase_all_blocks).then_some(p.next),
-            frees_zone: true,
-            kind: EraseKind::Full,
+            units: p.next,
+            cause,
         };
-        assert_eq!(p.live, 0, "zone {zone} erased while mapped");
         *p = Phys {
-            free: true,
+            dead: true,
+            next: self.cap_units,
             ..Phys::default()
         };
-        self.free.push_back(zone);
         self.report.zones_erased += 1;
-        order
+        dead
     }
 
     fn put_spare(&mut self, zone: u32) {
@@ -203,8 +212,8 @@ impl Renewable {
     }
 
     /// ReGC: while the spare-list is too long, release the Rzone with the least remaining
-    /// capacity. Returns the erases that can run now.
-    fn regc(&mut self) -> Vec<EraseOrder> {
+    /// capacity. Returns the zones that die now.
+    fn regc(&mut self) -> Vec<Dead> {
         let limit = (self.settings.regc_fraction * self.phys.len() as f64) as usize;
         let mut orders = Vec::new();
         while self.spare.len() > limit {
@@ -212,7 +221,7 @@ impl Renewable {
             self.take_spare(zone);
             self.report.regc_releases += 1;
             if self.phys[zone as usize].live == 0 {
-                orders.push(self.erase(zone));
+                orders.push(self.kill(zone, DeathCause::Released));
             }
         }
         orders
@@ -225,12 +234,8 @@ impl Renewable {
     }
 }
 
-impl ResetPolicy for Renewable {
-    fn name(&self) -> &'static str {
-        "renewable"
-    }
-
-    fn on_host_reset(&mut self, now: Instant, zone: &ResetView) -> ResetDecision {
+impl Placement for Renewable {
+    fn release(&mut self, now: Instant, zone: &ResetView) -> Vec<Dead> {
         self.report.host_resets += 1;
         *self
             .report
@@ -246,34 +251,40 @@ impl ResetPolicy for Renewable {
         if last.reserved_end_unit == p.next && !p.spare {
             self.phys[last.zone as usize].next = last.end_unit;
         }
-        let mut background = Vec::new();
+        let mut dead = Vec::new();
         if self.worth_keeping(last.zone) {
             self.report.rzone_resets += 1;
             self.put_spare(last.zone);
-            background = self.regc();
+            dead = self.regc();
         } else {
             self.report.nzone_resets += 1;
         }
         // Every zone the logical zone touched that nothing maps to any more, and that is not an
-        // Rzone, is erased now, as the baseline reset would.
-        let mut erase_now = Vec::new();
+        // Rzone, dies now, as the baseline reset would erase it.
         let mut touched: Vec<u32> = zone.pieces.iter().map(|p| p.zone).collect();
         touched.sort_unstable();
         touched.dedup();
         for z in touched {
             let p = self.phys[z as usize];
-            if p.live == 0 && !p.spare && !p.free {
-                erase_now.push(self.erase(z));
+            if p.live == 0 && !p.spare && !p.free && !p.dead {
+                dead.push(self.kill(z, DeathCause::HostReset));
             }
         }
         self.sample(now);
-        ResetDecision::Unlink {
-            erase_now,
-            erase_background: background,
-        }
+        dead
     }
 
-    fn allocate(&mut self, now: Instant, need_units: u64) -> Allocation {
+    fn erased(&mut self, zone: u32) {
+        let p = &mut self.phys[zone as usize];
+        assert!(p.dead, "zone {zone} erased while not dead");
+        *p = Phys {
+            free: true,
+            ..Phys::default()
+        };
+        self.free.push_back(zone);
+    }
+
+    fn allocate(&mut self, now: Instant, need_units: u64, _wear: &WearView) -> Grant {
         let (zone, recycled) = match self.spare.first() {
             Some(&(Reverse(_), zone)) => {
                 self.take_spare(zone);
@@ -304,11 +315,10 @@ impl ResetPolicy for Renewable {
             self.put_spare(zone);
         }
         self.sample(now);
-        Allocation {
+        Grant {
             zone,
             start_unit: start,
             units,
-            erase_first: Vec::new(),
         }
     }
 
@@ -316,32 +326,39 @@ impl ResetPolicy for Renewable {
         true
     }
 
-    fn has_space(&self) -> bool {
-        !self.spare.is_empty() || !self.free.is_empty() || self.last_resort().is_some()
+    fn free_zones(&self) -> u32 {
+        self.free.len() as u32
+    }
+
+    fn needs_free_zone(&self) -> bool {
+        self.spare.is_empty()
+    }
+
+    fn has_space_without_free(&self) -> bool {
+        !self.spare.is_empty() || self.last_resort().is_some()
     }
 
     fn compacted(&mut self, zone: u32, packed_units: u64) {
         let p = &mut self.phys[zone as usize];
-        assert!(!p.spare && !p.free, "only pinned zones are compacted");
+        assert!(
+            !p.spare && !p.free && !p.dead,
+            "only pinned zones are compacted"
+        );
         p.next = packed_units;
         self.report.compactions += 1;
         self.put_spare(zone);
     }
 
-    fn has_background_work(&self) -> bool {
-        !self.settings.zombie_scan_period.is_zero()
-    }
-
     fn next_timer(&self) -> Option<Instant> {
-        self.has_background_work().then_some(self.next_scan)
+        (!self.settings.zombie_scan_period.is_zero()).then_some(self.next_scan)
     }
 
-    fn on_timer(&mut self, now: Instant, open: &[ZombieCandidate]) -> TimerDecision {
+    fn on_timer(&mut self, now: Instant, open: &[ZombieCandidate]) -> Reclaimed {
         let period = self.settings.zombie_scan_period;
         while self.next_scan <= now {
             self.next_scan += period;
         }
-        let mut decision = TimerDecision::default();
+        let mut reclaimed = Reclaimed::default();
         for c in open {
             if now.since(c.idle_since) < self.settings.zombie_idle {
                 continue;
@@ -356,15 +373,15 @@ impl ResetPolicy for Renewable {
             if self.remaining(c.piece.zone) > 0 {
                 self.put_spare(c.piece.zone);
             }
-            decision.reclaimed.push(c.logical_zone);
+            reclaimed.zones.push(c.logical_zone);
             self.report.zombie_reclaims += 1;
         }
-        decision.erase_background = self.regc();
+        reclaimed.dead = self.regc();
         self.sample(now);
-        decision
+        reclaimed
     }
 
-    fn report(&self, _now: Instant) -> Option<FirmwareReport> {
+    fn report(&self, _now: Instant) -> Option<RenewableReport> {
         let mut r = self.report.clone();
         r.spare_samples = self
             .spare_samples
@@ -378,10 +395,10 @@ impl ResetPolicy for Renewable {
             .iter()
             .map(|&(Reverse(left), z)| (z, left))
             .collect();
-        Some(FirmwareReport::Renewable(r))
+        Some(r)
     }
 
-    fn save(&self) -> super::PolicyState {
-        super::PolicyState::Renewable(self.clone())
+    fn free_list(&self) -> Vec<u32> {
+        self.free.iter().copied().collect()
     }
 }
