@@ -121,6 +121,7 @@ fn base(field: &str) -> (String, Vec<String>) {
             with("[device.timing.erase_suspend]\nsuspend_ns = 1\nresume_ns = 1\n")
         }
         "precondition" => CONV.to_string(),
+        "layer" if field == "layer.drives" => with("[layer]\nkind = \"array\"\ndrives = 2\n"),
         "layer" if STATIC_FIELDS.iter().any(|f| field == format!("layer.{f}")) => {
             with("[layer]\nkind = \"static\"\n")
         }
@@ -311,6 +312,11 @@ fn tables() -> Vec<(String, String, Vec<String>)> {
     );
     add("layer", &zns_with("[layer]\nkind = \"static\"\n"), &[]);
     add("layer", EZNS, &[]);
+    add(
+        "layer",
+        &zns_with("[layer]\nkind = \"array\"\ndrives = 2\n"),
+        &[],
+    );
     add(
         "replay[0]",
         &zns_with("[[replay]]\ntrace = \"t.csv\"\n"),

@@ -139,7 +139,7 @@ impl FaultsConfig {
         if layer && zoned_faults {
             return Err(ConfigError::field(
                 "faults",
-                "faults put the device's own zones in Read Only or Offline; they do not combine with a [layer]",
+                "faults put the device's own zones in Read Only or Offline; they do not combine with a static or eZNS [layer]",
             ));
         }
         self.validate_zones(info, zone_count)?;
@@ -175,7 +175,7 @@ impl FaultsConfig {
             if layer {
                 return Err(ConfigError::field(
                     field("die"),
-                    "slows a die of the device itself; it does not combine with a [layer]",
+                    "slows a die of the device itself; it does not combine with a static or eZNS [layer]",
                 ));
             }
             if f.die >= dies {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
 use crate::host::LayerSpec;
+use crate::host::array::ArraySpec;
 use crate::host::elastic::sched::admission::AdmissionParams;
 use crate::host::elastic::sched::read_cc::CcParams;
 use crate::host::elastic::{ElasticSpec, EwmaSample, Hal, SchedSpec};
@@ -37,7 +38,17 @@ pub enum LayerConfig {
     },
     /// eZNS (OSDI'23): elastic v-zones, zone ballooning, the hierarchical I/O scheduler.
     Ezns(Box<EznsConfig>),
+    /// Several drives of the `[device]` under one host, RAID-0 of zones: logical zone k is
+    /// zone k of every drive, `stripe_size` bytes on one before the next.
+    Array {
+        drives: u32,
+        #[serde(default = "kib64")]
+        stripe_size: Bytes,
+    },
 }
+
+/// Drives in an array at most (chosen: a large server's NVMe bays).
+pub const MAX_DRIVES: u32 = 64;
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -162,6 +173,9 @@ fn kib16() -> Bytes {
 fn kib32() -> Bytes {
     Bytes(32 << 10)
 }
+fn kib64() -> Bytes {
+    Bytes(64 << 10)
+}
 fn kib128() -> Bytes {
     Bytes(128 << 10)
 }
@@ -215,8 +229,42 @@ impl LayerConfig {
                 *max_active,
             ),
             LayerConfig::Ezns(e) => e.validate(device).map(LayerSpec::Elastic),
+            LayerConfig::Array {
+                drives,
+                stripe_size,
+            } => validate_array(device, *drives, stripe_size.0),
         }
     }
+}
+
+fn validate_array(device: &ZnsSpec, drives: u32, stripe: u64) -> Result<LayerSpec, ConfigError> {
+    if !(1..=MAX_DRIVES).contains(&drives) {
+        return Err(err(
+            "drives",
+            format!("{drives} must be between 1 and {MAX_DRIVES}"),
+        ));
+    }
+    let lba = device.zones.lba_size_bytes;
+    if stripe == 0 || !stripe.is_multiple_of(lba) || stripe > device.zones.zone_capacity_bytes {
+        return Err(err(
+            "stripe_size",
+            format!(
+                "{stripe} must be a positive multiple of the LBA size {lba}, at most the zone capacity"
+            ),
+        ));
+    }
+    let spec = ArraySpec {
+        drives,
+        stripe_lbas: stripe / lba,
+    };
+    let zone_lbas = spec.info(&device.info()).zoned().map(|z| z.zone_size_lbas);
+    if zone_lbas.is_none_or(|z| z.checked_mul(device.zones.zone_count as u64).is_none()) {
+        return Err(err(
+            "drives",
+            format!("{drives} drives make the namespace too large"),
+        ));
+    }
+    Ok(LayerSpec::Array(spec))
 }
 
 fn validate_static(

@@ -542,8 +542,15 @@ impl ExperimentConfig {
                 format!("{} must be at most {}", self.seed, i64::MAX),
             ));
         }
+        // An array's dies count across its drives, and its zones take faults on every drive;
+        // the other layers hide the device's zones and dies.
         let dies = device.nand().geometry.dies();
-        self.faults.validate(&info, dies, layer.is_some())?;
+        let (dies, hides_device) = match &layer {
+            Some(crate::host::LayerSpec::Array(a)) => (dies * a.drives, false),
+            Some(_) => (dies, true),
+            None => (dies, false),
+        };
+        self.faults.validate(&info, dies, hides_device)?;
         if !(1..=4096).contains(&self.host.cores) {
             return Err(ConfigError::field(
                 "host.cores",

@@ -177,18 +177,31 @@ fn build_model(experiment: &Experiment) -> Box<dyn DeviceModel> {
     match (&experiment.device, &experiment.layer) {
         (DeviceSpec::Zns(_), None) => Box::new(build_zns(experiment)),
         (DeviceSpec::Zns(spec), Some(layer)) => {
-            let device = Device::build(
-                spec,
-                &experiment.firmware,
-                experiment.retain_data,
-                experiment.sampling(),
-            );
+            let make = || {
+                Device::build(
+                    spec,
+                    &experiment.firmware,
+                    experiment.retain_data,
+                    experiment.sampling(),
+                )
+            };
             let plan: Vec<(u32, Vec<(u32, u64)>)> = experiment
                 .prefill_namespaces
                 .iter()
                 .map(|&ns| (ns, experiment.prefill.zones.clone()))
                 .collect();
-            layer.build(device, &plan, experiment.sampling())
+            let mut device = layer.build(make, &plan, experiment.sampling());
+            for (zones, state) in [
+                (&experiment.read_only_zones, ZoneState::ReadOnly),
+                (&experiment.offline_zones, ZoneState::Offline),
+            ] {
+                for &z in zones {
+                    device
+                        .inject_fault(z, state)
+                        .expect("config lets only an array, which takes them, have zone faults");
+                }
+            }
+            device
         }
         (DeviceSpec::Conventional(spec), _) => {
             let mut ftl = Ftl::new(spec, experiment.retain_data, experiment.sampling());

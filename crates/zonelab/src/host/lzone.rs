@@ -105,6 +105,12 @@ impl LogicalZones {
         z.state = new;
     }
 
+    /// A fault took `zone` into `state` (Read Only or Offline): it keeps its data and write
+    /// pointer but takes no more writes or state changes.
+    pub fn force(&mut self, zone: u32, state: ZoneState) {
+        self.set_state(zone, state);
+    }
+
     fn check_range(&self, slba: u64, nlb: u64) -> Result<(), Status> {
         if nlb == 0 {
             return Err(Status::InvalidField);

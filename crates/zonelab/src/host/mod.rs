@@ -7,6 +7,7 @@
 //! scheduler ([`elastic`]); each wraps the ZNS device and implements
 //! [`crate::device::DeviceModel`], so every front end drives it as a device.
 
+pub mod array;
 pub mod elastic;
 pub mod fs;
 pub mod kv;
@@ -21,6 +22,7 @@ use std::task::Poll;
 use crate::device::{DeviceInfo, DeviceModel};
 use crate::metrics::series::Sampling;
 use crate::zns::{Device, ZnsSpec};
+use array::ArraySpec;
 use elastic::{Elastic, ElasticSpec};
 use striped::{StaticSpec, StaticZones};
 
@@ -29,6 +31,8 @@ use striped::{StaticSpec, StaticZones};
 pub enum LayerSpec {
     Static(StaticSpec),
     Elastic(ElasticSpec),
+    /// Several drives of the device, RAID-0 of zones.
+    Array(ArraySpec),
 }
 
 impl LayerSpec {
@@ -37,26 +41,29 @@ impl LayerSpec {
         match self {
             LayerSpec::Static(s) => s.info(device),
             LayerSpec::Elastic(e) => e.info(device),
+            LayerSpec::Array(a) => a.info(&device.info()),
         }
     }
 
-    /// The layer over `dev`, set up with `prefill`: per namespace, (zone, LBAs) in order.
+    /// The layer over the device `make` builds (once per drive of an array), set up with
+    /// `prefill`: per namespace, (zone, LBAs) in order.
     pub fn build(
         &self,
-        dev: Device,
+        mut make: impl FnMut() -> Device,
         prefill: &[(u32, Vec<(u32, u64)>)],
         sampling: Sampling,
     ) -> Box<dyn DeviceModel> {
         match self {
+            LayerSpec::Array(a) => Box::new(array::build(a, make, prefill)),
             LayerSpec::Static(s) => {
-                let mut layer = StaticZones::new(dev, s);
+                let mut layer = StaticZones::new(make(), s);
                 for (_, plan) in prefill {
                     layer.prefill(plan);
                 }
                 Box::new(layer)
             }
             LayerSpec::Elastic(e) => {
-                let mut layer = Elastic::new(dev, e, sampling);
+                let mut layer = Elastic::new(make(), e, sampling);
                 for (ns, plan) in prefill {
                     layer.prefill(*ns, plan);
                 }

@@ -218,6 +218,6 @@ fn faults_that_cannot_work_are_refused_naming_the_field() {
     );
     refused(
         "[layer]\nkind = \"static\"\nzones_per_logical = 4\nstripe_width = 2\nstripe_size = \"8KiB\"\n[[faults.zones]]\nat = \"1ms\"\nzone = 1\nstate = \"offline\"\n",
-        "do not combine with a [layer]",
+        "do not combine with a static or eZNS [layer]",
     );
 }

@@ -1,0 +1,542 @@
+//! A set of drives under one host: RAID-0 of zones. Logical zone `k` is zone `k` of every drive,
+//! striped `stripe` LBAs at a time across them ([`Stripe`]: stripe `s` of the logical zone goes
+//! to drive `s % drives`), so a logical zone holds `drives` times a drive zone's capacity (whole
+//! stripes) and a zone-sequential host write becomes one sequential write per drive it touches.
+//! Zone management reaches every drive's zone; a read is split per stripe. The drives are any
+//! zoned [`DeviceModel`]s of one shape (the ZNS device, another layer, an array), each with its
+//! own NAND and firmware, so one drive's erases hold up only the stripes on it.
+//!
+//! Chosen where no source says: no parity, no rebuild; a command fails as soon as one drive
+//! refuses its part (parts already sent to other drives stay done, as on a RAID-0 of real
+//! drives); die `d` of the array is die `d % dies_per_drive` of drive `d / dies_per_drive`.
+
+use crate::device::{
+    Accepted, Command, Completed, Data, DeviceInfo, DeviceModel, DeviceReport, Op, ReportFilter,
+    Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, ZonedInfo,
+};
+use crate::host::lzone::{Effect, LogicalZones};
+use crate::host::stripe::Stripe;
+use crate::host::striped::gather;
+use crate::nand::DieSet;
+use crate::time::{Duration, Instant};
+
+/// A validated drive array: how many drives, how many LBAs go to one before the next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArraySpec {
+    pub drives: u32,
+    pub stripe_lbas: u64,
+}
+
+impl ArraySpec {
+    /// LBAs of one drive zone a logical zone uses: whole stripes.
+    pub fn usable_lbas(&self, drive: &ZonedInfo) -> u64 {
+        drive.zone_capacity_lbas / self.stripe_lbas * self.stripe_lbas
+    }
+
+    /// What the array presents over drives that each present `drive`.
+    pub fn info(&self, drive: &DeviceInfo) -> DeviceInfo {
+        let z = drive
+            .zoned()
+            .expect("the config refuses an array of conventional drives");
+        let cap = self.usable_lbas(z) * self.drives as u64;
+        let size = cap.next_power_of_two();
+        DeviceInfo {
+            name: format!("{} drives of {}", self.drives, drive.name),
+            lba_size_bytes: drive.lba_size_bytes,
+            namespace_lbas: size * z.zone_count as u64,
+            namespaces: 1,
+            zoned: Some(ZonedInfo {
+                zone_size_lbas: size,
+                zone_capacity_lbas: cap,
+                zone_count: z.zone_count,
+                // A logical zone holds one zone per drive, each opened by a write and closed by
+                // the drive when it must: the active limit binds, so open = active.
+                max_open_zones: z.max_active_zones,
+                max_active_zones: z.max_active_zones,
+                zone_append_size_limit_lbas: None,
+            }),
+        }
+    }
+
+    /// The prefill of each drive for `plan` (logical zone, LBAs written), and the drive zones
+    /// to finish after it (filled up to their last whole stripe).
+    pub fn drive_plans(&self, drive: &ZonedInfo, plan: &[(u32, u64)]) -> Vec<DrivePrefill> {
+        let stripe = Stripe::new(self.drives, self.stripe_lbas);
+        let full = self.usable_lbas(drive) * self.drives as u64;
+        (0..self.drives)
+            .map(|i| {
+                let mut p = DrivePrefill::default();
+                for &(zone, lbas) in plan {
+                    let on = stripe.on_zone(i, lbas);
+                    if on > 0 {
+                        p.zones.push((zone, on));
+                    }
+                    if lbas == full && on < drive.zone_capacity_lbas {
+                        p.finish.push(zone);
+                    }
+                }
+                p
+            })
+            .collect()
+    }
+}
+
+/// One drive's part of a prefill.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DrivePrefill {
+    pub zones: Vec<(u32, u64)>,
+    pub finish: Vec<u32>,
+}
+
+pub struct DriveArray {
+    drives: Vec<Box<dyn DeviceModel>>,
+    info: DeviceInfo,
+    lz: LogicalZones,
+    stripe: Stripe,
+    /// A drive zone's size and the LBAs of it a logical zone uses.
+    drive_zone_lbas: u64,
+    usable: u64,
+    drive_cap: u64,
+    lba_bytes: u64,
+    dies_per_drive: u32,
+    scratch: Vec<u8>,
+    late: Vec<Completed>,
+}
+
+impl DriveArray {
+    /// `drives` (zoned, all of one shape), `dies_per_drive` dies each; their zones as `plan`
+    /// left them (logical zone, LBAs written, as [`ArraySpec::drive_plans`] split it).
+    pub fn new(
+        drives: Vec<Box<dyn DeviceModel>>,
+        spec: &ArraySpec,
+        dies_per_drive: u32,
+        plan: &[(u32, u64)],
+    ) -> Self {
+        assert_eq!(drives.len(), spec.drives as usize, "one model per drive");
+        let first = drives[0].info().clone();
+        assert!(
+            drives.iter().all(|d| d.info() == &first),
+            "the drives of an array are of one shape"
+        );
+        let dz = first.zoned().expect("zoned drives").clone();
+        let info = spec.info(&first);
+        let z = info.zoned().expect("zoned").clone();
+        let mut lz = LogicalZones::new(
+            z.zone_count,
+            z.zone_size_lbas,
+            z.zone_capacity_lbas,
+            z.max_active_zones.unwrap_or(z.zone_count),
+        );
+        for &(zone, lbas) in plan {
+            lz.prefill(zone, lbas);
+        }
+        let array = DriveArray {
+            stripe: Stripe::new(spec.drives, spec.stripe_lbas),
+            drive_zone_lbas: dz.zone_size_lbas,
+            usable: spec.usable_lbas(&dz),
+            drive_cap: dz.zone_capacity_lbas,
+            lba_bytes: first.lba_size_bytes,
+            dies_per_drive,
+            scratch: Vec::new(),
+            late: Vec::new(),
+            drives,
+            info,
+            lz,
+        };
+        array.check_invariants();
+        array
+    }
+
+    pub fn drives(&self) -> &[Box<dyn DeviceModel>] {
+        &self.drives
+    }
+
+    fn drive_lba(&self, zone: u32, offset: u64) -> u64 {
+        zone as u64 * self.drive_zone_lbas + offset
+    }
+
+    fn read(
+        &mut self,
+        now: Instant,
+        zone: u32,
+        offset: u64,
+        nlb: u64,
+        mut buf: Option<&mut [u8]>,
+    ) -> Result<(Instant, Duration), Status> {
+        let (mut done, mut wait) = (now, Duration::ZERO);
+        // Only written LBAs are on the drives (past them a drive zone's LBAs may be the next
+        // logical zone's, beyond the last whole stripe); the rest reads as zeros.
+        let written = self.lz.data(zone).clamp(offset, offset + nlb);
+        if let Some(b) = buf.as_deref_mut() {
+            b[((written - offset) * self.lba_bytes) as usize..].fill(0);
+        }
+        let chunks: Vec<_> = self.stripe.chunks(offset, written).collect();
+        for c in chunks {
+            let mut cmd = Command::read(self.drive_lba(zone, c.offset), c.len);
+            if let Some(b) = buf.as_deref_mut() {
+                let at = ((c.logical - offset) * self.lba_bytes) as usize;
+                cmd = cmd.with_data(Data::In(&mut b[at..at + (c.len * self.lba_bytes) as usize]));
+            }
+            let a = self.drives[c.index as usize].submit(now, cmd)?;
+            done = done.max(a.done.unwrap_or(now));
+            wait = wait.max(a.erase_wait);
+        }
+        Ok((done, wait))
+    }
+
+    fn write(
+        &mut self,
+        now: Instant,
+        zone: u32,
+        offset: u64,
+        nlb: u64,
+        data: Option<&[u8]>,
+    ) -> Result<(Instant, Duration), Status> {
+        let (mut done, mut wait) = (now, Duration::ZERO);
+        let end = offset + nlb;
+        for r in self.stripe.runs(offset, end) {
+            let slba = self.drive_lba(zone, r.offset);
+            let mut cmd = Command::write(slba, r.len);
+            let bytes = data.map(|d| {
+                gather(
+                    &mut self.scratch,
+                    d,
+                    &self.stripe,
+                    r.index,
+                    offset,
+                    end,
+                    0,
+                    self.lba_bytes,
+                )
+            });
+            if let Some(b) = bytes {
+                cmd = cmd.with_data(Data::Out(b));
+            }
+            let a = self.drives[r.index as usize].submit(now, cmd)?;
+            done = done.max(a.done.unwrap_or(now));
+            wait = wait.max(a.erase_wait);
+        }
+        if end == self.lz.cap_lbas() && self.usable < self.drive_cap {
+            // The drive zones hold a partial stripe's room past the last whole stripe.
+            done = done.max(self.manage(now, zone, Effect::Finish)?);
+        }
+        Ok((done, wait))
+    }
+
+    /// A logical zone's Finish or Reset on every drive's zone that needs it.
+    fn manage(&mut self, now: Instant, zone: u32, effect: Effect) -> Result<Instant, Status> {
+        let action = match effect {
+            Effect::None => return Ok(now),
+            Effect::Finish => ZoneAction::Finish,
+            Effect::Reset => ZoneAction::Reset,
+        };
+        let mut done = now;
+        for d in 0..self.drives.len() {
+            let state = self.drives[d].zone(0, zone).state;
+            let skip = match action {
+                ZoneAction::Finish => state == ZoneState::Full,
+                _ => state == ZoneState::Empty,
+            };
+            if !skip {
+                let zslba = self.drive_lba(zone, 0);
+                let a = self.drives[d].submit(now, Command::zone(action, zslba))?;
+                done = done.max(a.done.unwrap_or(now));
+            }
+        }
+        Ok(done)
+    }
+
+    fn flush(&mut self, now: Instant) -> Result<Instant, Status> {
+        let mut done = now;
+        for d in &mut self.drives {
+            done = done.max(
+                d.submit(now, Command::new(Op::Flush, 0, 0))?
+                    .done
+                    .unwrap_or(now),
+            );
+        }
+        Ok(done)
+    }
+}
+
+fn data_len_ok(nlb: u64, lba_bytes: u64, len: usize) -> Result<(), Status> {
+    if nlb.checked_mul(lba_bytes) == Some(len as u64) {
+        Ok(())
+    } else {
+        Err(Status::InvalidField)
+    }
+}
+
+impl DeviceModel for DriveArray {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn policy_name(&self) -> &'static str {
+        self.drives[0].policy_name()
+    }
+
+    fn submit(&mut self, now: Instant, cmd: Command<'_>) -> Result<Accepted, Status> {
+        if cmd.nsid != 0 {
+            return Err(Status::InvalidNamespace);
+        }
+        let (slba, nlb, lba_bytes) = (cmd.slba, cmd.nlb, self.lba_bytes);
+        let ((done, erase_wait), lba) = match (cmd.op, cmd.data) {
+            (Op::Read, data) => {
+                let buf = match data {
+                    Data::In(b) => {
+                        data_len_ok(nlb, lba_bytes, b.len())?;
+                        Some(b)
+                    }
+                    _ => None,
+                };
+                let (zone, offset) = self.lz.read(slba, nlb)?;
+                if self.lz.state(zone) == ZoneState::Offline {
+                    return Err(Status::ZoneIsOffline);
+                }
+                (self.read(now, zone, offset, nlb, buf)?, slba)
+            }
+            (op @ (Op::Write | Op::Append), data) => {
+                let bytes = match data {
+                    Data::Out(d) => {
+                        data_len_ok(nlb, lba_bytes, d.len())?;
+                        Some(d)
+                    }
+                    _ => None,
+                };
+                let (zone, offset) = self.lz.write(slba, nlb, op == Op::Append)?;
+                let done = self.write(now, zone, offset, nlb, bytes)?;
+                (done, zone as u64 * self.lz.zone_lbas() + offset)
+            }
+            (Op::ZoneMgmt(action), _) => {
+                let (zone, effect) = self.lz.manage(slba, action)?;
+                ((self.manage(now, zone, effect)?, Duration::ZERO), slba)
+            }
+            (Op::ZoneMgmtAll(action), _) => {
+                let mut done = now;
+                for zone in 0..self.lz.count() {
+                    if action.select_all_applies(self.lz.state(zone)) {
+                        let effect = self.lz.apply(zone, action)?;
+                        done = done.max(self.manage(now, zone, effect)?);
+                    }
+                }
+                ((done, Duration::ZERO), 0)
+            }
+            (Op::Trim, _) => ((now, Duration::ZERO), slba),
+            (Op::Flush, _) => ((self.flush(now)?, Duration::ZERO), 0),
+        };
+        Ok(Accepted {
+            done: Some(done),
+            lba,
+            start: now,
+            erase_wait,
+        })
+    }
+
+    fn has_background_work(&self) -> bool {
+        self.drives.iter().any(|d| d.has_background_work())
+    }
+
+    fn advance(&mut self, now: Instant, _done: &mut Vec<Completed>) -> Option<Instant> {
+        let mut next: Option<Instant> = None;
+        for d in &mut self.drives {
+            if let Some(t) = d.advance(now, &mut self.late) {
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+        }
+        // The array completes every command at submission, so its drives report nothing late.
+        debug_assert!(self.late.is_empty(), "a drive completed a command late");
+        self.late.clear();
+        next
+    }
+
+    fn zone(&self, _nsid: u32, zone: u32) -> ZoneDescriptor {
+        self.lz.descriptor(zone)
+    }
+
+    fn report_zones(
+        &self,
+        nsid: u32,
+        slba: u64,
+        filter: ReportFilter,
+        partial: bool,
+        max_descriptors: usize,
+    ) -> Result<ZoneReport, Status> {
+        if nsid != 0 {
+            return Err(Status::InvalidNamespace);
+        }
+        self.lz.report(slba, filter, partial, max_descriptors)
+    }
+
+    fn written_lbas(&self, _nsid: u32, zone: u32) -> u64 {
+        self.lz.data(zone)
+    }
+
+    fn occupancy_epoch(&self) -> u64 {
+        self.lz.epoch
+    }
+
+    fn idle_at(&self) -> Instant {
+        self.drives
+            .iter()
+            .map(|d| d.idle_at())
+            .max()
+            .unwrap_or(Instant::ZERO)
+    }
+
+    fn report(&self, now: Instant) -> DeviceReport {
+        let mut reports = self.drives.iter().map(|d| d.report(now));
+        let mut sum = reports.next().expect("an array has drives");
+        for r in reports {
+            merge(&mut sum, &r);
+        }
+        sum
+    }
+
+    fn reset_counters(&mut self) {
+        for d in &mut self.drives {
+            d.reset_counters();
+        }
+    }
+
+    fn set_tracing(&mut self, on: bool) {
+        for d in &mut self.drives {
+            d.set_tracing(on);
+        }
+    }
+
+    fn take_touched(&mut self) -> Option<DieSet> {
+        let mut all: Option<DieSet> = None;
+        for (i, d) in self.drives.iter_mut().enumerate() {
+            if let Some(set) = d.take_touched() {
+                let out = all.get_or_insert_with(DieSet::default);
+                for die in set.iter() {
+                    out.insert(i as u32 * self.dies_per_drive + die);
+                }
+            }
+        }
+        all
+    }
+
+    fn check_invariants(&self) {
+        self.lz.check();
+        for d in &self.drives {
+            d.check_invariants();
+        }
+        // An offline zone's data is gone from the drives.
+        for zone in (0..self.lz.count()).filter(|&z| self.lz.state(z) != ZoneState::Offline) {
+            let on_drives: u64 = self.drives.iter().map(|d| d.written_lbas(0, zone)).sum();
+            assert_eq!(
+                on_drives,
+                self.lz.data(zone),
+                "logical zone {zone}: the drives hold its data"
+            );
+        }
+    }
+
+    /// A zone fault takes logical zone `zone` into `state` on every drive.
+    fn inject_fault(&mut self, zone: u32, state: ZoneState) -> Result<(), Status> {
+        if zone >= self.lz.count() {
+            return Err(Status::LbaOutOfRange);
+        }
+        for d in &mut self.drives {
+            d.inject_fault(zone, state)?;
+        }
+        self.lz.force(zone, state);
+        Ok(())
+    }
+
+    fn slow_die(&mut self, die: u32, permille: u32) -> Result<(), Status> {
+        let drive = (die / self.dies_per_drive) as usize;
+        match self.drives.get_mut(drive) {
+            Some(d) => d.slow_die(die % self.dies_per_drive, permille),
+            None => Err(Status::InvalidField),
+        }
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// Adds drive report `r` to the array's `sum`: counters, NAND work, energy and wear add up;
+/// the erase waits merge; the firmware report is the first drive's.
+fn merge(sum: &mut DeviceReport, r: &DeviceReport) {
+    let (c, rc) = (&mut sum.counters, &r.counters);
+    c.host_read_bytes += rc.host_read_bytes;
+    c.host_write_bytes += rc.host_write_bytes;
+    c.zone_resets_requested += rc.zone_resets_requested;
+    c.zone_resets_executed += rc.zone_resets_executed;
+    c.zone_finishes += rc.zone_finishes;
+    c.implicit_closes += rc.implicit_closes;
+    c.open_zones_max = c.open_zones_max.max(rc.open_zones_max);
+    c.active_zones_max = c.active_zones_max.max(rc.active_zones_max);
+    c.compacted_units += rc.compacted_units;
+    c.trims += rc.trims;
+    c.flushes += rc.flushes;
+    c.finish_padding_bytes += rc.finish_padding_bytes;
+    let (n, rn) = (&mut sum.nand, &r.nand);
+    n.page_reads += rn.page_reads;
+    n.page_programs += rn.page_programs;
+    n.block_erases += rn.block_erases;
+    n.erase_suspends += rn.erase_suspends;
+    n.read_retries += rn.read_retries;
+    n.programs_pushed += rn.programs_pushed;
+    n.program_push_ns += rn.program_push_ns;
+    sum.energy.read += r.energy.read;
+    sum.energy.program += r.energy.program;
+    sum.energy.erase += r.energy.erase;
+    let blocks = |w: &crate::nand::WearSummary| w.histogram.values().sum::<u64>() as f64;
+    let (a, b) = (blocks(&sum.wear), blocks(&r.wear));
+    if a + b > 0.0 {
+        sum.wear.mean = (sum.wear.mean * a + r.wear.mean * b) / (a + b);
+    }
+    sum.wear.min = sum.wear.min.min(r.wear.min);
+    sum.wear.max = sum.wear.max.max(r.wear.max);
+    for (&e, &n) in &r.wear.histogram {
+        *sum.wear.histogram.entry(e).or_default() += n;
+    }
+    sum.erase_wait
+        .add(&r.erase_wait)
+        .expect("erase-wait histograms of one shape");
+}
+
+/// An array of `spec.drives` devices from `make`, each prefilled with its part of `prefill`
+/// (one namespace: (logical zone, LBAs)).
+pub fn build(
+    spec: &ArraySpec,
+    mut make: impl FnMut() -> crate::zns::Device,
+    prefill: &[(u32, Vec<(u32, u64)>)],
+) -> DriveArray {
+    let plan: Vec<(u32, u64)> = prefill.iter().flat_map(|(_, p)| p.clone()).collect();
+    let mut drives: Vec<Box<dyn DeviceModel>> = Vec::new();
+    let mut dies = 0;
+    let mut parts = Vec::new();
+    for i in 0..spec.drives {
+        let mut dev = make();
+        if i == 0 {
+            let z = dev.info().zoned().expect("a ZNS device").clone();
+            parts = spec.drive_plans(&z, &plan);
+        }
+        dies = dev.spec().nand.geometry.dies();
+        let part = &parts[i as usize];
+        dev.prefill(&crate::zns::PrefillPlan {
+            zones: part.zones.clone(),
+        });
+        let zone_lbas = dev.zone_size_lbas();
+        for &z in &part.finish {
+            dev.zone_mgmt_send(
+                Instant::ZERO,
+                z as u64 * zone_lbas,
+                ZoneAction::Finish,
+                false,
+            )
+            .expect("finish of a prefilled drive zone");
+        }
+        drives.push(Box::new(dev));
+    }
+    DriveArray::new(drives, spec, dies, &plan)
+}
+
+#[cfg(test)]
+mod tests;

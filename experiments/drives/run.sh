@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Several drives under one host (experiments/drives/README.md): reads and writes on arrays of 1,
+# 2, 4 and 8 zn540 drives (RAID-0 of zones), then an array of four with one drive slowed from
+# 1 s on. Seed 1; about 10 s of wall time.
+#   experiments/drives/run.sh [ZONELAB_BINARY]
+set -euo pipefail
+source "$(dirname "$0")/../script-setup.sh" "$@"
+for n in 1 2 4 8; do
+  "$bin" run experiments/drives/reads.toml --set "layer.drives=$n" -q -o "$out/reads-$n" >/dev/null
+  "$bin" run experiments/drives/writes.toml --set "layer.drives=$n" -q -o "$out/writes-$n" >/dev/null
+done
+# Every die of drive 2 (array dies 64-95) 8 times slower from 1 s on.
+slow=$(python3 -c "print('[' + ','.join('{die=%d,factor=8.0,from=\"1s\"}' % d for d in range(64, 96)) + ']')")
+"$bin" run experiments/drives/slow-drive.toml -q -o "$out/healthy" >/dev/null
+"$bin" run experiments/drives/slow-drive.toml --set "faults.dies=$slow" -q -o "$out/slow" >/dev/null
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+load = lambda d: json.load(open(f"{out}/{d}/summary.json"))
+print("| drives | 4 KiB random reads, KIOPS | read P50 us | read P99 us | 1 MiB writes, MiB/s | write P50 ms | write P99 ms |")
+print("|---:|---:|---:|---:|---:|---:|---:|")
+base = None
+for n in [1, 2, 4, 8]:
+    r, w = load(f"reads-{n}")["ops"]["read"], load(f"writes-{n}")["ops"]["write"]
+    rp, wp = r["latency_ns"]["percentiles"], w["latency_ns"]["percentiles"]
+    print(f"| {n} | {r['iops'] / 1e3:,.0f} | {rp['p50'] / 1e3:,.0f} | {rp['p99'] / 1e3:,.0f} | "
+          f"{w['mib_per_s']:,.0f} | {wp['p50'] / 1e6:.2f} | {wp['p99'] / 1e6:.2f} |")
+print()
+print("| array of 4 | reader | reads | MiB/s | P50 us | P99 us | P99.9 us |")
+print("|---|---|---:|---:|---:|---:|---:|")
+for run, label in [("healthy", "all healthy"), ("slow", "drive 2 8x slower from 1 s")]:
+    rows = {t["tenant"]: t for t in load(run)["table"] if t["layer"] == "device" and t["op"] == "read"}
+    for job, what in [("stripe", "64 KiB (one drive)"), ("row", "256 KiB (every drive)")]:
+        t = rows[job]
+        p = t["latency_ns"]["percentiles"]
+        print(f"| {label} | {what} | {t['count']:,} | {t['mib_per_s']:,.0f} | {p['p50'] / 1e3:,.0f} | "
+              f"{p['p99'] / 1e3:,.0f} | {p['p99.9'] / 1e3:,.0f} |")
+PY
