@@ -6,7 +6,11 @@
 //! The open limit equals the active limit (eZNS exposes both as the v-zones a namespace may hold
 //! active), so an implicit open never has to close another zone.
 
-use crate::device::{ReportFilter, Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState};
+use crate::device::{
+    Accepted, Command, Data, Op, ReportFilter, Status, ZoneAction, ZoneDescriptor, ZoneReport,
+    ZoneState,
+};
+use crate::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug)]
 struct LZone {
@@ -294,4 +298,96 @@ impl LogicalZones {
             assert!(z.data <= z.wp && z.wp <= self.cap_lbas);
         }
     }
+}
+
+/// A layer whose logical zones ([`LogicalZones`]) live on device zones: it does the physical
+/// reads, writes and zone operations; [`submit`] checks a command against the zone rules and
+/// calls them. Each returns when it is done and how long erases held it up.
+pub trait ZoneBackend {
+    fn zones(&mut self) -> &mut LogicalZones;
+    fn lba_bytes(&self) -> u64;
+    fn read(
+        &mut self,
+        now: Instant,
+        zone: u32,
+        offset: u64,
+        nlb: u64,
+        buf: Option<&mut [u8]>,
+    ) -> Result<(Instant, Duration), Status>;
+    fn write(
+        &mut self,
+        now: Instant,
+        zone: u32,
+        offset: u64,
+        nlb: u64,
+        data: Option<&[u8]>,
+    ) -> Result<(Instant, Duration), Status>;
+    fn manage(&mut self, now: Instant, zone: u32, effect: Effect) -> Result<Instant, Status>;
+    fn flush(&mut self, now: Instant) -> Result<Instant, Status>;
+}
+
+/// A command on `layer`'s logical zones (namespace 0), completed at once.
+pub fn submit(
+    layer: &mut impl ZoneBackend,
+    now: Instant,
+    cmd: Command<'_>,
+) -> Result<Accepted, Status> {
+    if cmd.nsid != 0 {
+        return Err(Status::InvalidNamespace);
+    }
+    let (slba, nlb, lba_bytes) = (cmd.slba, cmd.nlb, layer.lba_bytes());
+    let check_len = |len: usize| match nlb.checked_mul(lba_bytes) == Some(len as u64) {
+        true => Ok(()),
+        false => Err(Status::InvalidField),
+    };
+    let ((done, erase_wait), lba) = match (cmd.op, cmd.data) {
+        (Op::Read, data) => {
+            let buf = match data {
+                Data::In(b) => {
+                    check_len(b.len())?;
+                    Some(b)
+                }
+                _ => None,
+            };
+            let (zone, offset) = layer.zones().read(slba, nlb)?;
+            if layer.zones().state(zone) == ZoneState::Offline {
+                return Err(Status::ZoneIsOffline);
+            }
+            (layer.read(now, zone, offset, nlb, buf)?, slba)
+        }
+        (op @ (Op::Write | Op::Append), data) => {
+            let bytes = match data {
+                Data::Out(d) => {
+                    check_len(d.len())?;
+                    Some(d)
+                }
+                _ => None,
+            };
+            let (zone, offset) = layer.zones().write(slba, nlb, op == Op::Append)?;
+            let done = layer.write(now, zone, offset, nlb, bytes)?;
+            (done, zone as u64 * layer.zones().zone_lbas() + offset)
+        }
+        (Op::ZoneMgmt(action), _) => {
+            let (zone, effect) = layer.zones().manage(slba, action)?;
+            ((layer.manage(now, zone, effect)?, Duration::ZERO), slba)
+        }
+        (Op::ZoneMgmtAll(action), _) => {
+            let mut done = now;
+            for zone in 0..layer.zones().count() {
+                if action.select_all_applies(layer.zones().state(zone)) {
+                    let effect = layer.zones().apply(zone, action)?;
+                    done = done.max(layer.manage(now, zone, effect)?);
+                }
+            }
+            ((done, Duration::ZERO), 0)
+        }
+        (Op::Trim, _) => ((now, Duration::ZERO), slba),
+        (Op::Flush, _) => ((layer.flush(now)?, Duration::ZERO), 0),
+    };
+    Ok(Accepted {
+        done: Some(done),
+        lba,
+        start: now,
+        erase_wait,
+    })
 }

@@ -11,13 +11,13 @@
 //! `p % dies`), which is how the device observations choose placements.
 
 use crate::device::{
-    Accepted, Command, Completed, Data, DeviceInfo, DeviceModel, DeviceReport, Op, ReportFilter,
-    Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, ZonedInfo,
+    Accepted, Command, Completed, DeviceInfo, DeviceModel, DeviceReport, ReportFilter, Status,
+    ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, ZonedInfo,
 };
-use crate::host::lzone::{Effect, LogicalZones};
+use crate::host::lzone::{self, Effect, LogicalZones, ZoneBackend};
 use crate::host::stripe::Stripe;
 use crate::nand::DieSet;
-use crate::time::Instant;
+use crate::time::{Duration, Instant};
 use crate::zns::{Device, ZnsSpec};
 
 /// A validated static-zone layer.
@@ -183,6 +183,16 @@ impl StaticZones {
                 .expect("finish of a prefilled physical zone");
         }
     }
+}
+
+impl ZoneBackend for StaticZones {
+    fn zones(&mut self) -> &mut LogicalZones {
+        &mut self.lz
+    }
+
+    fn lba_bytes(&self) -> u64 {
+        self.lba_bytes
+    }
 
     fn read(
         &mut self,
@@ -191,7 +201,7 @@ impl StaticZones {
         offset: u64,
         nlb: u64,
         mut buf: Option<&mut [u8]>,
-    ) -> Instant {
+    ) -> Result<(Instant, Duration), Status> {
         let data = self.lz.data(zone).min(offset + nlb);
         let mut done = now;
         let mut pos = offset;
@@ -218,7 +228,7 @@ impl StaticZones {
             let written = (data.max(offset) - offset) * self.lba_bytes;
             b[written as usize..].fill(0);
         }
-        done
+        Ok((done, Duration::ZERO))
     }
 
     fn write(
@@ -228,7 +238,7 @@ impl StaticZones {
         offset: u64,
         nlb: u64,
         data: Option<&[u8]>,
-    ) -> Instant {
+    ) -> Result<(Instant, Duration), Status> {
         let mut done = now;
         let mut pos = offset;
         let end = offset + nlb;
@@ -267,12 +277,12 @@ impl StaticZones {
             }
             pos = gend;
         }
-        done
+        Ok((done, Duration::ZERO))
     }
 
-    fn manage(&mut self, now: Instant, zone: u32, effect: Effect) -> Instant {
+    fn manage(&mut self, now: Instant, zone: u32, effect: Effect) -> Result<Instant, Status> {
         let action = match effect {
-            Effect::None => return now,
+            Effect::None => return Ok(now),
             Effect::Finish => ZoneAction::Finish,
             Effect::Reset => ZoneAction::Reset,
         };
@@ -292,7 +302,11 @@ impl StaticZones {
                 done = done.max(a.done.expect("completes at once"));
             }
         }
-        done
+        Ok(done)
+    }
+
+    fn flush(&mut self, now: Instant) -> Result<Instant, Status> {
+        Ok(self.dev.flush(now)?.done.expect("completes at once"))
     }
 }
 
@@ -327,64 +341,7 @@ impl DeviceModel for StaticZones {
     }
 
     fn submit(&mut self, now: Instant, cmd: Command<'_>) -> Result<Accepted, Status> {
-        if cmd.nsid != 0 {
-            return Err(Status::InvalidNamespace);
-        }
-        let (slba, nlb) = (cmd.slba, cmd.nlb);
-        let check_len = |len: usize| {
-            if nlb.checked_mul(self.lba_bytes) == Some(len as u64) {
-                Ok(())
-            } else {
-                Err(Status::InvalidField)
-            }
-        };
-        let (done, lba) = match (cmd.op, cmd.data) {
-            (Op::Read, data) => {
-                let buf = match data {
-                    Data::In(b) => {
-                        check_len(b.len())?;
-                        Some(b)
-                    }
-                    _ => None,
-                };
-                let (zone, offset) = self.lz.read(slba, nlb)?;
-                (self.read(now, zone, offset, nlb, buf), slba)
-            }
-            (op @ (Op::Write | Op::Append), data) => {
-                let bytes = match data {
-                    Data::Out(d) => {
-                        check_len(d.len())?;
-                        Some(d)
-                    }
-                    _ => None,
-                };
-                let (zone, offset) = self.lz.write(slba, nlb, op == Op::Append)?;
-                let done = self.write(now, zone, offset, nlb, bytes);
-                (done, zone as u64 * self.lz.zone_lbas() + offset)
-            }
-            (Op::ZoneMgmt(action), _) => {
-                let (zone, effect) = self.lz.manage(slba, action)?;
-                (self.manage(now, zone, effect), slba)
-            }
-            (Op::ZoneMgmtAll(action), _) => {
-                let mut done = now;
-                for zone in 0..self.lz.count() {
-                    if action.select_all_applies(self.lz.state(zone)) {
-                        let effect = self.lz.apply(zone, action)?;
-                        done = done.max(self.manage(now, zone, effect));
-                    }
-                }
-                (done, 0)
-            }
-            (Op::Trim, _) => (now, slba),
-            (Op::Flush, _) => (self.dev.flush(now)?.done.expect("completes at once"), 0),
-        };
-        Ok(Accepted {
-            done: Some(done),
-            lba,
-            start: now,
-            erase_wait: crate::time::Duration::ZERO,
-        })
+        lzone::submit(self, now, cmd)
     }
 
     fn has_background_work(&self) -> bool {
@@ -466,6 +423,7 @@ impl DeviceModel for StaticZones {
 mod tests {
     use super::*;
     use crate::config::ExperimentConfig;
+    use crate::device::Data;
     use crate::host::elastic::tests::DEVICE;
 
     fn layer(extra: &str) -> Result<crate::experiment::Experiment, crate::ConfigError> {

@@ -14,7 +14,7 @@ use crate::device::{
     Accepted, Command, Completed, Data, DeviceInfo, DeviceModel, DeviceReport, Op, ReportFilter,
     Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, ZonedInfo,
 };
-use crate::host::lzone::{Effect, LogicalZones};
+use crate::host::lzone::{self, Effect, LogicalZones, ZoneBackend};
 use crate::host::stripe::Stripe;
 use crate::host::striped::gather;
 use crate::nand::DieSet;
@@ -154,6 +154,16 @@ impl DriveArray {
     fn drive_lba(&self, zone: u32, offset: u64) -> u64 {
         zone as u64 * self.drive_zone_lbas + offset
     }
+}
+
+impl ZoneBackend for DriveArray {
+    fn zones(&mut self) -> &mut LogicalZones {
+        &mut self.lz
+    }
+
+    fn lba_bytes(&self) -> u64 {
+        self.lba_bytes
+    }
 
     fn read(
         &mut self,
@@ -259,14 +269,6 @@ impl DriveArray {
     }
 }
 
-fn data_len_ok(nlb: u64, lba_bytes: u64, len: usize) -> Result<(), Status> {
-    if nlb.checked_mul(lba_bytes) == Some(len as u64) {
-        Ok(())
-    } else {
-        Err(Status::InvalidField)
-    }
-}
-
 impl DeviceModel for DriveArray {
     fn info(&self) -> &DeviceInfo {
         &self.info
@@ -277,60 +279,7 @@ impl DeviceModel for DriveArray {
     }
 
     fn submit(&mut self, now: Instant, cmd: Command<'_>) -> Result<Accepted, Status> {
-        if cmd.nsid != 0 {
-            return Err(Status::InvalidNamespace);
-        }
-        let (slba, nlb, lba_bytes) = (cmd.slba, cmd.nlb, self.lba_bytes);
-        let ((done, erase_wait), lba) = match (cmd.op, cmd.data) {
-            (Op::Read, data) => {
-                let buf = match data {
-                    Data::In(b) => {
-                        data_len_ok(nlb, lba_bytes, b.len())?;
-                        Some(b)
-                    }
-                    _ => None,
-                };
-                let (zone, offset) = self.lz.read(slba, nlb)?;
-                if self.lz.state(zone) == ZoneState::Offline {
-                    return Err(Status::ZoneIsOffline);
-                }
-                (self.read(now, zone, offset, nlb, buf)?, slba)
-            }
-            (op @ (Op::Write | Op::Append), data) => {
-                let bytes = match data {
-                    Data::Out(d) => {
-                        data_len_ok(nlb, lba_bytes, d.len())?;
-                        Some(d)
-                    }
-                    _ => None,
-                };
-                let (zone, offset) = self.lz.write(slba, nlb, op == Op::Append)?;
-                let done = self.write(now, zone, offset, nlb, bytes)?;
-                (done, zone as u64 * self.lz.zone_lbas() + offset)
-            }
-            (Op::ZoneMgmt(action), _) => {
-                let (zone, effect) = self.lz.manage(slba, action)?;
-                ((self.manage(now, zone, effect)?, Duration::ZERO), slba)
-            }
-            (Op::ZoneMgmtAll(action), _) => {
-                let mut done = now;
-                for zone in 0..self.lz.count() {
-                    if action.select_all_applies(self.lz.state(zone)) {
-                        let effect = self.lz.apply(zone, action)?;
-                        done = done.max(self.manage(now, zone, effect)?);
-                    }
-                }
-                ((done, Duration::ZERO), 0)
-            }
-            (Op::Trim, _) => ((now, Duration::ZERO), slba),
-            (Op::Flush, _) => ((self.flush(now)?, Duration::ZERO), 0),
-        };
-        Ok(Accepted {
-            done: Some(done),
-            lba,
-            start: now,
-            erase_wait,
-        })
+        lzone::submit(self, now, cmd)
     }
 
     fn has_background_work(&self) -> bool {
