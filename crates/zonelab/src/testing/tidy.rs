@@ -1,5 +1,5 @@
 //! Checks of the source tree itself: no function grows past the guide's bound of about 70 lines,
-//! and the core modules import only modules below them in docs/architecture.md's tree (so none
+//! every type, trait and path docs/architecture.md names exists in the code, and the core modules import only modules below them in docs/architecture.md's tree (so none
 //! in a circle): time and NAND at the bottom, then the device seam, firmware and device models,
 //! the kernel, host layers, workloads, the report, config, the experiment that assembles them,
 //! state files and validation at the top.
@@ -373,6 +373,76 @@ fn no_function_passes_seventy_lines_but_the_listed_ones() {
         "no longer over {MAX_FUNCTION_LINES} lines (or gone): {}; take them off LONG_FUNCTIONS",
         short.join(", ")
     );
+}
+
+/// The Rust names a document puts in backticks that a reader would look up: a path with `::`,
+/// or a name starting with a capital (a type, trait or variant); for a call, the part before `(`.
+fn named_in(doc: &str) -> BTreeSet<String> {
+    let ident = |w: &str| {
+        !w.is_empty()
+            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !w.starts_with(|c: char| c.is_ascii_digit())
+    };
+    doc.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|span| span.split('(').next().unwrap_or(""))
+        .filter(|path| path.split("::").all(ident))
+        .filter(|path| path.contains("::") || path.starts_with(|c: char| c.is_ascii_uppercase()))
+        .filter(|path| path.chars().any(|c| c.is_ascii_lowercase()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Of `names`, those with a segment that is no word of `code`.
+fn missing(names: &BTreeSet<String>, code: &str) -> Vec<String> {
+    let words: BTreeSet<&str> = code
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    names
+        .iter()
+        .filter(|n| n.split("::").any(|seg| !words.contains(seg)))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn every_name_the_architecture_names_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("../../docs/architecture.md"))
+        .expect("docs/architecture.md");
+    let mut files = Vec::new();
+    rust_files(&root.join(".."), &mut files);
+    // This file names made-up paths for its own test.
+    let code: String = files
+        .iter()
+        .filter(|f| !f.ends_with("testing/tidy.rs"))
+        .map(|f| std::fs::read_to_string(f).expect("a source file"))
+        .flat_map(|t| {
+            t.lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .map(|l| format!("{l}\n"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let names = named_in(&doc);
+    assert!(names.len() > 40, "the check reads the document: {names:?}");
+    let gone = missing(&names, &code);
+    assert!(
+        gone.is_empty(),
+        "docs/architecture.md names what the code does not have: {gone:?}"
+    );
+}
+
+#[test]
+fn a_name_the_code_lacks_is_found() {
+    let names = named_in("use `firmware::ResetPolicy` and `Firmware`, `x.y()`, `run(a, b)`, `U32`");
+    assert_eq!(
+        names.iter().map(String::as_str).collect::<Vec<_>>(),
+        ["Firmware", "firmware::ResetPolicy"]
+    );
+    let code = "pub struct Firmware;\nmod firmware;\n";
+    assert_eq!(missing(&names, code), ["firmware::ResetPolicy"]);
 }
 
 #[test]
