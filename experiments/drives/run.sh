@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Several drives under one host (experiments/drives/README.md): reads and writes on arrays of 1,
-# 2, 4 and 8 zn540 drives (RAID-0 of zones), then an array of four with one drive slowed from
-# 1 s on. Seed 1; about 10 s of wall time.
+# 2, 4 and 8 zn540 drives (RAID-0 of zones); an array of four with one drive slowed from 1 s
+# on; and zone resets beside reads on arrays of 1-8 rezns-40g drives. Seed 1; about 10 s of wall
+# time.
 #   experiments/drives/run.sh [ZONELAB_BINARY]
 set -euo pipefail
 source "$(dirname "$0")/../script-setup.sh" "$@"
 for n in 1 2 4 8; do
   "$bin" run experiments/drives/reads.toml --set "layer.drives=$n" -q -o "$out/reads-$n" >/dev/null
   "$bin" run experiments/drives/writes.toml --set "layer.drives=$n" -q -o "$out/writes-$n" >/dev/null
+  "$bin" run experiments/drives/resets.toml --set "layer.drives=$n" -q -o "$out/resets-$n" >/dev/null
 done
 # Every die of drive 2 (array dies 64-95) 8 times slower from 1 s on.
 slow=$(python3 -c "print('[' + ','.join('{die=%d,factor=8.0,from=\"1s\"}' % d for d in range(64, 96)) + ']')")
@@ -35,4 +37,14 @@ for run, label in [("healthy", "all healthy"), ("slow", "drive 2 8x slower from 
         p = t["latency_ns"]["percentiles"]
         print(f"| {label} | {what} | {t['count']:,} | {t['mib_per_s']:,.0f} | {p['p50'] / 1e3:,.0f} | "
               f"{p['p99'] / 1e3:,.0f} | {p['p99.9'] / 1e3:,.0f} |")
+print()
+print("| drives (rezns-40g) | written MiB/s (asked 400) | logical resets | drive zones erased | read mean us | read P99 us | read P99.9 us | read P99.99 us |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+for n in [1, 2, 4, 8]:
+    s = load(f"resets-{n}")
+    ops, c = s["ops"], s["device_counters"]
+    r = ops["read"]["latency_ns"]
+    p = r["percentiles"]
+    print(f"| {n} | {ops['write']['mib_per_s']:,.0f} | {ops['reset']['count']:,} | {c['zone_resets_executed']:,} | "
+          f"{r['mean'] / 1e3:,.0f} | {p['p99'] / 1e3:,.0f} | {p['p99.9'] / 1e3:,.0f} | {p['p99.99'] / 1e3:,.0f} |")
 PY
