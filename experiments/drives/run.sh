@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Several drives under one host (experiments/drives/README.md): reads and writes on arrays of 1,
 # 2, 4 and 8 zn540 drives (RAID-0 of zones); an array of four with one drive slowed from 1 s
-# on; and zone resets beside reads on arrays of 1-8 rezns-40g drives. Seed 1; about 10 s of wall
-# time.
+# on; zone resets beside reads on arrays of 1-8 rezns-40g drives; and RAID-5 of zones: its write
+# cost, and a drive's zone going offline under readers. Seed 1; about 15 s of wall time.
 #   experiments/drives/run.sh [ZONELAB_BINARY]
 set -euo pipefail
 source "$(dirname "$0")/../script-setup.sh" "$@"
@@ -11,6 +11,12 @@ for n in 1 2 4 8; do
   "$bin" run experiments/drives/writes.toml --set "layer.drives=$n" -q -o "$out/writes-$n" >/dev/null
   "$bin" run experiments/drives/resets.toml --set "layer.drives=$n" -q -o "$out/resets-$n" >/dev/null
 done
+"$bin" run experiments/drives/writes.toml --set layer.drives=4 --set layer.parity=true -q -o "$out/writes-4-raid5" >/dev/null
+fault='faults.zones=[{at="1s",zone=0,state="offline",drive=1}]'
+"$bin" run experiments/drives/degraded.toml -q -o "$out/raid5-healthy" >/dev/null
+"$bin" run experiments/drives/degraded.toml --set "$fault" -q -o "$out/raid5-fault" >/dev/null
+# The RAID-0 run stops at its readers' errors: status 1, results written.
+"$bin" run experiments/drives/degraded.toml --set "$fault" --set layer.parity=false -q -o "$out/raid0-fault" >/dev/null 2>&1 || true
 # Every die of drive 2 (array dies 64-95) 8 times slower from 1 s on.
 slow=$(python3 -c "print('[' + ','.join('{die=%d,factor=8.0,from=\"1s\"}' % d for d in range(64, 96)) + ']')")
 "$bin" run experiments/drives/slow-drive.toml -q -o "$out/healthy" >/dev/null
@@ -37,6 +43,24 @@ for run, label in [("healthy", "all healthy"), ("slow", "drive 2 8x slower from 
         p = t["latency_ns"]["percentiles"]
         print(f"| {label} | {what} | {t['count']:,} | {t['mib_per_s']:,.0f} | {p['p50'] / 1e3:,.0f} | "
               f"{p['p99'] / 1e3:,.0f} | {p['p99.9'] / 1e3:,.0f} |")
+print()
+print("| 4 drives, 1 MiB writes | data MiB/s | written to the drives, MiB/s | write P50 ms |")
+print("|---|---:|---:|---:|")
+for run, label in [("writes-4", "RAID-0"), ("writes-4-raid5", "RAID-5")]:
+    s = load(run)
+    w = s["ops"]["write"]
+    drives = s["device_counters"]["host_write_bytes"] / 2**20 / (s["simulated_time_ns"] / 1e9)
+    print(f"| {label} | {w['mib_per_s']:,.0f} | {drives:,.0f} | {w['latency_ns']['percentiles']['p50'] / 1e6:.2f} |")
+print()
+print("| 4 drives, 4 KiB reads over 4 zones | reads | rejected | P50 us | P99 us | P99.9 us | P100 us |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for run, label in [("raid5-healthy", "RAID-5, healthy"), ("raid5-fault", "RAID-5, drive 1's zone 0 offline at 1 s"),
+                   ("raid0-fault", "RAID-0, the same fault")]:
+    s = load(run)
+    r = s["ops"]["read"]
+    p = r["latency_ns"]["percentiles"]
+    print(f"| {label} | {r['count']:,} | {s['errors_total']} | {p['p50'] / 1e3:,.0f} | {p['p99'] / 1e3:,.0f} | "
+          f"{p['p99.9'] / 1e3:,.0f} | {p['p100'] / 1e3:,.0f} |")
 print()
 print("| drives (rezns-40g) | written MiB/s (asked 400) | logical resets | drive zones erased | read mean us | read P99 us | read P99.9 us | read P99.99 us |")
 print("|---:|---:|---:|---:|---:|---:|---:|---:|")

@@ -127,6 +127,9 @@ fn base(field: &str) -> (String, Vec<String>) {
         }
         "layer" => EZNS.to_string(),
         "prefill" => with("[prefill]\nfraction = 0.5\n"),
+        "faults" if field == "faults.zones[N].drive" => with(
+            "[layer]\nkind = \"array\"\ndrives = 2\n[[faults.zones]]\nat = \"1ms\"\nzone = 0\nstate = \"offline\"\n",
+        ),
         "faults" if field.starts_with("faults.zones[") => {
             with("[[faults.zones]]\nat = \"1ms\"\nzone = 0\nstate = \"offline\"\n")
         }

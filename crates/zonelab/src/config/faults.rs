@@ -52,6 +52,9 @@ pub struct ZoneFaultConfig {
     pub at: Duration,
     pub zone: u32,
     pub state: FaultZoneState,
+    /// With an array layer: only this drive's zone (default: the zone on every drive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drive: Option<u32>,
 }
 
 /// `[[faults.commands]]`: each command of `ops` from `from` until `until` (from the start of
@@ -113,11 +116,13 @@ impl FaultStatus {
 }
 
 impl FaultsConfig {
-    /// Checks the zones against the device's (`info`) and every fault's fields.
+    /// Checks the zones against the device's (`info`, of `drives` drives for an array) and
+    /// every fault's fields; `layer`: a layer hides the device's zones and dies.
     pub(super) fn validate(
         &self,
         info: &DeviceInfo,
         dies: u32,
+        drives: Option<u32>,
         layer: bool,
     ) -> Result<(), ConfigError> {
         let zone_count = info.zoned.as_ref().map_or(0, |z| z.zone_count);
@@ -142,12 +147,17 @@ impl FaultsConfig {
                 "faults put the device's own zones in Read Only or Offline; they do not combine with a static or eZNS [layer]",
             ));
         }
-        self.validate_zones(info, zone_count)?;
+        self.validate_zones(info, zone_count, drives)?;
         self.validate_dies(dies, layer)?;
         self.validate_commands()
     }
 
-    fn validate_zones(&self, info: &DeviceInfo, zone_count: u32) -> Result<(), ConfigError> {
+    fn validate_zones(
+        &self,
+        info: &DeviceInfo,
+        zone_count: u32,
+        drives: Option<u32>,
+    ) -> Result<(), ConfigError> {
         for (i, f) in self.zones.iter().enumerate() {
             let field = |k: &str| format!("faults.zones[{i}].{k}");
             if info.zoned.is_none() {
@@ -164,6 +174,21 @@ impl FaultsConfig {
                         f.zone
                     ),
                 ));
+            }
+            match (f.drive, drives) {
+                (Some(_), None) => {
+                    return Err(ConfigError::field(
+                        field("drive"),
+                        "names a drive of an array ([layer] kind = \"array\"); this device is one drive",
+                    ));
+                }
+                (Some(d), Some(n)) if d >= n => {
+                    return Err(ConfigError::field(
+                        field("drive"),
+                        format!("drive {d} does not exist; the array has {n} drives"),
+                    ));
+                }
+                _ => {}
             }
         }
         Ok(())
@@ -225,6 +250,7 @@ impl FaultsConfig {
                     at: t(f.at),
                     zone: f.zone,
                     state: f.state.state(),
+                    drive: f.drive,
                 })
                 .collect(),
             dies: self

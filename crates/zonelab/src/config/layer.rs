@@ -44,6 +44,9 @@ pub enum LayerConfig {
         drives: u32,
         #[serde(default = "kib64")]
         stripe_size: Bytes,
+        /// RAID-5 of zones: one stripe of each row holds the parity of the others (drives >= 3).
+        #[serde(default)]
+        parity: bool,
     },
 }
 
@@ -232,16 +235,28 @@ impl LayerConfig {
             LayerConfig::Array {
                 drives,
                 stripe_size,
-            } => validate_array(device, *drives, stripe_size.0),
+                parity,
+            } => validate_array(device, *drives, stripe_size.0, *parity),
         }
     }
 }
 
-fn validate_array(device: &ZnsSpec, drives: u32, stripe: u64) -> Result<LayerSpec, ConfigError> {
+fn validate_array(
+    device: &ZnsSpec,
+    drives: u32,
+    stripe: u64,
+    parity: bool,
+) -> Result<LayerSpec, ConfigError> {
     if !(1..=MAX_DRIVES).contains(&drives) {
         return Err(err(
             "drives",
             format!("{drives} must be between 1 and {MAX_DRIVES}"),
+        ));
+    }
+    if parity && drives < 3 {
+        return Err(err(
+            "parity",
+            format!("needs at least 3 drives (two data and one parity); the array has {drives}"),
         ));
     }
     let lba = device.zones.lba_size_bytes;
@@ -256,6 +271,7 @@ fn validate_array(device: &ZnsSpec, drives: u32, stripe: u64) -> Result<LayerSpe
     let spec = ArraySpec {
         drives,
         stripe_lbas: stripe / lba,
+        parity,
     };
     let zone_lbas = spec.info(&device.info()).zoned().map(|z| z.zone_size_lbas);
     if zone_lbas.is_none_or(|z| z.checked_mul(device.zones.zone_count as u64).is_none()) {

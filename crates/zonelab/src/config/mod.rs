@@ -545,12 +545,12 @@ impl ExperimentConfig {
         // An array's dies count across its drives, and its zones take faults on every drive;
         // the other layers hide the device's zones and dies.
         let dies = device.nand().geometry.dies();
-        let (dies, hides_device) = match &layer {
-            Some(crate::host::LayerSpec::Array(a)) => (dies * a.drives, false),
-            Some(_) => (dies, true),
-            None => (dies, false),
+        let (dies, drives, hides_device) = match &layer {
+            Some(crate::host::LayerSpec::Array(a)) => (dies * a.drives, Some(a.drives), false),
+            Some(_) => (dies, None, true),
+            None => (dies, None, false),
         };
-        self.faults.validate(&info, dies, hides_device)?;
+        self.faults.validate(&info, dies, drives, hides_device)?;
         if !(1..=4096).contains(&self.host.cores) {
             return Err(ConfigError::field(
                 "host.cores",

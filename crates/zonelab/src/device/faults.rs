@@ -23,6 +23,8 @@ pub struct ZoneFault {
     pub zone: u32,
     /// Read Only or Offline.
     pub state: ZoneState,
+    /// Only this drive's zone, on a device of several drives (an array).
+    pub drive: Option<u32>,
 }
 
 /// A NAND die whose operations take `permille` / 1000 times as long from `from` until `until`.
@@ -173,9 +175,11 @@ impl Faulty {
         {
             let f = *f;
             self.next_zone += 1;
-            self.inner
-                .inject_fault(f.zone, f.state)
-                .expect("zone faults are checked against the device when the run is built");
+            match f.drive {
+                None => self.inner.inject_fault(f.zone, f.state),
+                Some(d) => self.inner.inject_drive_fault(d, f.zone, f.state),
+            }
+            .expect("zone faults are checked against the device when the run is built");
         }
         while let Some(&(at, die, permille)) = self.die_changes.get(self.next_die)
             && at <= now
@@ -304,6 +308,15 @@ impl DeviceModel for Faulty {
 
     fn inject_fault(&mut self, zone: u32, state: ZoneState) -> Result<(), Status> {
         self.inner.inject_fault(zone, state)
+    }
+
+    fn inject_drive_fault(
+        &mut self,
+        drive: u32,
+        zone: u32,
+        state: ZoneState,
+    ) -> Result<(), Status> {
+        self.inner.inject_drive_fault(drive, zone, state)
     }
 
     fn slow_die(&mut self, die: u32, permille: u32) -> Result<(), Status> {

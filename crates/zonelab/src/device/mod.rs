@@ -280,6 +280,17 @@ pub trait DeviceModel: Send {
     /// A die slowed by a fault at run time: operations booked on NAND die `die` from now on take
     /// `permille` / 1000 times their NAND time (1000: full speed again). Models without NAND
     /// of their own refuse it.
+    /// A zone fault on drive `drive` of a device made of several (an array); a single device
+    /// has none.
+    fn inject_drive_fault(
+        &mut self,
+        _drive: u32,
+        _zone: u32,
+        _state: ZoneState,
+    ) -> Result<(), Status> {
+        Err(Status::InvalidField)
+    }
+
     fn slow_die(&mut self, _die: u32, _permille: u32) -> Result<(), Status> {
         Err(Status::InvalidOpcode)
     }

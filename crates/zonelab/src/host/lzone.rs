@@ -129,6 +129,9 @@ impl LogicalZones {
     pub fn read(&self, slba: u64, nlb: u64) -> Result<(u32, u64), Status> {
         self.check_range(slba, nlb)?;
         let zone = self.zone_of(slba);
+        if self.state(zone) == ZoneState::Offline {
+            return Err(Status::ZoneIsOffline);
+        }
         let offset = slba - ((zone as u64) << self.zone_shift);
         if offset + nlb > self.zone_lbas {
             return Err(Status::ZoneBoundaryError);
@@ -350,9 +353,6 @@ pub fn submit(
                 _ => None,
             };
             let (zone, offset) = layer.zones().read(slba, nlb)?;
-            if layer.zones().state(zone) == ZoneState::Offline {
-                return Err(Status::ZoneIsOffline);
-            }
             (layer.read(now, zone, offset, nlb, buf)?, slba)
         }
         (op @ (Op::Write | Op::Append), data) => {

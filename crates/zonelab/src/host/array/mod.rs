@@ -6,9 +6,14 @@
 //! zoned [`DeviceModel`]s of one shape (the ZNS device, another layer, an array), each with its
 //! own NAND and firmware, so one drive's erases hold up only the stripes on it.
 //!
-//! Chosen where no source says: no parity, no rebuild; a command fails as soon as one drive
-//! refuses its part (parts already sent to other drives stay done, as on a RAID-0 of real
-//! drives); die `d` of the array is die `d % dies_per_drive` of drive `d / dies_per_drive`.
+//! With `parity`, RAID-5 of zones ([`parity`]): each row of stripes holds `drives - 1` data
+//! stripes and one parity stripe, on a drive that rotates from row to row.
+//!
+//! Chosen where no source says: no rebuild; a command fails as soon as one drive refuses its
+//! part (parts already sent to other drives stay done, as on an array of real drives); die `d`
+//! of the array is die `d % dies_per_drive` of drive `d / dies_per_drive`.
+
+mod parity;
 
 use crate::device::{
     Accepted, Command, Completed, Data, DeviceInfo, DeviceModel, DeviceReport, Op, ReportFilter,
@@ -25,9 +30,16 @@ use crate::time::{Duration, Instant};
 pub struct ArraySpec {
     pub drives: u32,
     pub stripe_lbas: u64,
+    /// One stripe of each row holds the parity of the others (RAID-5 of zones).
+    pub parity: bool,
 }
 
 impl ArraySpec {
+    /// Drives' worth of data in each row of stripes.
+    pub fn data_drives(&self) -> u32 {
+        self.drives - self.parity as u32
+    }
+
     /// LBAs of one drive zone a logical zone uses: whole stripes.
     pub fn usable_lbas(&self, drive: &ZonedInfo) -> u64 {
         drive.zone_capacity_lbas / self.stripe_lbas * self.stripe_lbas
@@ -38,10 +50,11 @@ impl ArraySpec {
         let z = drive
             .zoned()
             .expect("the config refuses an array of conventional drives");
-        let cap = self.usable_lbas(z) * self.drives as u64;
+        let cap = self.usable_lbas(z) * self.data_drives() as u64;
         let size = cap.next_power_of_two();
+        let raid = if self.parity { "RAID-5" } else { "RAID-0" };
         DeviceInfo {
-            name: format!("{} drives of {}", self.drives, drive.name),
+            name: format!("{} drives of {} ({raid} of zones)", self.drives, drive.name),
             lba_size_bytes: drive.lba_size_bytes,
             namespace_lbas: size * z.zone_count as u64,
             namespaces: 1,
@@ -62,12 +75,16 @@ impl ArraySpec {
     /// to finish after it (filled up to their last whole stripe).
     pub fn drive_plans(&self, drive: &ZonedInfo, plan: &[(u32, u64)]) -> Vec<DrivePrefill> {
         let stripe = Stripe::new(self.drives, self.stripe_lbas);
-        let full = self.usable_lbas(drive) * self.drives as u64;
+        let full = self.usable_lbas(drive) * self.data_drives() as u64;
         (0..self.drives)
             .map(|i| {
                 let mut p = DrivePrefill::default();
                 for &(zone, lbas) in plan {
-                    let on = stripe.on_zone(i, lbas);
+                    let on = if self.parity {
+                        parity::on_drive(self, i, lbas)
+                    } else {
+                        stripe.on_zone(i, lbas)
+                    };
                     if on > 0 {
                         p.zones.push((zone, on));
                     }
@@ -101,6 +118,9 @@ pub struct DriveArray {
     dies_per_drive: u32,
     scratch: Vec<u8>,
     late: Vec<Completed>,
+    /// RAID-5 of zones: the parity of each zone's row being written (with data retention),
+    /// and the zones whose last, partial row got its parity when they were finished.
+    parity: Option<parity::Parity>,
 }
 
 impl DriveArray {
@@ -132,6 +152,7 @@ impl DriveArray {
         }
         let array = DriveArray {
             stripe: Stripe::new(spec.drives, spec.stripe_lbas),
+            parity: spec.parity.then(|| parity::Parity::new(spec)),
             drive_zone_lbas: dz.zone_size_lbas,
             usable: spec.usable_lbas(&dz),
             drive_cap: dz.zone_capacity_lbas,
@@ -173,6 +194,9 @@ impl ZoneBackend for DriveArray {
         nlb: u64,
         mut buf: Option<&mut [u8]>,
     ) -> Result<(Instant, Duration), Status> {
+        if self.parity.is_some() {
+            return self.read_rows(now, zone, offset, nlb, buf);
+        }
         let (mut done, mut wait) = (now, Duration::ZERO);
         // Only written LBAs are on the drives (past them a drive zone's LBAs may be the next
         // logical zone's, beyond the last whole stripe); the rest reads as zeros.
@@ -202,6 +226,9 @@ impl ZoneBackend for DriveArray {
         nlb: u64,
         data: Option<&[u8]>,
     ) -> Result<(Instant, Duration), Status> {
+        if self.parity.is_some() {
+            return self.write_rows(now, zone, offset, nlb, data);
+        }
         let (mut done, mut wait) = (now, Duration::ZERO);
         let end = offset + nlb;
         for r in self.stripe.runs(offset, end) {
@@ -241,6 +268,9 @@ impl ZoneBackend for DriveArray {
             Effect::Reset => ZoneAction::Reset,
         };
         let mut done = now;
+        if self.parity.is_some() {
+            done = self.parity_at(now, zone, action)?;
+        }
         for d in 0..self.drives.len() {
             let state = self.drives[d].zone(0, zone).state;
             let skip = match action {
@@ -372,15 +402,57 @@ impl DeviceModel for DriveArray {
         for d in &self.drives {
             d.check_invariants();
         }
-        // An offline zone's data is gone from the drives.
-        for zone in (0..self.lz.count()).filter(|&z| self.lz.state(z) != ZoneState::Offline) {
+        // An offline drive zone's data is gone from the drive.
+        let whole = |z: u32| {
+            self.drives
+                .iter()
+                .all(|d| d.zone(0, z).state != ZoneState::Offline)
+        };
+        for zone in (0..self.lz.count()).filter(|&z| whole(z)) {
             let on_drives: u64 = self.drives.iter().map(|d| d.written_lbas(0, zone)).sum();
+            let data = self.lz.data(zone);
+            let parity = self
+                .parity
+                .as_ref()
+                .map_or(0, |p| p.parity_lbas(zone, data));
             assert_eq!(
                 on_drives,
-                self.lz.data(zone),
-                "logical zone {zone}: the drives hold its data"
+                data + parity,
+                "logical zone {zone}: the drives hold its data and parity"
             );
         }
+    }
+
+    /// A zone fault on one drive: without parity the logical zone shares its fate; with
+    /// parity it stays readable (rebuilt from the other drives) but takes no more writes, until
+    /// a second drive's zone goes offline.
+    fn inject_drive_fault(
+        &mut self,
+        drive: u32,
+        zone: u32,
+        state: ZoneState,
+    ) -> Result<(), Status> {
+        if zone >= self.lz.count() {
+            return Err(Status::LbaOutOfRange);
+        }
+        let d = self
+            .drives
+            .get_mut(drive as usize)
+            .ok_or(Status::InvalidField)?;
+        d.inject_fault(zone, state)?;
+        let offline = self
+            .drives
+            .iter()
+            .filter(|d| d.zone(0, zone).state == ZoneState::Offline)
+            .count();
+        let logical = match (self.parity.is_some(), state) {
+            (_, ZoneState::Offline) if self.parity.is_none() || offline > 1 => ZoneState::Offline,
+            _ => ZoneState::ReadOnly,
+        };
+        if self.lz.state(zone) != ZoneState::Offline {
+            self.lz.force(zone, logical);
+        }
+        Ok(())
     }
 
     /// A zone fault takes logical zone `zone` into `state` on every drive.

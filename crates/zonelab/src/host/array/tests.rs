@@ -27,6 +27,100 @@ fn array(drives: u32) -> Box<dyn DeviceModel> {
     build_device(&experiment(drives, "").unwrap())
 }
 
+/// `drives` tiny drives, RAID-5 of zones.
+fn raid5(drives: u32) -> Box<dyn DeviceModel> {
+    build_device(&experiment(drives, "parity = true\n").unwrap())
+}
+
+/// Zone `zone` of `a` written with `lbas` LBAs of a pattern, returned.
+fn fill(a: &mut dyn DeviceModel, zone: u64, lbas: u64) -> Vec<u8> {
+    let zone_lbas = a.info().zoned().unwrap().zone_size_lbas;
+    let data: Vec<u8> = (0..lbas * LBA).map(|b| (b * 7 / 3) as u8).collect();
+    a.submit(
+        Instant::ZERO,
+        Command::write(zone * zone_lbas, lbas).with_data(Data::Out(&data)),
+    )
+    .unwrap();
+    data
+}
+
+fn read_back(a: &mut dyn DeviceModel, zone: u64, lbas: u64) -> Result<Vec<u8>, Status> {
+    let zone_lbas = a.info().zoned().unwrap().zone_size_lbas;
+    let mut buf = vec![0u8; (lbas * LBA) as usize];
+    a.submit(
+        Instant::from_ns(1),
+        Command::read(zone * zone_lbas, lbas).with_data(Data::In(&mut buf)),
+    )
+    .map(|_| buf)
+}
+
+#[test]
+fn raid5_rebuilds_a_lost_drive_zone_from_the_rest_of_each_row() {
+    let mut a = raid5(3);
+    let z = a.info().zoned().unwrap().clone();
+    assert_eq!(
+        z.zone_capacity_lbas,
+        2 * 64,
+        "two data drives' worth of each row"
+    );
+    // Two whole rows (2 x 8 LBAs) and half of the third: its parity is not written yet.
+    let data = fill(a.as_mut(), 1, 20);
+    a.check_invariants();
+    a.inject_drive_fault(1, 1, ZoneState::Offline).unwrap();
+    assert_eq!(
+        a.zone(0, 1).state,
+        ZoneState::ReadOnly,
+        "readable, no more writes"
+    );
+    assert_eq!(
+        read_back(a.as_mut(), 1, 16).unwrap(),
+        data[..(16 * LBA) as usize]
+    );
+    // Row 2's first data stripe is on drive (3 - 1 - 2 % 3 + 1) % 3 = 1: lost, no parity.
+    assert_eq!(
+        read_back(a.as_mut(), 1, 20),
+        Err(Status::UnrecoveredReadError)
+    );
+    assert_eq!(
+        a.submit(
+            Instant::from_ns(2),
+            Command::write(z.zone_size_lbas + 20, 4)
+        )
+        .map(|_| ()),
+        Err(Status::ZoneIsReadOnly)
+    );
+    // Finished first, the partial row has its parity and every byte comes back.
+    let mut b = raid5(3);
+    let data = fill(b.as_mut(), 1, 20);
+    b.submit(
+        Instant::from_ns(1),
+        Command::zone(ZoneAction::Finish, z.zone_size_lbas),
+    )
+    .unwrap();
+    b.check_invariants();
+    b.inject_drive_fault(1, 1, ZoneState::Offline).unwrap();
+    assert_eq!(read_back(b.as_mut(), 1, 20).unwrap(), data);
+    // A second drive's zone gone: the logical zone is.
+    b.inject_drive_fault(2, 1, ZoneState::Offline).unwrap();
+    assert_eq!(b.zone(0, 1).state, ZoneState::Offline);
+}
+
+#[test]
+fn raid5_writes_one_parity_stripe_per_row() {
+    let mut a = raid5(4);
+    fill(a.as_mut(), 0, 3 * 12);
+    let array = a.as_any().downcast_ref::<DriveArray>().unwrap();
+    // Three rows of three data stripes and one parity stripe: 4 LBAs a stripe on every drive.
+    let per: Vec<u64> = array
+        .drives()
+        .iter()
+        .map(|d| d.written_lbas(0, 0))
+        .collect();
+    assert_eq!(per, [12, 12, 12, 12]);
+    let written: u64 = a.report(Instant::from_ns(1)).counters.host_write_bytes / LBA;
+    assert_eq!(written, 48, "36 LBAs of data and 12 of parity");
+}
+
 const LBA: u64 = 4096;
 
 #[test]
@@ -115,6 +209,11 @@ fn bad_arrays_are_refused_naming_the_field() {
     for (extra, field) in [
         ("", "layer.drives"),
         ("stripe_size = \"1000\"", "layer.stripe_size"),
+        ("parity = true", "layer.parity"),
+        (
+            "[[faults.zones]]\nat = \"1ms\"\nzone = 1\nstate = \"offline\"\ndrive = 2",
+            "faults.zones[0].drive",
+        ),
     ] {
         let drives = if extra.is_empty() { 0 } else { 2 };
         let text = format!(
@@ -126,6 +225,15 @@ fn bad_arrays_are_refused_naming_the_field() {
             .unwrap_err();
         assert!(err.to_string().contains(field), "{extra}: {err}");
     }
+    // A drive's zone fault needs an array.
+    let text = format!(
+        "{}\n[[faults.zones]]\nat = \"1ms\"\nzone = 1\nstate = \"offline\"\ndrive = 0\n",
+        TinyDevice::default().toml()
+    );
+    let err = ExperimentConfig::parse(&text, &[])
+        .and_then(|c| c.validate_device("t"))
+        .unwrap_err();
+    assert!(err.to_string().contains("faults.zones[0].drive"), "{err}");
 }
 
 mod properties {
@@ -162,11 +270,15 @@ mod properties {
     proptest! {
         #![proptest_config(ProptestConfig { cases: crate::test_cases(64), ..ProptestConfig::default() })]
 
-        /// Three drives under one host follow the zone rules of one namespace: every status,
-        /// state, write pointer and byte read as the reference model says.
+        /// Three drives under one host, with or without parity, follow the zone rules of one
+        /// namespace: every status, state, write pointer and byte read as the reference model
+        /// says.
         #[test]
-        fn the_array_matches_the_reference_model(cmds in proptest::collection::vec(cmd(), 1..80)) {
-            let mut a = array(3);
+        fn the_array_matches_the_reference_model(
+            cmds in proptest::collection::vec(cmd(), 1..80),
+            parity in any::<bool>(),
+        ) {
+            let mut a = if parity { raid5(3) } else { array(3) };
             let mut model = Model::of(a.info()).unwrap();
             let zone_lbas = model.zone_lbas;
             for (i, c) in cmds.iter().enumerate() {
