@@ -163,6 +163,29 @@ pub fn device(rng: &mut Rng, profile: Profile) -> DeviceDraw {
     }
 }
 
+/// Several of the drawn drive under one host: `[layer] kind = "array"`, RAID-0 or RAID-5 of
+/// zones; the draw becomes the array's logical zones (the commands and checks use those).
+pub fn array(rng: &mut Rng, d: &mut DeviceDraw) {
+    let parity = rng.chance(50);
+    let drives = if parity {
+        rng.range(3, 5)
+    } else {
+        rng.range(1, 4)
+    };
+    let cap_lbas = d.cap_bytes / d.lba;
+    let stripe_lbas = rng.pick(&[1u64, 2, 4, 8]).min(cap_lbas);
+    let cap = cap_lbas / stripe_lbas * stripe_lbas * (drives - parity as u64);
+    let _ = writeln!(
+        d.toml,
+        "[layer]\nkind = \"array\"\ndrives = {drives}\nstripe_size = {}\nparity = {parity}",
+        stripe_lbas * d.lba
+    );
+    d.cap_bytes = cap * d.lba;
+    d.zone_bytes = cap.next_power_of_two() * d.lba;
+    // A logical zone opens one zone per drive: the active limit is the open limit too.
+    d.max_open = d.max_active;
+}
+
 /// A firmware policy and its parameters (all in their documented ranges).
 fn firmware(rng: &mut Rng, zones: u64) -> String {
     let t_free = rng.range(0, zones.saturating_sub(1));

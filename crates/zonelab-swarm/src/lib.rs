@@ -84,7 +84,12 @@ pub fn draw(seed: u64) -> Case {
         Front::Run => runs::profile(&mut rng),
         _ => draw::Profile::Tiny,
     };
-    let device = draw::device(&mut rng, profile);
+    let mut device = draw::device(&mut rng, profile);
+    // The command-level front ends but the device manager (whose state files hold one ZNS
+    // device) also drive drive arrays.
+    if matches!(front, Front::Direct | Front::Fio | Front::Replay) && rng.chance(15) {
+        draw::array(&mut rng, &mut device);
+    }
     let mut experiment = device.toml.clone();
     let mut commands = Vec::new();
     match front {
