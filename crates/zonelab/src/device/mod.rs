@@ -191,6 +191,25 @@ pub struct DeviceCounters {
     pub finish_padding_bytes: u64,
 }
 
+/// Two devices' counts together (a device made of several): the sums, and the larger of the
+/// maxima. A new counter goes here beside its field.
+impl std::ops::AddAssign<&DeviceCounters> for DeviceCounters {
+    fn add_assign(&mut self, o: &DeviceCounters) {
+        self.host_read_bytes += o.host_read_bytes;
+        self.host_write_bytes += o.host_write_bytes;
+        self.zone_resets_requested += o.zone_resets_requested;
+        self.zone_resets_executed += o.zone_resets_executed;
+        self.zone_finishes += o.zone_finishes;
+        self.implicit_closes += o.implicit_closes;
+        self.open_zones_max = self.open_zones_max.max(o.open_zones_max);
+        self.active_zones_max = self.active_zones_max.max(o.active_zones_max);
+        self.compacted_units += o.compacted_units;
+        self.trims += o.trims;
+        self.flushes += o.flushes;
+        self.finish_padding_bytes += o.finish_padding_bytes;
+    }
+}
+
 /// Everything a device reports about itself.
 pub struct DeviceReport {
     pub counters: DeviceCounters,

@@ -61,12 +61,33 @@ pub struct NandCounters {
     pub program_push_ns: u64,
 }
 
+/// Two devices' NAND work together. A new counter goes here beside its field.
+impl std::ops::AddAssign<&NandCounters> for NandCounters {
+    fn add_assign(&mut self, o: &NandCounters) {
+        self.page_reads += o.page_reads;
+        self.page_programs += o.page_programs;
+        self.block_erases += o.block_erases;
+        self.erase_suspends += o.erase_suspends;
+        self.read_retries += o.read_retries;
+        self.programs_pushed += o.programs_pushed;
+        self.program_push_ns += o.program_push_ns;
+    }
+}
+
 /// Energy by kind, in nanojoules.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EnergyNj {
     pub read: f64,
     pub program: f64,
     pub erase: f64,
+}
+
+impl std::ops::AddAssign<&EnergyNj> for EnergyNj {
+    fn add_assign(&mut self, o: &EnergyNj) {
+        self.read += o.read;
+        self.program += o.program;
+        self.erase += o.erase;
+    }
 }
 
 impl EnergyNj {

@@ -85,6 +85,20 @@ impl WearTable {
 }
 
 impl WearSummary {
+    /// Another device's blocks beside these (a device made of several).
+    pub fn merge(&mut self, o: &WearSummary) {
+        let blocks = |w: &WearSummary| w.histogram.values().sum::<u64>() as f64;
+        let (a, b) = (blocks(self), blocks(o));
+        if a + b > 0.0 {
+            self.mean = (self.mean * a + o.mean * b) / (a + b);
+        }
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+        for (&e, &n) in &o.histogram {
+            *self.histogram.entry(e).or_default() += n;
+        }
+    }
+
     /// Erase counts (one per block) summarised.
     pub fn of(counts: &[u32]) -> WearSummary {
         WearTable::of(counts).summary()

@@ -175,6 +175,25 @@ impl DriveArray {
     fn drive_lba(&self, zone: u32, offset: u64) -> u64 {
         zone as u64 * self.drive_zone_lbas + offset
     }
+
+    /// Where logical offset `x` of a zone lives: (drive, offset in its zone, LBAs left in the
+    /// stripe).
+    fn locate(&self, x: u64) -> (usize, u64, u64) {
+        match &self.parity {
+            Some(p) => p.locate(x),
+            None => {
+                let (drive, at, left) = self.stripe.locate(x);
+                (drive as usize, at, left)
+            }
+        }
+    }
+}
+
+/// When a drive's part of a command completes: at submission, as the ZNS device reports every
+/// command (the array has no way to hand on a completion a drive reports later).
+pub(super) fn completed(a: &Accepted) -> Instant {
+    a.done
+        .expect("the drives of an array complete commands at submission")
 }
 
 impl ZoneBackend for DriveArray {
@@ -194,26 +213,39 @@ impl ZoneBackend for DriveArray {
         nlb: u64,
         mut buf: Option<&mut [u8]>,
     ) -> Result<(Instant, Duration), Status> {
-        if self.parity.is_some() {
-            return self.read_rows(now, zone, offset, nlb, buf);
-        }
         let (mut done, mut wait) = (now, Duration::ZERO);
+        let lba_bytes = self.lba_bytes;
         // Only written LBAs are on the drives (past them a drive zone's LBAs may be the next
         // logical zone's, beyond the last whole stripe); the rest reads as zeros.
         let written = self.lz.data(zone).clamp(offset, offset + nlb);
         if let Some(b) = buf.as_deref_mut() {
-            b[((written - offset) * self.lba_bytes) as usize..].fill(0);
+            b[((written - offset) * lba_bytes) as usize..].fill(0);
         }
-        let chunks: Vec<_> = self.stripe.chunks(offset, written).collect();
-        for c in chunks {
-            let mut cmd = Command::read(self.drive_lba(zone, c.offset), c.len);
-            if let Some(b) = buf.as_deref_mut() {
-                let at = ((c.logical - offset) * self.lba_bytes) as usize;
-                cmd = cmd.with_data(Data::In(&mut b[at..at + (c.len * self.lba_bytes) as usize]));
-            }
-            let a = self.drives[c.index as usize].submit(now, cmd)?;
-            done = done.max(a.done.unwrap_or(now));
-            wait = wait.max(a.erase_wait);
+        // Stripe by stripe; with parity, a stripe on an Offline drive zone is rebuilt from the
+        // rest of its row (without parity such a logical zone is Offline and refused before).
+        let mut x = offset;
+        while x < written {
+            let (drive, at, left) = self.locate(x);
+            let len = left.min(written - x);
+            let part = buf.as_deref_mut().map(|b| {
+                &mut b
+                    [((x - offset) * lba_bytes) as usize..((x - offset + len) * lba_bytes) as usize]
+            });
+            let lost = self.parity.is_some()
+                && self.drives[drive].zone(0, zone).state == ZoneState::Offline;
+            let (d, w) = if lost {
+                self.rebuild(now, zone, drive, at, len, part)?
+            } else {
+                let mut cmd = Command::read(self.drive_lba(zone, at), len);
+                if let Some(p) = part {
+                    cmd = cmd.with_data(Data::In(p));
+                }
+                let a = self.drives[drive].submit(now, cmd)?;
+                (completed(&a), a.erase_wait)
+            };
+            done = done.max(d);
+            wait = wait.max(w);
+            x += len;
         }
         Ok((done, wait))
     }
@@ -250,7 +282,7 @@ impl ZoneBackend for DriveArray {
                 cmd = cmd.with_data(Data::Out(b));
             }
             let a = self.drives[r.index as usize].submit(now, cmd)?;
-            done = done.max(a.done.unwrap_or(now));
+            done = done.max(completed(&a));
             wait = wait.max(a.erase_wait);
         }
         if end == self.lz.cap_lbas() && self.usable < self.drive_cap {
@@ -280,7 +312,7 @@ impl ZoneBackend for DriveArray {
             if !skip {
                 let zslba = self.drive_lba(zone, 0);
                 let a = self.drives[d].submit(now, Command::zone(action, zslba))?;
-                done = done.max(a.done.unwrap_or(now));
+                done = done.max(completed(&a));
             }
         }
         Ok(done)
@@ -289,11 +321,7 @@ impl ZoneBackend for DriveArray {
     fn flush(&mut self, now: Instant) -> Result<Instant, Status> {
         let mut done = now;
         for d in &mut self.drives {
-            done = done.max(
-                d.submit(now, Command::new(Op::Flush, 0, 0))?
-                    .done
-                    .unwrap_or(now),
-            );
+            done = done.max(completed(&d.submit(now, Command::new(Op::Flush, 0, 0))?));
         }
         Ok(done)
     }
@@ -483,40 +511,10 @@ impl DeviceModel for DriveArray {
 /// Adds drive report `r` to the array's `sum`: counters, NAND work, energy and wear add up;
 /// the erase waits merge; the firmware report is the first drive's.
 fn merge(sum: &mut DeviceReport, r: &DeviceReport) {
-    let (c, rc) = (&mut sum.counters, &r.counters);
-    c.host_read_bytes += rc.host_read_bytes;
-    c.host_write_bytes += rc.host_write_bytes;
-    c.zone_resets_requested += rc.zone_resets_requested;
-    c.zone_resets_executed += rc.zone_resets_executed;
-    c.zone_finishes += rc.zone_finishes;
-    c.implicit_closes += rc.implicit_closes;
-    c.open_zones_max = c.open_zones_max.max(rc.open_zones_max);
-    c.active_zones_max = c.active_zones_max.max(rc.active_zones_max);
-    c.compacted_units += rc.compacted_units;
-    c.trims += rc.trims;
-    c.flushes += rc.flushes;
-    c.finish_padding_bytes += rc.finish_padding_bytes;
-    let (n, rn) = (&mut sum.nand, &r.nand);
-    n.page_reads += rn.page_reads;
-    n.page_programs += rn.page_programs;
-    n.block_erases += rn.block_erases;
-    n.erase_suspends += rn.erase_suspends;
-    n.read_retries += rn.read_retries;
-    n.programs_pushed += rn.programs_pushed;
-    n.program_push_ns += rn.program_push_ns;
-    sum.energy.read += r.energy.read;
-    sum.energy.program += r.energy.program;
-    sum.energy.erase += r.energy.erase;
-    let blocks = |w: &crate::nand::WearSummary| w.histogram.values().sum::<u64>() as f64;
-    let (a, b) = (blocks(&sum.wear), blocks(&r.wear));
-    if a + b > 0.0 {
-        sum.wear.mean = (sum.wear.mean * a + r.wear.mean * b) / (a + b);
-    }
-    sum.wear.min = sum.wear.min.min(r.wear.min);
-    sum.wear.max = sum.wear.max.max(r.wear.max);
-    for (&e, &n) in &r.wear.histogram {
-        *sum.wear.histogram.entry(e).or_default() += n;
-    }
+    sum.counters += &r.counters;
+    sum.nand += &r.nand;
+    sum.energy += &r.energy;
+    sum.wear.merge(&r.wear);
     sum.erase_wait
         .add(&r.erase_wait)
         .expect("erase-wait histograms of one shape");

@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{ArraySpec, DriveArray};
+use super::{ArraySpec, DriveArray, completed};
 use crate::device::{Command, Data, Status, ZoneAction, ZoneState};
 use crate::host::lzone::{Effect, ZoneBackend};
 use crate::time::{Duration, Instant};
@@ -49,7 +49,7 @@ impl Parity {
 
     /// Where logical offset `x` of a zone lives: (drive, offset in its zone, LBAs left in the
     /// stripe).
-    fn locate(&self, x: u64) -> (usize, u64, u64) {
+    pub(super) fn locate(&self, x: u64) -> (usize, u64, u64) {
         let s = self.stripe_lbas;
         let stripe = x / s;
         let (row, k) = (stripe / (self.drives - 1), stripe % (self.drives - 1));
@@ -115,7 +115,7 @@ impl DriveArray {
             debug_assert_eq!(padded.len() as u64, s * lba_bytes);
             cmd = cmd.with_data(Data::Out(&padded));
         }
-        Ok(self.drives[drive].submit(now, cmd)?.done.unwrap_or(now))
+        Ok(completed(&self.drives[drive].submit(now, cmd)?))
     }
 
     /// Data stripe by stripe, each row's parity when the row completes.
@@ -149,7 +149,7 @@ impl DriveArray {
                 xor_into(&mut acc[within..within + b.len()], b);
             }
             let a = self.drives[drive].submit(now, cmd)?;
-            done = done.max(a.done.unwrap_or(now));
+            done = done.max(completed(&a));
             wait = wait.max(a.erase_wait);
             x += len;
             if x.is_multiple_of(row_lbas) {
@@ -187,49 +187,9 @@ impl DriveArray {
         }
     }
 
-    /// Stripe by stripe; a stripe on an Offline drive zone rebuilt from the rest of its row.
-    pub(super) fn read_rows(
-        &mut self,
-        now: Instant,
-        zone: u32,
-        offset: u64,
-        nlb: u64,
-        mut buf: Option<&mut [u8]>,
-    ) -> Result<(Instant, Duration), Status> {
-        let (mut done, mut wait) = (now, Duration::ZERO);
-        let lba_bytes = self.lba_bytes;
-        let written = self.lz.data(zone).clamp(offset, offset + nlb);
-        if let Some(b) = buf.as_deref_mut() {
-            b[((written - offset) * lba_bytes) as usize..].fill(0);
-        }
-        let mut x = offset;
-        while x < written {
-            let (drive, at, left) = self.rows().locate(x);
-            let len = left.min(written - x);
-            let part = buf.as_deref_mut().map(|b| {
-                &mut b
-                    [((x - offset) * lba_bytes) as usize..((x - offset + len) * lba_bytes) as usize]
-            });
-            let (d, w) = if self.drives[drive].zone(0, zone).state == ZoneState::Offline {
-                self.rebuild(now, zone, drive, at, len, part)?
-            } else {
-                let mut cmd = Command::read(self.drive_lba(zone, at), len);
-                if let Some(p) = part {
-                    cmd = cmd.with_data(Data::In(p));
-                }
-                let a = self.drives[drive].submit(now, cmd)?;
-                (a.done.unwrap_or(now), a.erase_wait)
-            };
-            done = done.max(d);
-            wait = wait.max(w);
-            x += len;
-        }
-        Ok((done, wait))
-    }
-
     /// LBAs `at..at + len` of `drive`'s zone, which is gone: the XOR of the same LBAs of every
     /// other drive's zone.
-    fn rebuild(
+    pub(super) fn rebuild(
         &mut self,
         now: Instant,
         zone: u32,
@@ -256,7 +216,7 @@ impl DriveArray {
                 cmd = cmd.with_data(Data::In(&mut tmp));
             }
             let a = self.drives[e].submit(now, cmd)?;
-            done = done.max(a.done.unwrap_or(now));
+            done = done.max(completed(&a));
             wait = wait.max(a.erase_wait);
             if let Some(o) = out.as_deref_mut() {
                 xor_into(o, &tmp);
