@@ -11,8 +11,8 @@ use super::workload::MAX_PAUSE;
 use crate::device::DeviceInfo;
 use crate::host::fs::spec::f2fs_mkfs_space;
 use crate::host::fs::{
-    BLOCK_BYTES, CacheSpec, F2fsGcMode, F2fsSpec, FsSpec, GcPolicyKind, GcSpec, Personality,
-    Survivors, Victim, ZenfsSpec,
+    BLOCK_BYTES, CacheSpec, F2fsGcMode, F2fsSpec, FsSpec, GcPolicyKind, GcSpec, OnZoneError,
+    Personality, Survivors, Victim, ZenfsSpec,
 };
 use crate::time::Duration;
 use crate::units::{Bytes, Extent};
@@ -23,6 +23,14 @@ pub enum PersonalityConfig {
     #[default]
     F2fs,
     Zenfs,
+}
+
+/// `[fs] on_zone_error`: "stop" (default) or "relocate" (see [`OnZoneError`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnZoneErrorConfig {
+    Stop,
+    Relocate,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -197,6 +205,9 @@ pub struct FsConfig {
     /// Largest device command (default 1 MiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_io: Option<Bytes>,
+    /// A write the device refuses: "stop" (default) or "relocate".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_zone_error: Option<OnZoneErrorConfig>,
     #[serde(default)]
     pub gc: GcConfig,
     #[serde(default)]
@@ -274,6 +285,10 @@ impl FsConfig {
             PersonalityConfig::Zenfs => FsSpec::zenfs(first_zone, zone_count),
         };
         spec.data = data;
+        spec.on_zone_error = match self.on_zone_error {
+            None | Some(OnZoneErrorConfig::Stop) => OnZoneError::Stop,
+            Some(OnZoneErrorConfig::Relocate) => OnZoneError::Relocate,
+        };
         if let Some(m) = self.max_io {
             spec.max_io_blocks = blocks_of("fs.max_io", m, 16 << 20)?;
         }

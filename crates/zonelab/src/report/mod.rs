@@ -279,6 +279,9 @@ pub struct Summary {
     pub errors: Vec<ErrorReport>,
     /// Every command the device rejected.
     pub errors_total: u64,
+    /// Of those, the ones a host layer took in and went on from (`on_zone_error`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub errors_ridden_through: u64,
     /// Per foreground read, write or append: how long erases held it up.
     pub erase_wait_ns: LatencySummary,
     /// The whole distribution `erase_wait_ns` summarises, for its CDF file (so writing the
@@ -417,6 +420,7 @@ pub fn summarize(
         wear: r.wear.into(),
         jobs,
         errors_total: errors.total(),
+        errors_ridden_through: errors.ridden_through(),
         errors: errors.into_kept(),
         erase_wait_ns: LatencySummary::of(&r.erase_wait),
         host,

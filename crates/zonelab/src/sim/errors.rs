@@ -37,6 +37,8 @@ impl ErrorReport {
 pub struct ErrorLog {
     kept: Vec<ErrorReport>,
     total: u64,
+    /// Rejections a host layer took in and went on from (`[fs] on_zone_error = "relocate"`).
+    ridden_through: u64,
 }
 
 impl ErrorLog {
@@ -66,6 +68,20 @@ impl ErrorLog {
     /// Every rejected command, kept or not.
     pub fn total(&self) -> u64 {
         self.total
+    }
+
+    /// A host layer took in one rejected command and went on.
+    pub fn ride_through(&mut self) {
+        self.ridden_through += 1;
+        debug_assert!(
+            self.ridden_through <= self.total,
+            "more ridden through than rejected"
+        );
+    }
+
+    /// Rejected commands a host layer took in and went on from.
+    pub fn ridden_through(&self) -> u64 {
+        self.ridden_through
     }
 
     pub fn kept(&self) -> &[ErrorReport] {

@@ -261,7 +261,7 @@ const LONG_FUNCTIONS: [(&str, &str); 46] = [
     ("experiment/runner.rs", "pump"),
     ("experiment/simulation.rs", "run"),
     ("host/elastic/reclaim.rs", "start_migration"),
-    ("host/fs/f2fs.rs", "write_nodes"),
+    ("host/fs/f2fs.rs", "write_nodes_once"),
     ("host/fs/gc/copy.rs", "collect_window"),
     ("host/fs/gc/copy.rs", "plan_gc_write"),
     ("host/fs/io/mod.rs", "check"),

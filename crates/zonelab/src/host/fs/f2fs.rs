@@ -370,12 +370,19 @@ pub(super) fn dirty_dentry(st: &mut State, dir: Ino, name: &str) {
 }
 
 /// Writes dirty node blocks (`only`'s direct ones at its fsync, or every inode's at a
-/// checkpoint) to the node logs.
+/// checkpoint) to the node logs, again while the device refuses some (they are dirty again,
+/// `on_zone_error = "relocate"`).
 pub(super) async fn write_nodes(
     fs: &Rc<Inner>,
     h: &Host,
     only: Option<Ino>,
 ) -> Result<(), FsError> {
+    while write_nodes_once(fs, h, only).await? > 0 {}
+    Ok(())
+}
+
+/// One pass of [`write_nodes`]: how many blocks the device refused.
+async fn write_nodes_once(fs: &Rc<Inner>, h: &Host, only: Option<Ino>) -> Result<u64, FsError> {
     let f = spec(fs).clone();
     let cmds = {
         let mut st = fs.st.borrow_mut();

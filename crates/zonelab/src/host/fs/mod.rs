@@ -54,6 +54,8 @@ mod io;
 pub mod map;
 mod mount;
 mod namei;
+#[cfg(test)]
+mod relocate_tests;
 mod report;
 #[cfg(test)]
 mod reuse_tests;
@@ -69,10 +71,10 @@ mod zoned_gc_tests;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-pub use report::FsReport;
+pub use report::{FsReport, ZoneErrorReport};
 pub use spec::{
     BLOCK_BYTES, CacheSpec, CpuSpec, F2fsGcMode, F2fsSpec, FsSpec, GcPolicyKind, GcSpec,
-    Personality, Survivors, Victim, ZenfsSpec,
+    OnZoneError, Personality, Survivors, Victim, ZenfsSpec,
 };
 
 use crate::device::Status;
@@ -202,6 +204,8 @@ pub(crate) struct Inner {
     pub flush_cv: Condvar,
     /// A write to the device finished (fsync waits for the file's writes in flight).
     pub io_cv: Condvar,
+    /// Wakes the relocator (`on_zone_error = "relocate"`).
+    pub relocate_cv: Condvar,
     /// One GC pass at a time (F2FS's gc_lock).
     pub gc_lock: crate::sim::sync::Mutex<()>,
     /// Metadata log appends and checkpoints, one at a time.

@@ -74,6 +74,7 @@ impl Fs {
             gc_cv: Condvar::new(),
             flush_cv: Condvar::new(),
             io_cv: Condvar::new(),
+            relocate_cv: Condvar::new(),
             gc_lock: crate::sim::sync::Mutex::new(()),
             meta_lock: crate::sim::sync::Mutex::new(()),
             gc: RefCell::new(policy),
@@ -116,6 +117,12 @@ impl Fs {
             }
         }
         gc::spawn_daemon(inner);
+        if inner.spec.on_zone_error == super::OnZoneError::Relocate {
+            let fs = inner.clone();
+            inner
+                .host
+                .spawn("fs.relocate", true, async move { io::relocator(fs).await });
+        }
     }
 }
 

@@ -31,6 +31,23 @@ pub struct GcReport {
     pub c2_bytes: u64,
 }
 
+/// What `on_zone_error = "relocate"` did (absent with "stop").
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ZoneErrorReport {
+    /// Writes the device refused, and the zones given up for them: retired (Read Only,
+    /// Offline) or finished and kept (Write Fault, Internal Error).
+    pub writes_refused: u64,
+    pub zones_retired: u64,
+    pub zones_finished: u64,
+    /// Bytes of refused writes written again elsewhere.
+    pub bytes_relocated: u64,
+    /// Live bytes of Offline zones written again from memory, and those lost with the zone.
+    pub bytes_recovered: u64,
+    pub bytes_lost: u64,
+    /// Reads refused because their zone was Offline.
+    pub reads_refused: u64,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FsReport {
     pub personality: String,
@@ -65,6 +82,8 @@ pub struct FsReport {
     pub dirty_throttles: u64,
     pub writeback_bytes: u64,
     pub gc: GcReport,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_errors: Option<ZoneErrorReport>,
     /// Extents in all files, reverse-map runs in all zones, and the zone table's bytes.
     pub extents: u64,
     pub reverse_map_runs: u64,
@@ -132,6 +151,18 @@ pub(super) fn make(fs: &Inner) -> FsReport {
             c1h_bytes: s.gc_class_blocks[2] * b,
             c2_bytes: s.gc_class_blocks[3] * b,
         },
+        zone_errors: (fs.spec.on_zone_error == super::OnZoneError::Relocate).then(|| {
+            let e = &s.zone_errors;
+            ZoneErrorReport {
+                writes_refused: e.writes_refused,
+                zones_retired: e.zones_retired,
+                zones_finished: e.zones_finished,
+                bytes_relocated: e.blocks_relocated * b,
+                bytes_recovered: e.blocks_recovered * b,
+                bytes_lost: e.blocks_lost * b,
+                reads_refused: e.reads_refused,
+            }
+        }),
         extents: st
             .inodes
             .iter()

@@ -68,6 +68,9 @@ pub enum Role {
     Data,
     /// ZenFS metadata log zones: written as a log, rolled, never collected.
     Meta,
+    /// Gone Read Only or Offline on the device: never written, collected or reset again; its
+    /// live blocks stay where they are (readable if Read Only, lost if Offline).
+    Retired,
 }
 
 #[derive(Debug)]
@@ -360,6 +363,19 @@ impl Space {
             self.active -= 1;
         }
         zone.finished = true;
+    }
+
+    /// The device took `z` out of service: no more writes, its active resource is free.
+    pub fn retire(&mut self, z: u32) {
+        self.finish(z);
+        let zone = &mut self.zones[z as usize];
+        debug_assert!(
+            zone.role == Role::Data,
+            "zone {z} retired as {:?}",
+            zone.role
+        );
+        zone.role = Role::Retired;
+        zone.head = None;
     }
 
     /// `z` was reset: empty and free again.

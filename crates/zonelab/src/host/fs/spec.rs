@@ -20,6 +20,21 @@ pub struct FsSpec {
     pub max_io_blocks: u32,
     /// Carry file bytes to and from the device (the device keeps data).
     pub data: bool,
+    /// What a write the device refuses does to the layer.
+    pub on_zone_error: OnZoneError,
+}
+
+/// What the layer does when the device refuses one of its writes (`[fs] on_zone_error`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnZoneError {
+    /// The caller gets the error, as Linux F2FS (EIO at fsync, or a stopped checkpoint) and
+    /// RocksDB over ZenFS (a background error) give it (the default).
+    #[default]
+    Stop,
+    /// The layer gives up the zone and writes the refused blocks elsewhere: a zone gone Read
+    /// Only or Offline is retired for good; after a Write Fault, an Internal Error or a write
+    /// the zone no longer takes, the zone is finished and stays in use (experiments/faults).
+    Relocate,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -370,6 +385,7 @@ impl FsSpec {
             cpu: CpuSpec::default(),
             max_io_blocks: 256,
             data: false,
+            on_zone_error: OnZoneError::Stop,
         }
     }
 
@@ -384,6 +400,7 @@ impl FsSpec {
             cpu: CpuSpec::default(),
             max_io_blocks: 256,
             data: false,
+            on_zone_error: OnZoneError::Stop,
         }
     }
 }

@@ -144,6 +144,25 @@ pub struct Stats {
     /// Writers that waited for dirty pages to be written back.
     pub dirty_throttles: u64,
     pub writeback_blocks: u64,
+    /// Writes the device refused and what the layer did about them (`on_zone_error`).
+    pub zone_errors: ZoneErrorStats,
+}
+
+/// What `on_zone_error = "relocate"` did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ZoneErrorStats {
+    pub writes_refused: u64,
+    pub zones_retired: u64,
+    pub zones_finished: u64,
+    /// Blocks of refused writes written again elsewhere.
+    pub blocks_relocated: u64,
+    /// Live blocks of an Offline zone written again from the page cache (data) or from memory
+    /// (F2FS node blocks).
+    pub blocks_recovered: u64,
+    /// Live blocks of an Offline zone the layer had no copy of: reads of them fail.
+    pub blocks_lost: u64,
+    /// Reads the device refused because their zone was Offline.
+    pub reads_refused: u64,
 }
 
 pub struct State {
@@ -185,6 +204,9 @@ pub struct State {
     pub data: bool,
     /// The flusher's last writeback found no room (throttled writers get the error).
     pub writeback_failed: bool,
+    /// Files with blocks a refused write or an Offline zone made dirty again (the relocator
+    /// writes them back).
+    pub relocate: BTreeSet<Ino>,
 }
 
 impl State {
@@ -216,6 +238,7 @@ impl State {
             generation: 0,
             data: false,
             writeback_failed: false,
+            relocate: BTreeSet::new(),
         }
     }
 
@@ -377,6 +400,10 @@ impl State {
     /// candidates for a reset.
     pub fn kill_runs(&mut self, runs: &[Run]) {
         for &r in runs {
+            if self.space.zones[r.zone as usize].role == super::space::Role::Retired {
+                // A block that dies in a retired zone is not free space again.
+                self.capacity_blocks = self.capacity_blocks.saturating_sub(r.len as u64);
+            }
             self.space.kill(r);
             self.f2.note_kill(&self.space, r);
             self.check_dead(r.zone);

@@ -20,7 +20,12 @@ use crate::testing::fixtures::TinyDevice;
 /// The tiny device with 32 zones of 64 blocks (256 KiB) over 4 dies, keeping data; `limits`
 /// caps open and active zones.
 fn experiment(limits: Option<u32>) -> Experiment {
-    let text = TinyDevice {
+    experiment_with(limits, "")
+}
+
+/// As [`experiment`], with `extra` TOML after the device's (faults).
+pub(super) fn experiment_with(limits: Option<u32>, extra: &str) -> Experiment {
+    let mut text = TinyDevice {
         blocks_per_die: 32,
         max_open_zones: limits.unwrap_or(0),
         max_active_zones: limits.unwrap_or(0),
@@ -28,6 +33,7 @@ fn experiment(limits: Option<u32>) -> Experiment {
         ..TinyDevice::default()
     }
     .toml();
+    text.push_str(extra);
     ExperimentConfig::parse(&text, &[])
         .unwrap()
         .validate_device("t")
@@ -68,7 +74,15 @@ where
     F: Fn(Fs, Host) -> Fut + 'static,
     Fut: Future<Output = ()> + 'static,
 {
-    let exp = experiment(limits);
+    with_fs_on(experiment(limits), spec, body)
+}
+
+/// As [`with_fs`], on the device `exp` builds.
+pub(super) fn with_fs_on<F, Fut>(exp: Experiment, spec: FsSpec, body: F) -> RunOutput
+where
+    F: Fn(Fs, Host) -> Fut + 'static,
+    Fut: Future<Output = ()> + 'static,
+{
     let body = Rc::new(body);
     run_with(
         &exp,
@@ -134,7 +148,7 @@ async fn read_all(fs: &Fs, h: &Host, path: &str) -> Vec<u8> {
 }
 
 /// `steps` random operations on `fs`, checked against the model after each.
-async fn random_ops(fs: Fs, h: Host, seed: u64, steps: u32, append_only: bool) {
+pub(super) async fn random_ops(fs: Fs, h: Host, seed: u64, steps: u32, append_only: bool) {
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let mut m = Model::default();
     m.dirs.insert("/".into());

@@ -162,7 +162,14 @@ pub(super) async fn persist(fs: &Rc<Inner>, h: &Host, r: Record) -> Result<(), F
         }
         (z, b)
     };
-    write_meta(fs, h, z, b, blocks).await
+    match write_meta(fs, h, z, b, blocks).await {
+        Err(FsError::Device(s)) if io::absorb_meta_write(fs, &mut fs.st.borrow_mut(), z, s) => {
+            // The log zone takes no more: the record goes into the snapshot the roll writes.
+            h.rode_through();
+            roll_log(fs, h).await
+        }
+        r => r,
+    }
 }
 
 async fn write_meta(fs: &Rc<Inner>, h: &Host, z: u32, b: u32, blocks: u32) -> Result<(), FsError> {
@@ -182,35 +189,61 @@ async fn write_meta(fs: &Rc<Inner>, h: &Host, z: u32, b: u32, blocks: u32) -> Re
         None,
     )
     .await
+    .map(|_| ())
 }
 
+/// Snapshot writes refused in a row before a roll gives up (chosen).
+const ROLL_TRIES: u32 = 8;
+
 /// `RollMetaZoneLocked`: the snapshot goes to the next metadata zone, the old one is finished
-/// and reset.
+/// and reset. A snapshot write the device refuses with a Write Fault (`on_zone_error =
+/// "relocate"`) empties that zone and writes the snapshot there again; the old zone keeps the
+/// log meanwhile.
 async fn roll_log(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> {
-    let (old, new, blocks) = {
-        let mut st = fs.st.borrow_mut();
-        let n = st.zen.meta.len();
-        let old = st.zen.meta[st.zen.meta_cur];
-        let next = (st.zen.meta_cur + 1) % n;
-        let new = st.zen.meta[next];
-        assert_eq!(
-            st.space.zones[new as usize].wp, 0,
-            "the next log zone is empty"
-        );
-        st.zen.meta_cur = next;
-        st.zen.rolls += 1;
-        let blocks = snapshot_bytes(&st)
-            .div_ceil(BLOCK_BYTES)
-            .min(st.space.zones[new as usize].cap as u64) as u32;
-        (old, new, blocks)
+    let old = {
+        let st = fs.st.borrow();
+        st.zen.meta[st.zen.meta_cur]
     };
-    let (b, got) = {
-        let mut st = fs.st.borrow_mut();
-        let r = st.space.alloc(new, blocks, h.now());
-        st.stats.meta_blocks_written += r.1 as u64;
-        r
-    };
-    write_meta(fs, h, new, b, got).await?;
+    let mut refused = 0;
+    loop {
+        let (new, blocks) = {
+            let mut st = fs.st.borrow_mut();
+            let n = st.zen.meta.len();
+            let next = (st.zen.meta_cur + 1) % n;
+            let new = st.zen.meta[next];
+            assert_eq!(
+                st.space.zones[new as usize].wp, 0,
+                "the next log zone is empty"
+            );
+            st.zen.meta_cur = next;
+            st.zen.rolls += 1;
+            let blocks = snapshot_bytes(&st)
+                .div_ceil(BLOCK_BYTES)
+                .min(st.space.zones[new as usize].cap as u64) as u32;
+            (new, blocks)
+        };
+        let (b, got) = {
+            let mut st = fs.st.borrow_mut();
+            let r = st.space.alloc(new, blocks, h.now());
+            st.stats.meta_blocks_written += r.1 as u64;
+            r
+        };
+        match write_meta(fs, h, new, b, got).await {
+            Ok(()) => break,
+            Err(FsError::Device(s))
+                if refused < ROLL_TRIES
+                    && io::absorb_meta_write(fs, &mut fs.st.borrow_mut(), new, s) =>
+            {
+                refused += 1;
+                h.rode_through();
+                reset_meta(fs, h, new).await?;
+                let mut st = fs.st.borrow_mut();
+                let n = st.zen.meta.len();
+                st.zen.meta_cur = (st.zen.meta_cur + n - 1) % n;
+            }
+            Err(e) => return Err(e),
+        }
+    }
     let zslba = fs.st.borrow().space.zslba(old);
     if !fs.st.borrow().space.zones[old as usize].is_full() {
         h.io(Command::zone(ZoneAction::Finish, zslba)).await?;
@@ -218,11 +251,17 @@ async fn roll_log(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> {
         st.stats.zone_finishes += 1;
         st.space.finish(old);
     }
+    reset_meta(fs, h, old).await
+}
+
+/// Resets metadata-log zone `z`, which stays a log zone.
+async fn reset_meta(fs: &Rc<Inner>, h: &Host, z: u32) -> Result<(), FsError> {
+    let zslba = fs.st.borrow().space.zslba(z);
     h.io(Command::zone(ZoneAction::Reset, zslba)).await?;
     let mut st = fs.st.borrow_mut();
     st.stats.zone_resets += 1;
-    st.space.reset(old);
-    st.space.claim(old, Role::Meta);
+    st.space.reset(z);
+    st.space.claim(z, Role::Meta);
     Ok(())
 }
 
@@ -259,11 +298,10 @@ pub(super) async fn release_zone(fs: &Rc<Inner>, h: &Host, ino: Ino) -> Result<(
         let z = st.inode(ino).zone;
         release(&mut st, ino);
         z.filter(|&z| st.space.zones[z as usize].is_active())
-            .map(|z| st.space.zslba(z))
     };
     fs.space_cv.notify_all(h);
-    if let Some(zslba) = close {
-        h.io(Command::zone(ZoneAction::Close, zslba)).await?;
+    if let Some(z) = close {
+        io::zone_action(fs, h, ZoneAction::Close, z).await?;
     }
     Ok(())
 }
@@ -283,16 +321,15 @@ fn active_token(st: &State) -> bool {
 }
 
 async fn finish(fs: &Rc<Inner>, h: &Host, z: u32) -> Result<(), FsError> {
-    let zslba = {
+    {
         let mut st = fs.st.borrow_mut();
         let room = st.space.zones[z as usize].room();
         st.stats.finish_padding_blocks += room as u64;
         st.stats.zone_finishes += 1;
         st.space.finish(z);
         st.check_dead(z);
-        st.space.zslba(z)
-    };
-    h.io(Command::zone(ZoneAction::Finish, zslba)).await?;
+    }
+    io::zone_action(fs, h, ZoneAction::Finish, z).await?;
     fs.space_cv.notify_all(h);
     Ok(())
 }

@@ -7,10 +7,10 @@ use std::ops::Range;
 use std::rc::Rc;
 
 use super::{Dest, Pending, zenfs};
-use crate::device::{Command, Data};
+use crate::device::{Command, Data, Status};
 use crate::host::fs::io::{self, WriteCmd};
 use crate::host::fs::map::Run;
-use crate::host::fs::space::{Owner, OwnerCursor};
+use crate::host::fs::space::{Owner, OwnerCursor, Role};
 use crate::host::fs::state::{Ino, State};
 use crate::host::fs::{BLOCK_BYTES, FsError, Inner, Personality, Target};
 use crate::host::join_all;
@@ -126,6 +126,15 @@ pub(crate) async fn collect_window(
         }
         st.space.zones[victim as usize].valid == 0
     };
+    let retired = fs.st.borrow().space.zones[victim as usize].role == Role::Retired;
+    if retired {
+        // The victim went Offline under the pass (a read refused): nothing more to do with it.
+        return if matches!(result, Err(FsError::Device(Status::ZoneIsOffline))) {
+            Ok(())
+        } else {
+            result
+        };
+    }
     result?;
     if empty {
         if fs.gc.borrow().reset_now() {
@@ -314,17 +323,20 @@ fn clip(plan: Vec<(u32, u32)>, window: &Range<u32>) -> Vec<(u32, u32)> {
 /// Resets `zone` now (it is on the dead list).
 async fn reset_one(fs: &Rc<Inner>, h: &Host, zone: u32) -> Result<(), FsError> {
     let t0 = h.now();
-    let zslba = {
+    {
         let mut st = fs.st.borrow_mut();
         st.dead.remove(&zone);
         st.space.zones[zone as usize].collecting = true;
-        st.space.zslba(zone)
-    };
-    h.io(Command::zone(crate::device::ZoneAction::Reset, zslba))
-        .await?;
+    }
+    let reset = io::zone_action(fs, h, crate::device::ZoneAction::Reset, zone).await?;
     let mut st = fs.st.borrow_mut();
-    st.space.reset(zone);
-    st.stats.zone_resets += 1;
+    if reset {
+        st.space.reset(zone);
+        st.stats.zone_resets += 1;
+    } else {
+        // Retired: the device no longer takes it.
+        st.space.zones[zone as usize].collecting = false;
+    }
     st.stats.gc_ns += (h.now() - t0).ns();
     Ok(())
 }
@@ -370,10 +382,15 @@ async fn read_ranges(
         fs.spec.cpu.submit.ns() * ranges.len() as u64,
     ))
     .await;
+    let mut first = Ok(());
     for r in results {
-        r?;
+        if let Err(status) = r {
+            io::absorb_read(fs, &mut fs.st.borrow_mut(), zone, status, h.now());
+            fs.relocate_cv.notify_all(h);
+            first = first.and(Err(status.into()));
+        }
     }
-    Ok(bufs)
+    first.map(|()| bufs)
 }
 
 /// Copies `blocks` of `victim` that are still live to `dest` and repoints their owners.

@@ -7,8 +7,11 @@
 //! Reads are in `read.rs`; writeback, fsync's flush and the flusher in `writeback.rs`; delete,
 //! truncate, the reset of dead zones and the layer's consistency check here.
 
+mod fault;
 mod read;
 mod writeback;
+
+pub(crate) use fault::{absorb_meta_write, absorb_read, relocator, zone_action};
 
 pub(crate) use read::{read, read_partial_blocks};
 pub(crate) use writeback::{
@@ -22,7 +25,6 @@ use super::map::Run;
 use super::space::Owner;
 use super::state::{Ino, State};
 use super::{FsError, Inner, zenfs};
-use crate::device::Command;
 use crate::sim::host::Host;
 
 /// One device write the layer sends: `len` blocks at `zone:block`.
@@ -192,22 +194,31 @@ pub(crate) async fn reset_dead(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> 
                 };
                 let zone = &mut st.space.zones[z as usize];
                 // Revived or already reset since it was listed.
-                if zone.valid == 0 && zone.wp > 0 && zone.head.is_none() && !zone.collecting {
+                if zone.role == super::space::Role::Data
+                    && zone.valid == 0
+                    && zone.wp > 0
+                    && zone.head.is_none()
+                    && !zone.collecting
+                {
                     // Nobody takes or lists it while its reset is in flight.
                     zone.collecting = true;
-                    break Some((z, st.space.zslba(z)));
+                    break Some(z);
                 }
             }
         };
-        let Some((z, zslba)) = next else {
+        let Some(z) = next else {
             return Ok(());
         };
-        h.io(Command::zone(crate::device::ZoneAction::Reset, zslba))
-            .await?;
+        let reset = zone_action(fs, h, crate::device::ZoneAction::Reset, z).await?;
         {
             let mut st = fs.st.borrow_mut();
-            st.space.reset(z);
-            st.stats.zone_resets += 1;
+            if reset {
+                st.space.reset(z);
+                st.stats.zone_resets += 1;
+            } else {
+                // Retired: the device no longer takes it.
+                st.space.zones[z as usize].collecting = false;
+            }
             st.generation += 1;
         }
         fs.space_cv.notify_all(h);

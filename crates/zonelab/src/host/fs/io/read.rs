@@ -145,10 +145,15 @@ async fn issue_reads(
         fs.spec.cpu.submit.ns() * reads.len() as u64,
     ))
     .await;
-    for r in results {
-        r?;
+    let mut first = Ok(());
+    for (r, read) in results.into_iter().zip(reads) {
+        if let Err(status) = r {
+            super::absorb_read(fs, &mut fs.st.borrow_mut(), read.2.zone, status, h.now());
+            fs.relocate_cv.notify_all(h);
+            first = first.and(Err(status.into()));
+        }
     }
-    Ok(bufs)
+    first.map(|()| bufs)
 }
 
 /// Reads `len` bytes at `offset` of `ino`: cached pages, then the device; holes read as zeros.

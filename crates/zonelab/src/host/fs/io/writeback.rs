@@ -253,15 +253,16 @@ fn clean_pages(
 }
 
 /// Sends writes at once and waits for them. `ino`: the file they belong to (fsync waits for
-/// its writes in flight).
+/// its writes in flight). Returns how many blocks the device refused and the layer made dirty
+/// again to write elsewhere (`on_zone_error = "relocate"`; see `fault.rs`).
 pub(crate) async fn submit_writes(
     fs: &Rc<Inner>,
     h: &Host,
     cmds: Vec<WriteCmd>,
     ino: Option<Ino>,
-) -> Result<(), FsError> {
+) -> Result<u64, FsError> {
     if cmds.is_empty() {
-        return Ok(());
+        return Ok(0);
     }
     let (file, lbas): (_, Vec<(u64, u64)>) = {
         let mut st = fs.st.borrow_mut();
@@ -301,16 +302,52 @@ pub(crate) async fn submit_writes(
             st.inode_mut(ino).inflight -= 1;
         }
     }
+    let absorbed = absorb_refused(fs, &cmds, results, h.now());
     fs.io_cv.notify_all(h);
     // Charged after the writes: they were planned and must be sent in the same step.
     h.cpu(Duration::from_ns(
         fs.spec.cpu.submit.ns() * cmds.len() as u64,
     ))
     .await;
-    for r in results {
-        r?;
+    let (refused, finish, commands) = absorbed?;
+    for _ in 0..commands {
+        h.rode_through();
     }
-    Ok(())
+    if refused > 0 {
+        super::fault::finish_given_up(fs, h, finish).await?;
+        fs.relocate_cv.notify_all(h);
+        fs.space_cv.notify_all(h);
+    }
+    Ok(refused)
+}
+
+/// The writes the device refused: with `on_zone_error = "relocate"`, their blocks are dirty
+/// again. Returns how many blocks, the zones to finish on the device and how many commands;
+/// else, or for a refusal the layer does not ride through, the first error.
+fn absorb_refused(
+    fs: &Inner,
+    cmds: &[WriteCmd],
+    results: Vec<Result<crate::sim::host::IoDone, crate::device::Status>>,
+    now: Instant,
+) -> Result<(u64, Vec<u32>, u32), FsError> {
+    let mut refused = 0;
+    let mut commands = 0;
+    let mut finish = Vec::new();
+    for (c, r) in cmds.iter().zip(results) {
+        let Err(status) = r else { continue };
+        let mut st = fs.st.borrow_mut();
+        match super::fault::absorb_write(fs, &mut st, c, status, now) {
+            Some(finish_zone) => {
+                refused += c.len as u64;
+                commands += 1;
+                if finish_zone {
+                    finish.push(c.zone);
+                }
+            }
+            None => return Err(status.into()),
+        }
+    }
+    Ok((refused, finish, commands))
 }
 
 /// Writes back every dirty page of `ino` (as much as there is room for, collecting garbage or
@@ -347,9 +384,10 @@ pub(crate) async fn flush_file_as(
             plan_data(fs, &mut st, ino, h.now(), checkpoint)
         };
         let wrote = !cmds.is_empty();
-        submit_writes(fs, h, cmds, Some(ino)).await?;
+        // Blocks refused are dirty again: the loop writes them elsewhere.
+        let refused = submit_writes(fs, h, cmds, Some(ino)).await?;
         gc::kick(fs, h);
-        if complete {
+        if complete && refused == 0 {
             return Ok(());
         }
         if !wrote && matches!(fs.spec.personality, Personality::F2fs(_)) {
