@@ -17,6 +17,16 @@ fault='faults.zones=[{at="1s",zone=0,state="offline",drive=1}]'
 "$bin" run experiments/drives/degraded.toml --set "$fault" -q -o "$out/raid5-fault" >/dev/null
 # The RAID-0 run stops at its readers' errors: status 1, results written.
 "$bin" run experiments/drives/degraded.toml --set "$fault" --set layer.parity=false -q -o "$out/raid0-fault" >/dev/null 2>&1 || true
+# Stacking: eZNS's static baseline zones (4 zones per logical zone, all four written together,
+# 16 KiB stripes) over one drive and over the array of four, three writers (zn540's 14 open
+# zones allow three such logical zones).
+three=(--set 'job.writer.numjobs=3' --set 'job.writer.size="3z"')
+static='kind="static",zones_per_logical=4,stripe_width=4,stripe_size="16KiB"'
+"$bin" run experiments/drives/writes.toml --set layer.drives=1 "${three[@]}" -q -o "$out/stack-1" >/dev/null
+"$bin" run experiments/drives/writes.toml --set layer.drives=4 "${three[@]}" -q -o "$out/stack-4" >/dev/null
+"$bin" run experiments/drives/writes.toml --set "layer={$static}" "${three[@]}" -q -o "$out/stack-static-1" >/dev/null
+"$bin" run experiments/drives/writes.toml --set "layer={$static,over={kind=\"array\",drives=4}}" "${three[@]}" \
+  -q -o "$out/stack-static-4" >/dev/null
 # Every die of drive 2 (array dies 64-95) 8 times slower from 1 s on.
 slow=$(python3 -c "print('[' + ','.join('{die=%d,factor=8.0,from=\"1s\"}' % d for d in range(64, 96)) + ']')")
 "$bin" run experiments/drives/slow-drive.toml -q -o "$out/healthy" >/dev/null
@@ -61,6 +71,15 @@ for run, label in [("raid5-healthy", "RAID-5, healthy"), ("raid5-fault", "RAID-5
     p = r["latency_ns"]["percentiles"]
     print(f"| {label} | {r['count']:,} | {s['errors_total']} | {p['p50'] / 1e3:,.0f} | {p['p99'] / 1e3:,.0f} | "
           f"{p['p99.9'] / 1e3:,.0f} | {p['p100'] / 1e3:,.0f} |")
+print()
+print("| 3 writers of 1 MiB, QD1 (zn540) | MiB/s | write P50 ms | write P99 ms |")
+print("|---|---:|---:|---:|")
+for run, label in [("stack-1", "one drive"), ("stack-4", "array of 4 (RAID-0)"),
+                   ("stack-static-1", "static zones over one drive"),
+                   ("stack-static-4", "static zones over the array of 4")]:
+    w = load(run)["ops"]["write"]
+    p = w["latency_ns"]["percentiles"]
+    print(f"| {label} | {w['mib_per_s']:,.0f} | {p['p50'] / 1e6:.2f} | {p['p99'] / 1e6:.2f} |")
 print()
 print("| drives (rezns-40g) | written MiB/s (asked 400) | logical resets | drive zones erased | read mean us | read P99 us | read P99.9 us | read P99.99 us |")
 print("|---:|---:|---:|---:|---:|---:|---:|---:|")

@@ -186,6 +186,40 @@ pub fn array(rng: &mut Rng, d: &mut DeviceDraw) {
     d.max_open = d.max_active;
 }
 
+/// Static zones over the array [`array`] drew (`[layer.over]`, issue 38's stacking): the draw
+/// becomes the static layer's logical zones, as the validated experiment presents them. A
+/// drawn shape the config refuses leaves the array alone.
+pub fn static_over(rng: &mut Rng, d: &mut DeviceDraw) {
+    const ARRAY: &str = "[layer]\nkind = \"array\"";
+    let Some(at) = d.toml.find(ARRAY) else {
+        return;
+    };
+    let width = rng.pick(&[1u64, 2]);
+    let per = width * rng.pick(&[1u64, 2]);
+    let stripe = d.lba * rng.pick(&[1u64, 2, 4]);
+    let mut toml = d.toml.clone();
+    toml.replace_range(
+        at..at + "[layer]".len(),
+        &format!(
+            "[layer]\nkind = \"static\"\nzones_per_logical = {per}\nstripe_width = {width}\n\
+             stripe_size = {stripe}\n[layer.over]"
+        ),
+    );
+    let Ok(exp) = zonelab::config::ExperimentConfig::parse(&toml, &[])
+        .and_then(|c| c.validate_device("swarm"))
+    else {
+        return;
+    };
+    let info = exp.info();
+    let z = info.zoned().expect("static zones are zoned");
+    d.toml = toml;
+    d.zone_count = z.zone_count as u64;
+    d.zone_bytes = z.zone_size_lbas * d.lba;
+    d.cap_bytes = z.zone_capacity_lbas * d.lba;
+    d.max_open = z.max_open_zones.map_or(0, u64::from);
+    d.max_active = z.max_active_zones.map_or(0, u64::from);
+}
+
 /// A firmware policy and its parameters (all in their documented ranges).
 fn firmware(rng: &mut Rng, zones: u64) -> String {
     let t_free = rng.range(0, zones.saturating_sub(1));

@@ -89,6 +89,9 @@ pub fn draw(seed: u64) -> Case {
     // device) also drive drive arrays.
     if matches!(front, Front::Direct | Front::Fio | Front::Replay) && rng.chance(15) {
         draw::array(&mut rng, &mut device);
+        if rng.chance(30) {
+            draw::static_over(&mut rng, &mut device);
+        }
     }
     let mut experiment = device.toml.clone();
     let mut commands = Vec::new();

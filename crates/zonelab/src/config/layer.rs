@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
+use crate::device::DeviceInfo;
 use crate::host::LayerSpec;
 use crate::host::array::ArraySpec;
 use crate::host::elastic::sched::admission::AdmissionParams;
@@ -35,6 +36,10 @@ pub enum LayerConfig {
         /// Active logical zones at most; default the device's active limit / stripe_width.
         #[serde(default)]
         max_active: u32,
+        /// The layer the static zones stripe over (`[layer.over]`: an array, or static zones);
+        /// default the device.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        over: Option<Box<LayerConfig>>,
     },
     /// eZNS (OSDI'23): elastic v-zones, zone ballooning, the hierarchical I/O scheduler.
     Ezns(Box<EznsConfig>),
@@ -223,14 +228,30 @@ impl LayerConfig {
                 stripe_size,
                 placement,
                 max_active,
-            } => validate_static(
-                device,
-                *zones_per_logical,
-                *stripe_width,
-                stripe_size.0,
-                placement,
-                *max_active,
-            ),
+                over,
+            } => {
+                let under = match over.as_deref() {
+                    None => None,
+                    Some(LayerConfig::Ezns(_)) => {
+                        return Err(err(
+                            "over.kind",
+                            "eZNS places v-zones on one drive's dies; it cannot sit under \
+                             another layer (\"array\" or \"static\" can)",
+                        ));
+                    }
+                    Some(o) => Some(Box::new(o.validate(device).map_err(under_over)?)),
+                };
+                let info = under.as_ref().map_or(device.info(), |u| u.info(device));
+                let spec = validate_static(
+                    &info,
+                    *zones_per_logical,
+                    *stripe_width,
+                    stripe_size.0,
+                    placement,
+                    *max_active,
+                )?;
+                Ok(LayerSpec::Static(spec, under))
+            }
             LayerConfig::Ezns(e) => e.validate(device).map(LayerSpec::Elastic),
             LayerConfig::Array {
                 drives,
@@ -283,16 +304,29 @@ fn validate_array(
     Ok(LayerSpec::Array(spec))
 }
 
+/// An error of the layer under (`layer.X`) named as `layer.over.X`.
+fn under_over(e: ConfigError) -> ConfigError {
+    match e {
+        ConfigError::Field { path, message } => ConfigError::Field {
+            path: path.replacen("layer.", "layer.over.", 1),
+            message,
+        },
+        e => e,
+    }
+}
+
+/// Static zones over `device` (the drive, or the layer under them).
 fn validate_static(
-    device: &ZnsSpec,
+    device: &DeviceInfo,
     per: u32,
     width: u32,
     stripe: u64,
     placement: &Option<Vec<Vec<u32>>>,
     max_active: u32,
-) -> Result<LayerSpec, ConfigError> {
-    let lba = device.zones.lba_size_bytes;
-    let zones = device.zones.zone_count;
+) -> Result<StaticSpec, ConfigError> {
+    let lba = device.lba_size_bytes;
+    let z = device.zoned().expect("a zoned device or layer");
+    let zones = z.zone_count;
     if per == 0 || per > zones {
         return Err(err(
             "zones_per_logical",
@@ -305,7 +339,18 @@ fn validate_static(
             format!("{width} must be at least 1 and divide zones_per_logical {per}"),
         ));
     }
-    if stripe == 0 || !stripe.is_multiple_of(lba) || stripe > device.zones.zone_capacity_bytes {
+    // A logical zone keeps its stripe group's zones open and active together.
+    if let Some(limit) = z.open_limit()
+        && width > limit
+    {
+        return Err(err(
+            "stripe_width",
+            format!(
+                "{width} zones written together exceed the {limit} the device (or the layer under) keeps open and active"
+            ),
+        ));
+    }
+    if stripe == 0 || !stripe.is_multiple_of(lba) || stripe > z.zone_capacity_lbas * lba {
         return Err(err(
             "stripe_size",
             format!(
@@ -351,13 +396,13 @@ fn validate_static(
             }
         }
     }
-    Ok(LayerSpec::Static(StaticSpec {
+    Ok(StaticSpec {
         zones_per_logical: per,
         width,
         stripe_lbas: stripe / lba,
         placement: placement.clone(),
         max_active,
-    }))
+    })
 }
 
 impl EznsConfig {

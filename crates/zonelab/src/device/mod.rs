@@ -296,9 +296,6 @@ pub trait DeviceModel: Send {
         Err(Status::InvalidOpcode)
     }
 
-    /// A die slowed by a fault at run time: operations booked on NAND die `die` from now on take
-    /// `permille` / 1000 times their NAND time (1000: full speed again). Models without NAND
-    /// of their own refuse it.
     /// A zone fault on drive `drive` of a device made of several (an array); a single device
     /// has none.
     fn inject_drive_fault(
@@ -310,8 +307,18 @@ pub trait DeviceModel: Send {
         Err(Status::InvalidField)
     }
 
+    /// A die slowed by a fault at run time: operations booked on NAND die `die` from now on take
+    /// `permille` / 1000 times their NAND time (1000: full speed again). Models without NAND
+    /// of their own refuse it.
     fn slow_die(&mut self, _die: u32, _permille: u32) -> Result<(), Status> {
         Err(Status::InvalidOpcode)
+    }
+
+    /// Sets zones of namespace 0 up as if written, at no simulated time (a `[prefill]` that a
+    /// layer above passes down): per zone, the LBAs written from its start, in order. Zoned
+    /// models a layer can stack on take it (the config lets no other be stacked on).
+    fn prefill_zones(&mut self, plan: &[(u32, u64)]) {
+        assert!(plan.is_empty(), "{}: no zones to prefill", self.info().name);
     }
 
     /// The model itself, for code above the seam that needs one kind of model (device state

@@ -177,7 +177,7 @@ fn build_model(experiment: &Experiment) -> Box<dyn DeviceModel> {
     match (&experiment.device, &experiment.layer) {
         (DeviceSpec::Zns(_), None) => Box::new(build_zns(experiment)),
         (DeviceSpec::Zns(spec), Some(layer)) => {
-            let make = || {
+            let mut make = || {
                 Device::build(
                     spec,
                     &experiment.firmware,
@@ -190,7 +190,7 @@ fn build_model(experiment: &Experiment) -> Box<dyn DeviceModel> {
                 .iter()
                 .map(|&ns| (ns, experiment.prefill.zones.clone()))
                 .collect();
-            let mut device = layer.build(make, &plan, experiment.sampling());
+            let mut device = layer.build(&mut make, &plan, experiment.sampling());
             for (zones, state) in [
                 (&experiment.read_only_zones, ZoneState::ReadOnly),
                 (&experiment.offline_zones, ZoneState::Offline),

@@ -29,7 +29,8 @@ use striped::{StaticSpec, StaticZones};
 /// A validated host layer over the device.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LayerSpec {
-    Static(StaticSpec),
+    /// Static zones over the device, or over the layer given (`[layer.over]`).
+    Static(StaticSpec, Option<Box<LayerSpec>>),
     Elastic(ElasticSpec),
     /// Several drives of the device, RAID-0 of zones.
     Array(ArraySpec),
@@ -39,7 +40,9 @@ impl LayerSpec {
     /// What the layer presents over `device`.
     pub fn info(&self, device: &ZnsSpec) -> DeviceInfo {
         match self {
-            LayerSpec::Static(s) => s.info(device),
+            LayerSpec::Static(s, over) => {
+                s.info(&over.as_ref().map_or(device.info(), |o| o.info(device)))
+            }
             LayerSpec::Elastic(e) => e.info(device),
             LayerSpec::Array(a) => a.info(&device.info()),
         }
@@ -49,14 +52,19 @@ impl LayerSpec {
     /// `prefill`: per namespace, (zone, LBAs) in order.
     pub fn build(
         &self,
-        mut make: impl FnMut() -> Device,
+        make: &mut dyn FnMut() -> Device,
         prefill: &[(u32, Vec<(u32, u64)>)],
         sampling: Sampling,
     ) -> Box<dyn DeviceModel> {
         match self {
             LayerSpec::Array(a) => Box::new(array::build(a, make, prefill)),
-            LayerSpec::Static(s) => {
-                let mut layer = StaticZones::new(make(), s);
+            LayerSpec::Static(s, over) => {
+                let under: Box<dyn DeviceModel> = match over {
+                    // The prefill is this layer's: the one under sees its part of it.
+                    Some(o) => o.build(make, &[], sampling),
+                    None => Box::new(make()),
+                };
+                let mut layer = StaticZones::new(under, s);
                 for (_, plan) in prefill {
                     layer.prefill(plan);
                 }

@@ -11,14 +11,13 @@
 //! `p % dies`), which is how the device observations choose placements.
 
 use crate::device::{
-    Accepted, Command, Completed, DeviceInfo, DeviceModel, DeviceReport, ReportFilter, Status,
-    ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, ZonedInfo,
+    Accepted, Command, Completed, Data, DeviceInfo, DeviceModel, DeviceReport, ReportFilter,
+    Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, ZonedInfo,
 };
 use crate::host::lzone::{self, Effect, LogicalZones, ZoneBackend};
 use crate::host::stripe::Stripe;
 use crate::nand::DieSet;
 use crate::time::{Duration, Instant};
-use crate::zns::{Device, ZnsSpec};
 
 /// A validated static-zone layer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,37 +35,36 @@ pub struct StaticSpec {
 
 impl StaticSpec {
     /// LBAs of one physical zone a logical zone uses: whole stripes.
-    pub fn usable_lbas(&self, device: &ZnsSpec) -> u64 {
-        device.zone_capacity_lbas() / self.stripe_lbas * self.stripe_lbas
+    pub fn usable_lbas(&self, device: &ZonedInfo) -> u64 {
+        device.zone_capacity_lbas / self.stripe_lbas * self.stripe_lbas
     }
 
-    pub fn logical_zones(&self, device: &ZnsSpec) -> u32 {
+    pub fn logical_zones(&self, device: &ZonedInfo) -> u32 {
         match &self.placement {
             Some(p) => p.len() as u32,
-            None => device.zones.zone_count / self.zones_per_logical,
+            None => device.zone_count / self.zones_per_logical,
         }
     }
 
-    fn active_limit(&self, device: &ZnsSpec) -> u32 {
+    fn active_limit(&self, device: &ZonedInfo) -> u32 {
         if self.max_active > 0 {
             return self.max_active;
         }
-        let mar = device
-            .zones
-            .max_active_zones
-            .unwrap_or(device.zones.zone_count);
-        (mar / self.width).max(1)
+        // A logical zone keeps its stripe group open and active: both limits bind.
+        let limit = device.open_limit().unwrap_or(device.zone_count);
+        (limit / self.width).max(1)
     }
 
-    /// What the layer presents.
-    pub fn info(&self, device: &ZnsSpec) -> DeviceInfo {
-        let cap = self.usable_lbas(device) * self.zones_per_logical as u64;
+    /// What the layer presents over `device` (a zoned device: the config says so).
+    pub fn info(&self, device: &DeviceInfo) -> DeviceInfo {
+        let z = device.zoned().expect("a zoned device under static zones");
+        let cap = self.usable_lbas(z) * self.zones_per_logical as u64;
         let size = cap.next_power_of_two();
-        let count = self.logical_zones(device);
-        let limit = self.active_limit(device);
+        let count = self.logical_zones(z);
+        let limit = self.active_limit(z);
         DeviceInfo {
             name: format!("{} (static zones)", device.name),
-            lba_size_bytes: device.zones.lba_size_bytes,
+            lba_size_bytes: device.lba_size_bytes,
             namespace_lbas: size * count as u64,
             namespaces: 1,
             zoned: Some(ZonedInfo {
@@ -82,7 +80,8 @@ impl StaticSpec {
 }
 
 pub struct StaticZones {
-    dev: Device,
+    /// Any zoned device: a ZNS drive, a drive array, another static layer.
+    dev: Box<dyn DeviceModel>,
     info: DeviceInfo,
     lz: LogicalZones,
     stripe: Stripe,
@@ -91,13 +90,15 @@ pub struct StaticZones {
     usable: u64,
     group_lbas: u64,
     pz_lbas: u64,
+    pz_cap_lbas: u64,
     lba_bytes: u64,
     scratch: Vec<u8>,
 }
 
 impl StaticZones {
-    pub fn new(dev: Device, spec: &StaticSpec) -> Self {
-        let info = spec.info(dev.spec());
+    pub fn new(dev: Box<dyn DeviceModel>, spec: &StaticSpec) -> Self {
+        let info = spec.info(dev.info());
+        let pz = dev.info().zoned().expect("zoned").clone();
         let z = info.zoned.clone().expect("zoned");
         let map = match &spec.placement {
             Some(p) => p.clone(),
@@ -105,7 +106,7 @@ impl StaticZones {
                 .map(|k| (k * spec.zones_per_logical..(k + 1) * spec.zones_per_logical).collect())
                 .collect(),
         };
-        let usable = spec.usable_lbas(dev.spec());
+        let usable = spec.usable_lbas(&pz);
         StaticZones {
             lz: LogicalZones::new(
                 z.zone_count,
@@ -117,16 +118,13 @@ impl StaticZones {
             map,
             usable,
             group_lbas: usable * spec.width as u64,
-            pz_lbas: dev.zone_size_lbas(),
+            pz_lbas: pz.zone_size_lbas,
+            pz_cap_lbas: pz.zone_capacity_lbas,
             lba_bytes: info.lba_size_bytes,
             scratch: Vec::new(),
             info,
             dev,
         }
-    }
-
-    pub fn device(&self) -> &Device {
-        &self.dev
     }
 
     /// The physical zones of logical zone `zone`.
@@ -162,7 +160,7 @@ impl StaticZones {
                     if on > 0 {
                         let pz = self.pz(zone, g, i);
                         device_plan.push((pz, on));
-                        if x == self.group_lbas && on < self.dev.zone_capacity_lbas() {
+                        if x == self.group_lbas && on < self.pz_cap_lbas {
                             finish.push(pz);
                         }
                     }
@@ -170,16 +168,11 @@ impl StaticZones {
                 pos = end;
             }
         }
-        self.dev
-            .prefill(&crate::zns::PrefillPlan { zones: device_plan });
+        self.dev.prefill_zones(&device_plan);
         for pz in finish {
+            let finish = Command::zone(ZoneAction::Finish, pz as u64 * self.pz_lbas);
             self.dev
-                .zone_mgmt_send(
-                    Instant::ZERO,
-                    pz as u64 * self.pz_lbas,
-                    ZoneAction::Finish,
-                    false,
-                )
+                .submit(Instant::ZERO, finish)
                 .expect("finish of a prefilled physical zone");
         }
     }
@@ -216,11 +209,15 @@ impl ZoneBackend for StaticZones {
                 let part = buf
                     .as_deref_mut()
                     .map(|b| &mut b[at as usize..(at + c.len * self.lba_bytes) as usize]);
-                let a = self
-                    .dev
-                    .read(now, slba, c.len, part)
-                    .expect("a read inside a physical zone");
-                done = done.max(a.done.expect("the ZNS device completes at once"));
+                let mut cmd = Command::read(slba, c.len);
+                if let Some(p) = part {
+                    cmd = cmd.with_data(Data::In(p));
+                }
+                let a = self.dev.submit(now, cmd)?;
+                done = done.max(
+                    a.done
+                        .expect("a zoned device under static zones completes at once"),
+                );
             }
             pos = gend;
         }
@@ -261,18 +258,21 @@ impl ZoneBackend for StaticZones {
                         self.lba_bytes,
                     )
                 });
-                let a = self
-                    .dev
-                    .write(now, slba, r.len, bytes)
-                    .expect("a write at a physical zone's write pointer");
-                done = done.max(a.done.expect("the ZNS device completes at once"));
+                let mut cmd = Command::write(slba, r.len);
+                if let Some(b) = bytes {
+                    cmd = cmd.with_data(Data::Out(b));
+                }
+                let a = self.dev.submit(now, cmd)?;
+                done = done.max(
+                    a.done
+                        .expect("a zoned device under static zones completes at once"),
+                );
             }
-            if gend == gstart + self.group_lbas && self.usable < self.dev.zone_capacity_lbas() {
+            if gend == gstart + self.group_lbas && self.usable < self.pz_cap_lbas {
                 for i in 0..self.stripe.width {
                     let pz = self.pz(zone, g, i);
-                    self.dev
-                        .zone_mgmt_send(now, pz as u64 * self.pz_lbas, ZoneAction::Finish, false)
-                        .expect("finish of a filled physical zone");
+                    let finish = Command::zone(ZoneAction::Finish, pz as u64 * self.pz_lbas);
+                    self.dev.submit(now, finish)?;
                 }
             }
             pos = gend;
@@ -289,7 +289,7 @@ impl ZoneBackend for StaticZones {
         let mut done = now;
         for k in 0..self.map[zone as usize].len() {
             let pz = self.map[zone as usize][k];
-            let state = self.dev.zone_descriptor(pz).state;
+            let state = self.dev.zone(0, pz).state;
             let skip = match action {
                 ZoneAction::Finish => !state.is_active(),
                 _ => state == ZoneState::Empty,
@@ -297,8 +297,7 @@ impl ZoneBackend for StaticZones {
             if !skip {
                 let a = self
                     .dev
-                    .zone_mgmt_send(now, pz as u64 * self.pz_lbas, action, false)
-                    .expect("zone management of a physical zone");
+                    .submit(now, Command::zone(action, pz as u64 * self.pz_lbas))?;
                 done = done.max(a.done.expect("completes at once"));
             }
         }
@@ -306,7 +305,12 @@ impl ZoneBackend for StaticZones {
     }
 
     fn flush(&mut self, now: Instant) -> Result<Instant, Status> {
-        Ok(self.dev.flush(now)?.done.expect("completes at once"))
+        let flush = Command::new(crate::device::Op::Flush, 0, 0);
+        Ok(self
+            .dev
+            .submit(now, flush)?
+            .done
+            .expect("completes at once"))
     }
 }
 
@@ -379,7 +383,7 @@ impl DeviceModel for StaticZones {
     }
 
     fn idle_at(&self) -> Instant {
-        DeviceModel::idle_at(&self.dev)
+        self.dev.idle_at()
     }
 
     fn report(&self, now: Instant) -> DeviceReport {
@@ -404,7 +408,7 @@ impl DeviceModel for StaticZones {
         for zone in 0..self.lz.count() {
             let on_device: u64 = self.map[zone as usize]
                 .iter()
-                .map(|&pz| self.dev.zone_data_lbas(pz))
+                .map(|&pz| self.dev.written_lbas(0, pz))
                 .sum();
             assert_eq!(
                 on_device,
@@ -455,6 +459,21 @@ mod tests {
             Some(8),
             "16 active physical zones / width 2"
         );
+        let now = write_and_read_back(&mut *d);
+        assert_eq!(d.zone(0, 3).wp, 3 * 128 + 100);
+        d.submit(
+            Instant::from_ns(now),
+            Command::zone(ZoneAction::Reset, 3 * 128),
+        )
+        .unwrap();
+        d.check_invariants();
+        assert_eq!(d.written_lbas(0, 3), 0);
+    }
+
+    /// Writes 20 x 5 LBAs into logical zone 3 of `d` and reads the zone back (zeros past them);
+    /// returns when the read completed.
+    fn write_and_read_back(d: &mut dyn DeviceModel) -> u64 {
+        let z = d.info().zoned.clone().unwrap();
         let mut now = 0;
         for k in 0..20u64 {
             let data = vec![k as u8 + 1; 5 * 4096];
@@ -468,24 +487,58 @@ mod tests {
             now = a.done.unwrap().ns();
             d.check_invariants();
         }
-        assert_eq!(d.zone(0, 3).wp, 3 * 128 + 100);
-        let mut buf = vec![0u8; 128 * 4096];
-        d.submit(
-            Instant::from_ns(now),
-            Command::read(3 * 128, 128).with_data(Data::In(&mut buf)),
-        )
-        .unwrap();
+        let cap = z.zone_capacity_lbas;
+        let mut buf = vec![0u8; cap as usize * 4096];
+        let a = d
+            .submit(
+                Instant::from_ns(now),
+                Command::read(3 * z.zone_size_lbas, cap).with_data(Data::In(&mut buf)),
+            )
+            .unwrap();
         for (l, chunk) in buf.chunks(4096).enumerate() {
             let want = if l < 100 { (l / 5) as u8 + 1 } else { 0 };
             assert!(chunk.iter().all(|&b| b == want), "LBA {l}");
         }
-        d.submit(
-            Instant::from_ns(now),
-            Command::zone(ZoneAction::Reset, 3 * 128),
+        a.done.unwrap().ns()
+    }
+
+    #[test]
+    fn static_zones_stack_on_an_array_and_on_static_zones() {
+        let over_array = "[layer.over]\nkind = \"array\"\ndrives = 2\nstripe_size = \"8KiB\"\n";
+        let exp = layer(&format!("[prefill]\nsize = \"2z\"\n{over_array}")).unwrap();
+        let mut d = crate::experiment::build_device(&exp);
+        let z = d.info().zoned.clone().unwrap();
+        // Two drives of 128 zones of 32 LBAs: 128 array zones of 64, 32 static zones of 256.
+        assert_eq!((z.zone_capacity_lbas, z.zone_count), (256, 32));
+        assert_eq!(d.written_lbas(0, 1), 256, "the prefill went down the stack");
+        d.check_invariants();
+        write_and_read_back(&mut *d);
+        let exp = layer(
+            "[layer.over]\nkind = \"static\"\nzones_per_logical = 2\nstripe_width = 2\nstripe_size = \"4KiB\"\n",
         )
         .unwrap();
-        d.check_invariants();
-        assert_eq!(d.written_lbas(0, 3), 0);
+        let mut d = crate::experiment::build_device(&exp);
+        // 64 static zones of 2 under 16 of 4.
+        assert_eq!(d.info().zoned().unwrap().zone_count, 16);
+        write_and_read_back(&mut *d);
+    }
+
+    #[test]
+    fn a_layer_under_static_zones_is_checked_by_its_name() {
+        let bad = layer("[layer.over]\nkind = \"array\"\ndrives = 0\n").unwrap_err();
+        assert!(bad.to_string().starts_with("layer.over.drives"), "{bad}");
+        let bad = layer("[layer.over]\nkind = \"ezns\"\n").unwrap_err();
+        assert!(bad.to_string().starts_with("layer.over.kind"), "{bad}");
+        // 128 array zones under static zones of 200.
+        let bad = layer_with(
+            "[layer.over]\nkind = \"array\"\ndrives = 2\n",
+            &["layer.zones_per_logical=200", "layer.stripe_width=2"],
+        )
+        .unwrap_err();
+        assert!(
+            bad.to_string().starts_with("layer.zones_per_logical"),
+            "{bad}"
+        );
     }
 
     #[test]

@@ -418,6 +418,12 @@ impl DeviceModel for Device {
         self.firmware.has_background_work()
     }
 
+    fn prefill_zones(&mut self, plan: &[(u32, u64)]) {
+        self.prefill(&super::PrefillPlan {
+            zones: plan.to_vec(),
+        });
+    }
+
     fn advance(&mut self, now: Instant, _done: &mut Vec<Completed>) -> Option<Instant> {
         self.background(now)
     }

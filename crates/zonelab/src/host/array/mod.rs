@@ -106,6 +106,7 @@ pub struct DrivePrefill {
 }
 
 pub struct DriveArray {
+    spec: ArraySpec,
     drives: Vec<Box<dyn DeviceModel>>,
     info: DeviceInfo,
     lz: LogicalZones,
@@ -124,14 +125,8 @@ pub struct DriveArray {
 }
 
 impl DriveArray {
-    /// `drives` (zoned, all of one shape), `dies_per_drive` dies each; their zones as `plan`
-    /// left them (logical zone, LBAs written, as [`ArraySpec::drive_plans`] split it).
-    pub fn new(
-        drives: Vec<Box<dyn DeviceModel>>,
-        spec: &ArraySpec,
-        dies_per_drive: u32,
-        plan: &[(u32, u64)],
-    ) -> Self {
+    /// `drives` (zoned, all of one shape, empty), `dies_per_drive` dies each.
+    pub fn new(drives: Vec<Box<dyn DeviceModel>>, spec: &ArraySpec, dies_per_drive: u32) -> Self {
         assert_eq!(drives.len(), spec.drives as usize, "one model per drive");
         let first = drives[0].info().clone();
         assert!(
@@ -141,16 +136,14 @@ impl DriveArray {
         let dz = first.zoned().expect("zoned drives").clone();
         let info = spec.info(&first);
         let z = info.zoned().expect("zoned").clone();
-        let mut lz = LogicalZones::new(
+        let lz = LogicalZones::new(
             z.zone_count,
             z.zone_size_lbas,
             z.zone_capacity_lbas,
             z.max_active_zones.unwrap_or(z.zone_count),
         );
-        for &(zone, lbas) in plan {
-            lz.prefill(zone, lbas);
-        }
         let array = DriveArray {
+            spec: spec.clone(),
             stripe: Stripe::new(spec.drives, spec.stripe_lbas),
             parity: spec.parity.then(|| parity::Parity::new(spec)),
             drive_zone_lbas: dz.zone_size_lbas,
@@ -425,6 +418,23 @@ impl DeviceModel for DriveArray {
         all
     }
 
+    fn prefill_zones(&mut self, plan: &[(u32, u64)]) {
+        let dz = self.drives[0].info().zoned().expect("zoned drives").clone();
+        let parts = self.spec.drive_plans(&dz, plan);
+        for (d, part) in self.drives.iter_mut().zip(&parts) {
+            d.prefill_zones(&part.zones);
+            for &z in &part.finish {
+                let finish = Command::zone(ZoneAction::Finish, z as u64 * self.drive_zone_lbas);
+                d.submit(Instant::ZERO, finish)
+                    .expect("finish of a prefilled drive zone");
+            }
+        }
+        for &(zone, lbas) in plan {
+            self.lz.prefill(zone, lbas);
+        }
+        self.check_invariants();
+    }
+
     fn check_invariants(&self) {
         self.lz.check();
         for d in &self.drives {
@@ -524,37 +534,20 @@ fn merge(sum: &mut DeviceReport, r: &DeviceReport) {
 /// (one namespace: (logical zone, LBAs)).
 pub fn build(
     spec: &ArraySpec,
-    mut make: impl FnMut() -> crate::zns::Device,
+    make: &mut dyn FnMut() -> crate::zns::Device,
     prefill: &[(u32, Vec<(u32, u64)>)],
 ) -> DriveArray {
     let plan: Vec<(u32, u64)> = prefill.iter().flat_map(|(_, p)| p.clone()).collect();
     let mut drives: Vec<Box<dyn DeviceModel>> = Vec::new();
     let mut dies = 0;
-    let mut parts = Vec::new();
-    for i in 0..spec.drives {
-        let mut dev = make();
-        if i == 0 {
-            let z = dev.info().zoned().expect("a ZNS device").clone();
-            parts = spec.drive_plans(&z, &plan);
-        }
+    for _ in 0..spec.drives {
+        let dev = make();
         dies = dev.spec().nand.geometry.dies();
-        let part = &parts[i as usize];
-        dev.prefill(&crate::zns::PrefillPlan {
-            zones: part.zones.clone(),
-        });
-        let zone_lbas = dev.zone_size_lbas();
-        for &z in &part.finish {
-            dev.zone_mgmt_send(
-                Instant::ZERO,
-                z as u64 * zone_lbas,
-                ZoneAction::Finish,
-                false,
-            )
-            .expect("finish of a prefilled drive zone");
-        }
         drives.push(Box::new(dev));
     }
-    DriveArray::new(drives, spec, dies, &plan)
+    let mut array = DriveArray::new(drives, spec, dies);
+    array.prefill_zones(&plan);
+    array
 }
 
 #[cfg(test)]
