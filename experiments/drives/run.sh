@@ -27,6 +27,10 @@ static='kind="static",zones_per_logical=4,stripe_width=4,stripe_size="16KiB"'
 "$bin" run experiments/drives/writes.toml --set "layer={$static}" "${three[@]}" -q -o "$out/stack-static-1" >/dev/null
 "$bin" run experiments/drives/writes.toml --set "layer={$static,over={kind=\"array\",drives=4}}" "${three[@]}" \
   -q -o "$out/stack-static-4" >/dev/null
+# The same two on one drive without the zone write buffer.
+nobuf=(--set device.timing.write_buffer_units_per_zone=0)
+"$bin" run experiments/drives/writes.toml --set layer.drives=1 "${three[@]}" "${nobuf[@]}" -q -o "$out/stack-1-nobuf" >/dev/null
+"$bin" run experiments/drives/writes.toml --set "layer={$static}" "${three[@]}" "${nobuf[@]}" -q -o "$out/stack-static-1-nobuf" >/dev/null
 # Every die of drive 2 (array dies 64-95) 8 times slower from 1 s on.
 slow=$(python3 -c "print('[' + ','.join('{die=%d,factor=8.0,from=\"1s\"}' % d for d in range(64, 96)) + ']')")
 "$bin" run experiments/drives/slow-drive.toml -q -o "$out/healthy" >/dev/null
@@ -76,7 +80,9 @@ print("| 3 writers of 1 MiB, QD1 (zn540) | MiB/s | write P50 ms | write P99 ms |
 print("|---|---:|---:|---:|")
 for run, label in [("stack-1", "one drive"), ("stack-4", "array of 4 (RAID-0)"),
                    ("stack-static-1", "static zones over one drive"),
-                   ("stack-static-4", "static zones over the array of 4")]:
+                   ("stack-static-4", "static zones over the array of 4"),
+                   ("stack-1-nobuf", "one drive, no zone write buffer"),
+                   ("stack-static-1-nobuf", "static zones over one drive, no zone write buffer")]:
     w = load(run)["ops"]["write"]
     p = w["latency_ns"]["percentiles"]
     print(f"| {label} | {w['mib_per_s']:,.0f} | {p['p50'] / 1e6:.2f} | {p['p99'] / 1e6:.2f} |")
