@@ -12,6 +12,7 @@ use crate::host::array::ArraySpec;
 use crate::host::elastic::sched::admission::AdmissionParams;
 use crate::host::elastic::sched::read_cc::CcParams;
 use crate::host::elastic::{ElasticSpec, EwmaSample, Hal, SchedSpec};
+use crate::host::emulated::EmulatedSpec;
 use crate::host::striped::StaticSpec;
 use crate::time::Duration;
 use crate::units::Bytes;
@@ -52,6 +53,14 @@ pub enum LayerConfig {
         /// RAID-5 of zones: one stripe of each row holds the parity of the others (drives >= 3).
         #[serde(default)]
         parity: bool,
+    },
+    /// Zones emulated over a conventional `[device]`: zone k is LBAs k*Z .. (k+1)*Z, written
+    /// by the zone rules, trimmed at reset.
+    Emulated {
+        zone_size: Bytes,
+        /// Open and active zones at most (0: no limit).
+        #[serde(default)]
+        max_active: u32,
     },
 }
 
@@ -258,7 +267,53 @@ impl LayerConfig {
                 stripe_size,
                 parity,
             } => validate_array(device, *drives, stripe_size.0, *parity),
+            LayerConfig::Emulated { .. } => Err(err(
+                "kind",
+                "\"emulated\" zones are for a conventional [device]; a ZNS device has zones of its own",
+            )),
         }
+    }
+
+    /// The layer over a conventional device: emulated zones only.
+    pub fn validate_over_block(&self, device: &DeviceInfo) -> Result<LayerSpec, ConfigError> {
+        let LayerConfig::Emulated {
+            zone_size,
+            max_active,
+        } = self
+        else {
+            return Err(err(
+                "kind",
+                "static zones, eZNS and arrays stripe over zones: they need a ZNS device (\"emulated\" \
+                 presents zones over a conventional one)",
+            ));
+        };
+        let lba = device.lba_size_bytes;
+        let zone = zone_size.0;
+        let lbas = zone / lba;
+        if zone == 0
+            || !zone.is_multiple_of(lba)
+            || !lbas.is_power_of_two()
+            || lbas > device.namespace_lbas
+        {
+            return Err(err(
+                "zone_size",
+                format!(
+                    "{zone} must be a power-of-two number of {lba}-byte LBAs, at most the device's {} bytes",
+                    device.namespace_lbas * lba
+                ),
+            ));
+        }
+        let zones = device.namespace_lbas / lbas;
+        if *max_active as u64 > zones {
+            return Err(err(
+                "max_active",
+                format!("{max_active} is above the {zones} zones (0: no limit)"),
+            ));
+        }
+        Ok(LayerSpec::Emulated(EmulatedSpec {
+            zone_lbas: lbas,
+            max_active: *max_active,
+        }))
     }
 }
 

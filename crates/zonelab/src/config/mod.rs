@@ -441,16 +441,12 @@ impl ExperimentConfig {
         let layer = match (&self.layer, &device) {
             (None, _) => None,
             (Some(l), DeviceSpec::Zns(spec)) => Some(l.validate(spec)?),
-            (Some(_), _) => {
-                return Err(ConfigError::field(
-                    "layer",
-                    "a host layer (static zones, eZNS) stripes over zones: it needs a ZNS device",
-                ));
-            }
+            (Some(l), d) => Some(l.validate_over_block(&d.info())?),
         };
         let info = match (&layer, &device) {
             (Some(l), DeviceSpec::Zns(spec)) => l.info(spec),
-            _ => device.info(),
+            (Some(l), d) => l.info_over_block(&d.info()),
+            (None, d) => d.info(),
         };
         let mut jobs = self
             .jobs
@@ -557,8 +553,25 @@ impl ExperimentConfig {
                 format!("{} must be between 1 and 4096", self.host.cores),
             ));
         }
-        let (prefill, precondition, prefill_namespaces) = match &info.zoned {
-            Some(zoned) => {
+        let (prefill, precondition, prefill_namespaces) = match (&info.zoned, &device) {
+            // Zones emulated over a conventional SSD start empty; the SSD under them may be
+            // preconditioned (its FTL then holds data the zones do not show until a reset trims it).
+            (Some(zoned), DeviceSpec::Conventional(spec)) => {
+                if self.prefill.is_some() {
+                    return Err(ConfigError::field(
+                        "prefill",
+                        "emulated zones start empty; set the conventional SSD under them up with [precondition]",
+                    ));
+                }
+                let plan = match &self.precondition {
+                    Some(p) => Some(p.plan(spec, self.seed)?),
+                    None => None,
+                };
+                region::check_writer_overlap(&jobs, &host)?;
+                region::resolve_open_budget(&mut jobs, &host, zoned, 0)?;
+                (PrefillPlan::default(), plan, Vec::new())
+            }
+            (Some(zoned), _) => {
                 if self.precondition.is_some() {
                     return Err(ConfigError::field(
                         "precondition",
@@ -577,7 +590,7 @@ impl ExperimentConfig {
                 region::resolve_open_budget(&mut jobs, &host, zoned, active_after_prefill)?;
                 (prefill, None, prefill_namespaces)
             }
-            None => {
+            (None, _) => {
                 if self.prefill.is_some() {
                     return Err(ConfigError::field(
                         "prefill",

@@ -203,12 +203,18 @@ fn build_model(experiment: &Experiment) -> Box<dyn DeviceModel> {
             }
             device
         }
-        (DeviceSpec::Conventional(spec), _) => {
+        (DeviceSpec::Conventional(spec), layer) => {
             let mut ftl = Ftl::new(spec, experiment.retain_data, experiment.sampling());
             if let Some(plan) = &experiment.precondition {
                 ftl.precondition(plan);
             }
-            Box::new(ftl)
+            match layer {
+                Some(crate::host::LayerSpec::Emulated(e)) => {
+                    Box::new(crate::host::emulated::EmulatedZones::new(Box::new(ftl), e))
+                }
+                Some(_) => unreachable!("the config puts only emulated zones over a block device"),
+                None => Box::new(ftl),
+            }
         }
     }
 }
@@ -226,7 +232,8 @@ impl Experiment {
     pub fn info(&self) -> crate::device::DeviceInfo {
         match (&self.device, &self.layer) {
             (DeviceSpec::Zns(spec), Some(layer)) => layer.info(spec),
-            (d, _) => d.info(),
+            (d @ DeviceSpec::Conventional(_), Some(layer)) => layer.info_over_block(&d.info()),
+            (d, None) => d.info(),
         }
     }
 }

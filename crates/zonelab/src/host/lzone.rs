@@ -306,6 +306,78 @@ impl LogicalZones {
 /// A layer whose logical zones ([`LogicalZones`]) live on device zones: it does the physical
 /// reads, writes and zone operations; [`submit`] checks a command against the zone rules and
 /// calls them. Each returns when it is done and how long erases held it up.
+/// Inside a layer's `impl DeviceModel`: the zone queries answered from its logical zones,
+/// `self.lz` (one namespace): `zone`, `report_zones`, `written_lbas`, `occupancy_epoch`.
+macro_rules! zone_queries {
+    () => {
+        fn zone(&self, _nsid: u32, zone: u32) -> $crate::device::ZoneDescriptor {
+            self.lz.descriptor(zone)
+        }
+
+        fn report_zones(
+            &self,
+            nsid: u32,
+            slba: u64,
+            filter: $crate::device::ReportFilter,
+            partial: bool,
+            max_descriptors: usize,
+        ) -> Result<$crate::device::ZoneReport, $crate::device::Status> {
+            if nsid != 0 {
+                return Err($crate::device::Status::InvalidNamespace);
+            }
+            self.lz.report(slba, filter, partial, max_descriptors)
+        }
+
+        fn written_lbas(&self, _nsid: u32, zone: u32) -> u64 {
+            self.lz.data(zone)
+        }
+
+        fn occupancy_epoch(&self) -> u64 {
+            self.lz.epoch
+        }
+    };
+}
+pub(crate) use zone_queries;
+
+/// Inside the `impl DeviceModel` of a layer over one device, `self.dev`: its background work,
+/// time, report, counters, tracing and dies used are the device's.
+macro_rules! one_device_below {
+    () => {
+        fn has_background_work(&self) -> bool {
+            self.dev.has_background_work()
+        }
+
+        fn advance(
+            &mut self,
+            now: $crate::time::Instant,
+            done: &mut Vec<$crate::device::Completed>,
+        ) -> Option<$crate::time::Instant> {
+            self.dev.advance(now, done)
+        }
+
+        fn idle_at(&self) -> $crate::time::Instant {
+            self.dev.idle_at()
+        }
+
+        fn report(&self, now: $crate::time::Instant) -> $crate::device::DeviceReport {
+            self.dev.report(now)
+        }
+
+        fn reset_counters(&mut self) {
+            self.dev.reset_counters();
+        }
+
+        fn set_tracing(&mut self, on: bool) {
+            self.dev.set_tracing(on);
+        }
+
+        fn take_touched(&mut self) -> Option<$crate::nand::DieSet> {
+            self.dev.take_touched()
+        }
+    };
+}
+pub(crate) use one_device_below;
+
 pub trait ZoneBackend {
     fn zones(&mut self) -> &mut LogicalZones;
     fn lba_bytes(&self) -> u64;

@@ -9,6 +9,7 @@
 
 pub mod array;
 pub mod elastic;
+pub mod emulated;
 pub mod fs;
 pub mod kv;
 pub mod lzone;
@@ -24,6 +25,7 @@ use crate::metrics::series::Sampling;
 use crate::zns::{Device, ZnsSpec};
 use array::ArraySpec;
 use elastic::{Elastic, ElasticSpec};
+use emulated::EmulatedSpec;
 use striped::{StaticSpec, StaticZones};
 
 /// A validated host layer over the device.
@@ -34,6 +36,8 @@ pub enum LayerSpec {
     Elastic(ElasticSpec),
     /// Several drives of the device, RAID-0 of zones.
     Array(ArraySpec),
+    /// Zones emulated over a conventional SSD (`host::emulated`).
+    Emulated(EmulatedSpec),
 }
 
 impl LayerSpec {
@@ -45,6 +49,15 @@ impl LayerSpec {
             }
             LayerSpec::Elastic(e) => e.info(device),
             LayerSpec::Array(a) => a.info(&device.info()),
+            LayerSpec::Emulated(e) => e.info(&device.info()),
+        }
+    }
+
+    /// What the layer presents over a conventional device (only emulated zones go there).
+    pub fn info_over_block(&self, device: &DeviceInfo) -> DeviceInfo {
+        match self {
+            LayerSpec::Emulated(e) => e.info(device),
+            _ => unreachable!("the config puts only emulated zones over a conventional device"),
         }
     }
 
@@ -69,6 +82,9 @@ impl LayerSpec {
                     layer.prefill(plan);
                 }
                 Box::new(layer)
+            }
+            LayerSpec::Emulated(_) => {
+                unreachable!("the config puts emulated zones over a conventional device only")
             }
             LayerSpec::Elastic(e) => {
                 let mut layer = Elastic::new(make(), e, sampling);

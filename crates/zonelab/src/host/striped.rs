@@ -11,12 +11,10 @@
 //! `p % dies`), which is how the device observations choose placements.
 
 use crate::device::{
-    Accepted, Command, Completed, Data, DeviceInfo, DeviceModel, DeviceReport, ReportFilter,
-    Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, ZonedInfo,
+    Accepted, Command, Data, DeviceInfo, DeviceModel, Status, ZoneAction, ZoneState, ZonedInfo,
 };
 use crate::host::lzone::{self, Effect, LogicalZones, ZoneBackend};
 use crate::host::stripe::Stripe;
-use crate::nand::DieSet;
 use crate::time::{Duration, Instant};
 
 /// A validated static-zone layer.
@@ -348,59 +346,9 @@ impl DeviceModel for StaticZones {
         lzone::submit(self, now, cmd)
     }
 
-    fn has_background_work(&self) -> bool {
-        self.dev.has_background_work()
-    }
+    lzone::one_device_below!();
 
-    fn advance(&mut self, now: Instant, done: &mut Vec<Completed>) -> Option<Instant> {
-        self.dev.advance(now, done)
-    }
-
-    fn zone(&self, _nsid: u32, zone: u32) -> ZoneDescriptor {
-        self.lz.descriptor(zone)
-    }
-
-    fn report_zones(
-        &self,
-        nsid: u32,
-        slba: u64,
-        filter: ReportFilter,
-        partial: bool,
-        max_descriptors: usize,
-    ) -> Result<ZoneReport, Status> {
-        if nsid != 0 {
-            return Err(Status::InvalidNamespace);
-        }
-        self.lz.report(slba, filter, partial, max_descriptors)
-    }
-
-    fn written_lbas(&self, _nsid: u32, zone: u32) -> u64 {
-        self.lz.data(zone)
-    }
-
-    fn occupancy_epoch(&self) -> u64 {
-        self.lz.epoch
-    }
-
-    fn idle_at(&self) -> Instant {
-        self.dev.idle_at()
-    }
-
-    fn report(&self, now: Instant) -> DeviceReport {
-        self.dev.report(now)
-    }
-
-    fn reset_counters(&mut self) {
-        self.dev.reset_counters();
-    }
-
-    fn set_tracing(&mut self, on: bool) {
-        self.dev.set_tracing(on);
-    }
-
-    fn take_touched(&mut self) -> Option<DieSet> {
-        self.dev.take_touched()
-    }
+    lzone::zone_queries!();
 
     fn check_invariants(&self) {
         self.dev.check_invariants();

@@ -16,8 +16,8 @@
 mod parity;
 
 use crate::device::{
-    Accepted, Command, Completed, Data, DeviceInfo, DeviceModel, DeviceReport, Op, ReportFilter,
-    Status, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, ZonedInfo,
+    Accepted, Command, Completed, Data, DeviceInfo, DeviceModel, DeviceReport, Op, Status,
+    ZoneAction, ZoneState, ZonedInfo,
 };
 use crate::host::lzone::{self, Effect, LogicalZones, ZoneBackend};
 use crate::host::stripe::Stripe;
@@ -350,31 +350,7 @@ impl DeviceModel for DriveArray {
         next
     }
 
-    fn zone(&self, _nsid: u32, zone: u32) -> ZoneDescriptor {
-        self.lz.descriptor(zone)
-    }
-
-    fn report_zones(
-        &self,
-        nsid: u32,
-        slba: u64,
-        filter: ReportFilter,
-        partial: bool,
-        max_descriptors: usize,
-    ) -> Result<ZoneReport, Status> {
-        if nsid != 0 {
-            return Err(Status::InvalidNamespace);
-        }
-        self.lz.report(slba, filter, partial, max_descriptors)
-    }
-
-    fn written_lbas(&self, _nsid: u32, zone: u32) -> u64 {
-        self.lz.data(zone)
-    }
-
-    fn occupancy_epoch(&self) -> u64 {
-        self.lz.epoch
-    }
+    lzone::zone_queries!();
 
     fn idle_at(&self) -> Instant {
         self.drives
