@@ -378,6 +378,15 @@ macro_rules! one_device_below {
 }
 pub(crate) use one_device_below;
 
+/// When a command to the device under a layer completes: at submission. A layer over
+/// `dyn DeviceModel` has no way to hand on a completion the device reports later (through
+/// `advance`), and the devices it stacks on (a ZNS drive, an array, static zones, the FTL)
+/// report every command at once.
+pub fn at_submission(a: &Accepted) -> Instant {
+    a.done
+        .expect("the device under a layer completes commands at submission")
+}
+
 pub trait ZoneBackend {
     fn zones(&mut self) -> &mut LogicalZones;
     fn lba_bytes(&self) -> u64;

@@ -211,11 +211,7 @@ impl ZoneBackend for StaticZones {
                 if let Some(p) = part {
                     cmd = cmd.with_data(Data::In(p));
                 }
-                let a = self.dev.submit(now, cmd)?;
-                done = done.max(
-                    a.done
-                        .expect("a zoned device under static zones completes at once"),
-                );
+                done = done.max(lzone::at_submission(&self.dev.submit(now, cmd)?));
             }
             pos = gend;
         }
@@ -260,11 +256,7 @@ impl ZoneBackend for StaticZones {
                 if let Some(b) = bytes {
                     cmd = cmd.with_data(Data::Out(b));
                 }
-                let a = self.dev.submit(now, cmd)?;
-                done = done.max(
-                    a.done
-                        .expect("a zoned device under static zones completes at once"),
-                );
+                done = done.max(lzone::at_submission(&self.dev.submit(now, cmd)?));
             }
             if gend == gstart + self.group_lbas && self.usable < self.pz_cap_lbas {
                 for i in 0..self.stripe.width {
@@ -293,10 +285,8 @@ impl ZoneBackend for StaticZones {
                 _ => state == ZoneState::Empty,
             };
             if !skip {
-                let a = self
-                    .dev
-                    .submit(now, Command::zone(action, pz as u64 * self.pz_lbas))?;
-                done = done.max(a.done.expect("completes at once"));
+                let cmd = Command::zone(action, pz as u64 * self.pz_lbas);
+                done = done.max(lzone::at_submission(&self.dev.submit(now, cmd)?));
             }
         }
         Ok(done)
@@ -304,11 +294,7 @@ impl ZoneBackend for StaticZones {
 
     fn flush(&mut self, now: Instant) -> Result<Instant, Status> {
         let flush = Command::new(crate::device::Op::Flush, 0, 0);
-        Ok(self
-            .dev
-            .submit(now, flush)?
-            .done
-            .expect("completes at once"))
+        Ok(lzone::at_submission(&self.dev.submit(now, flush)?))
     }
 }
 

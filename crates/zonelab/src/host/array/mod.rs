@@ -182,13 +182,6 @@ impl DriveArray {
     }
 }
 
-/// When a drive's part of a command completes: at submission, as the ZNS device reports every
-/// command (the array has no way to hand on a completion a drive reports later).
-pub(super) fn completed(a: &Accepted) -> Instant {
-    a.done
-        .expect("the drives of an array complete commands at submission")
-}
-
 impl ZoneBackend for DriveArray {
     fn zones(&mut self) -> &mut LogicalZones {
         &mut self.lz
@@ -234,7 +227,7 @@ impl ZoneBackend for DriveArray {
                     cmd = cmd.with_data(Data::In(p));
                 }
                 let a = self.drives[drive].submit(now, cmd)?;
-                (completed(&a), a.erase_wait)
+                (lzone::at_submission(&a), a.erase_wait)
             };
             done = done.max(d);
             wait = wait.max(w);
@@ -275,7 +268,7 @@ impl ZoneBackend for DriveArray {
                 cmd = cmd.with_data(Data::Out(b));
             }
             let a = self.drives[r.index as usize].submit(now, cmd)?;
-            done = done.max(completed(&a));
+            done = done.max(lzone::at_submission(&a));
             wait = wait.max(a.erase_wait);
         }
         if end == self.lz.cap_lbas() && self.usable < self.drive_cap {
@@ -305,7 +298,7 @@ impl ZoneBackend for DriveArray {
             if !skip {
                 let zslba = self.drive_lba(zone, 0);
                 let a = self.drives[d].submit(now, Command::zone(action, zslba))?;
-                done = done.max(completed(&a));
+                done = done.max(lzone::at_submission(&a));
             }
         }
         Ok(done)
@@ -314,7 +307,9 @@ impl ZoneBackend for DriveArray {
     fn flush(&mut self, now: Instant) -> Result<Instant, Status> {
         let mut done = now;
         for d in &mut self.drives {
-            done = done.max(completed(&d.submit(now, Command::new(Op::Flush, 0, 0))?));
+            done = done.max(lzone::at_submission(
+                &d.submit(now, Command::new(Op::Flush, 0, 0))?,
+            ));
         }
         Ok(done)
     }

@@ -13,9 +13,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{ArraySpec, DriveArray, completed};
+use super::{ArraySpec, DriveArray};
 use crate::device::{Command, Data, Status, ZoneAction, ZoneState};
-use crate::host::lzone::{Effect, ZoneBackend};
+use crate::host::lzone::{self, Effect, ZoneBackend};
 use crate::time::{Duration, Instant};
 
 /// The array's parity bookkeeping.
@@ -115,7 +115,7 @@ impl DriveArray {
             debug_assert_eq!(padded.len() as u64, s * lba_bytes);
             cmd = cmd.with_data(Data::Out(&padded));
         }
-        Ok(completed(&self.drives[drive].submit(now, cmd)?))
+        Ok(lzone::at_submission(&self.drives[drive].submit(now, cmd)?))
     }
 
     /// Data stripe by stripe, each row's parity when the row completes.
@@ -149,7 +149,7 @@ impl DriveArray {
                 xor_into(&mut acc[within..within + b.len()], b);
             }
             let a = self.drives[drive].submit(now, cmd)?;
-            done = done.max(completed(&a));
+            done = done.max(lzone::at_submission(&a));
             wait = wait.max(a.erase_wait);
             x += len;
             if x.is_multiple_of(row_lbas) {
@@ -216,7 +216,7 @@ impl DriveArray {
                 cmd = cmd.with_data(Data::In(&mut tmp));
             }
             let a = self.drives[e].submit(now, cmd)?;
-            done = done.max(completed(&a));
+            done = done.max(lzone::at_submission(&a));
             wait = wait.max(a.erase_wait);
             if let Some(o) = out.as_deref_mut() {
                 xor_into(o, &tmp);

@@ -328,16 +328,8 @@ async fn reset_one(fs: &Rc<Inner>, h: &Host, zone: u32) -> Result<(), FsError> {
         st.dead.remove(&zone);
         st.space.zones[zone as usize].collecting = true;
     }
-    let reset = io::zone_action(fs, h, crate::device::ZoneAction::Reset, zone).await?;
-    let mut st = fs.st.borrow_mut();
-    if reset {
-        st.space.reset(zone);
-        st.stats.zone_resets += 1;
-    } else {
-        // Retired: the device no longer takes it.
-        st.space.zones[zone as usize].collecting = false;
-    }
-    st.stats.gc_ns += (h.now() - t0).ns();
+    io::reset_zone(fs, h, zone).await?;
+    fs.st.borrow_mut().stats.gc_ns += (h.now() - t0).ns();
     Ok(())
 }
 
@@ -382,15 +374,8 @@ async fn read_ranges(
         fs.spec.cpu.submit.ns() * ranges.len() as u64,
     ))
     .await;
-    let mut first = Ok(());
-    for r in results {
-        if let Err(status) = r {
-            io::absorb_read(fs, &mut fs.st.borrow_mut(), zone, status, h.now());
-            fs.relocate_cv.notify_all(h);
-            first = first.and(Err(status.into()));
-        }
-    }
-    first.map(|()| bufs)
+    io::check_reads(fs, h, results.into_iter().map(|r| (r, zone)))?;
+    Ok(bufs)
 }
 
 /// Copies `blocks` of `victim` that are still live to `dest` and repoints their owners.

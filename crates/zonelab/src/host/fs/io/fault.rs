@@ -98,13 +98,27 @@ pub(crate) fn absorb_meta_write(fs: &Inner, st: &mut State, z: u32, status: Stat
     true
 }
 
-/// Takes in a read the device refused: an Offline zone is retired (what the layer still has in
-/// memory is written elsewhere). The reader gets the error either way.
-pub(crate) fn absorb_read(fs: &Inner, st: &mut State, zone: u32, status: Status, now: Instant) {
-    if relocating(fs) && status == Status::ZoneIsOffline {
-        st.stats.zone_errors.reads_refused += 1;
-        retire(st, zone, true, now);
+/// The first error among reads the layer sent at once, each with its zone. With `relocate`, a
+/// zone a read found Offline is retired (what the layer still has in memory is written
+/// elsewhere); the reader gets the error either way.
+pub(crate) fn check_reads<T>(
+    fs: &Inner,
+    h: &Host,
+    results: impl Iterator<Item = (Result<T, Status>, u32)>,
+) -> Result<(), FsError> {
+    let mut first = Ok(());
+    for (r, zone) in results {
+        let Err(status) = r else { continue };
+        if relocating(fs) && status == Status::ZoneIsOffline {
+            let mut st = fs.st.borrow_mut();
+            st.stats.zone_errors.reads_refused += 1;
+            retire(&mut st, zone, true, h.now());
+            drop(st);
+            fs.relocate_cv.notify_all(h);
+        }
+        first = first.and(Err(status.into()));
     }
+    first
 }
 
 /// Sends `action` for zone `z`. With `relocate`, a zone the device has taken out of service

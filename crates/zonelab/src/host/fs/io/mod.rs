@@ -11,7 +11,7 @@ mod fault;
 mod read;
 mod writeback;
 
-pub(crate) use fault::{absorb_meta_write, absorb_read, relocator, zone_action};
+pub(crate) use fault::{absorb_meta_write, check_reads, relocator, zone_action};
 
 pub(crate) use read::{read, read_partial_blocks};
 pub(crate) use writeback::{
@@ -182,6 +182,20 @@ pub(crate) fn check(fs: &Inner) {
     }
 }
 
+/// Resets dead zone `z` (marked `collecting` by the caller, so nobody takes or lists it while
+/// the reset is in flight): free again, or retired if the device has taken it out of service.
+pub(crate) async fn reset_zone(fs: &Rc<Inner>, h: &Host, z: u32) -> Result<(), FsError> {
+    let reset = zone_action(fs, h, crate::device::ZoneAction::Reset, z).await?;
+    let mut st = fs.st.borrow_mut();
+    if reset {
+        st.space.reset(z);
+        st.stats.zone_resets += 1;
+    } else {
+        st.space.zones[z as usize].collecting = false;
+    }
+    Ok(())
+}
+
 /// Resets the zones on the dead list, one at a time (ZenFS's `ResetUnusedIOZones`, F2FS's
 /// discard of prefree sections at a checkpoint).
 pub(crate) async fn reset_dead(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> {
@@ -209,18 +223,8 @@ pub(crate) async fn reset_dead(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> 
         let Some(z) = next else {
             return Ok(());
         };
-        let reset = zone_action(fs, h, crate::device::ZoneAction::Reset, z).await?;
-        {
-            let mut st = fs.st.borrow_mut();
-            if reset {
-                st.space.reset(z);
-                st.stats.zone_resets += 1;
-            } else {
-                // Retired: the device no longer takes it.
-                st.space.zones[z as usize].collecting = false;
-            }
-            st.generation += 1;
-        }
+        reset_zone(fs, h, z).await?;
+        fs.st.borrow_mut().generation += 1;
         fs.space_cv.notify_all(h);
     }
 }

@@ -145,15 +145,12 @@ async fn issue_reads(
         fs.spec.cpu.submit.ns() * reads.len() as u64,
     ))
     .await;
-    let mut first = Ok(());
-    for (r, read) in results.into_iter().zip(reads) {
-        if let Err(status) = r {
-            super::absorb_read(fs, &mut fs.st.borrow_mut(), read.2.zone, status, h.now());
-            fs.relocate_cv.notify_all(h);
-            first = first.and(Err(status.into()));
-        }
-    }
-    first.map(|()| bufs)
+    super::check_reads(
+        fs,
+        h,
+        results.into_iter().zip(reads.iter().map(|r| r.2.zone)),
+    )?;
+    Ok(bufs)
 }
 
 /// Reads `len` bytes at `offset` of `ino`: cached pages, then the device; holes read as zeros.
