@@ -118,6 +118,10 @@ enum Command {
         /// Where to write (default: results/<paper>).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Run N times larger and longer than shipped, closer to the paper's sizes (each
+        /// paper's README says what grows, and how long the runs then take).
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        scale: u32,
     },
     /// Set the key-value model's counters beside real db_bench's (each within 25%): the
     /// reference is a document from scripts/rocksdb-reference.sh (`--out`, or its JSON lines),
@@ -322,9 +326,13 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Reproduce { paper, output } => {
+        Command::Reproduce {
+            paper,
+            output,
+            scale,
+        } => {
             let out = output.unwrap_or_else(|| PathBuf::from("results").join(&paper));
-            reproduce::run(&paper, &out)?;
+            reproduce::run(&paper, &out, reproduce::Scale::new(scale)?)?;
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "ublk")]

@@ -21,11 +21,24 @@ const CONV: &str = include_str!("../../../../experiments/block-interface-tax/con
 const OPS: [f64; 2] = [7.0, 28.0];
 const GIB: f64 = (1u64 << 30) as f64;
 const MIB: f64 = (1u64 << 20) as f64;
+/// The shipped raw media (64 GiB, chosen) in blocks per die, and the ZNS side's zones and
+/// per-writer bytes (four passes over the capacity); `--scale N` multiplies all three.
+const BLOCKS_PER_DIE: u64 = 512;
+const ZONES: u64 = 32;
+const ZNS_IO_SIZE: &str = "64GiB";
+/// The paper's 2 TB of raw media is 32 times the shipped 64 GiB: the largest scale.
+const MAX_SCALE: u32 = 32;
 
 /// The conventional text at `op` percent, with each of the 4 writers writing the logical
-/// capacity once (four times the capacity in all).
-fn conventional(op: f64) -> Result<(String, Vec<String>, u64)> {
-    let overrides = vec![format!("device.ftl.over_provisioning_percent={op}")];
+/// capacity once (four times the capacity in all), on `scale` times the shipped raw media.
+fn conventional(op: f64, scale: super::Scale) -> Result<(String, Vec<String>, u64)> {
+    let run = Run::new(
+        "probe",
+        CONV,
+        vec![format!("device.ftl.over_provisioning_percent={op}")],
+    )
+    .scale_count(scale, "device.geometry.blocks_per_die", BLOCKS_PER_DIE);
+    let overrides = run.overrides;
     let exp = ExperimentConfig::parse(CONV, &overrides)?.validate("probe")?;
     let DeviceSpec::Conventional(spec) = &exp.device else {
         bail!("the block-interface-tax block SSD is conventional");
@@ -109,17 +122,46 @@ fn steady(r: &RunOutput) -> Steady {
     }
 }
 
-pub fn run(out: &Path) -> Result<()> {
-    let figures = out.join("figures");
-    std::fs::create_dir_all(&figures)
-        .with_context(|| format!("cannot create {}", figures.display()))?;
-    let mut runs = vec![Run::new("tax-zns", ZNS, Vec::new())];
+/// The three runs at `scale` (raw media, zones and bytes written times the scale: still four
+/// passes over the capacity), and the block SSDs' logical capacities in bytes.
+fn runs(scale: super::Scale) -> Result<(Vec<Run>, Vec<u64>)> {
+    if scale.factor() > MAX_SCALE {
+        bail!(
+            "block-interface-tax: --scale {} would grow the raw media past the paper's 2 TB \
+             (64 GiB x {MAX_SCALE}); the largest scale is {MAX_SCALE}",
+            scale.factor()
+        );
+    }
+    let zns = Run::new("tax-zns", ZNS, Vec::new())
+        .scale_count(scale, "device.geometry.blocks_per_die", BLOCKS_PER_DIE)
+        .scale_count(scale, "device.zones.zone_count", ZONES)
+        .scale_text(scale, "job.0.io_size", ZNS_IO_SIZE);
+    let mut runs = vec![zns];
     let mut capacities = Vec::new();
     for op in OPS {
-        let (text, overrides, bytes) = conventional(op)?;
+        let (text, overrides, bytes) = conventional(op, scale)?;
         capacities.push(bytes);
         runs.push(Run::new(format!("tax-conv-op{op:.0}"), text, overrides));
     }
+    Ok((runs, capacities))
+}
+
+/// What `--scale` grew, for the summary (nothing at the shipped scale).
+fn scale_note(scale: super::Scale) -> String {
+    scale.note(&format!(
+        "the raw media ({} GiB: {} blocks per die, {} zones) and so the bytes written (still four \
+         passes over the capacity); the set-up below describes the shipped 64 GiB",
+        64 * scale.factor(),
+        scale.count(BLOCKS_PER_DIE),
+        scale.count(ZONES)
+    ))
+}
+
+pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
+    let (runs, capacities) = runs(scale)?;
+    let figures = out.join("figures");
+    std::fs::create_dir_all(&figures)
+        .with_context(|| format!("cannot create {}", figures.display()))?;
     let outputs = run_parallel(out, runs, threads(), |o| o)?;
     let labels = [
         "ZNS SSD (0% OP)".to_string(),
@@ -175,7 +217,7 @@ pub fn run(out: &Path) -> Result<()> {
     let mut table = String::from(
         "| device | usable GiB | written GiB | steady-state write MiB/s (4th pass) | WAF in the 4th pass | device WAF, whole run | relative to ZNS |\n|---|---:|---:|---:|---:|---:|---:|\n",
     );
-    let zns_capacity = 64.0;
+    let zns_capacity = 64.0 * scale.factor() as f64;
     for (i, (l, s)) in labels.iter().zip(&st).enumerate() {
         let usable = if i == 0 {
             zns_capacity
@@ -194,7 +236,7 @@ pub fn run(out: &Path) -> Result<()> {
     }
     std::fs::write(out.join("table.md"), &table)?;
     let yes = |b: bool| if b { "yes" } else { "NO" };
-    let mut s = String::new();
+    let mut s = scale_note(scale);
     let _ = write!(
         s,
         "# The block interface tax, reproduced with ZoneLab\n\n\
@@ -284,4 +326,49 @@ pub fn run(out: &Path) -> Result<()> {
         out.display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Scale;
+    use super::*;
+
+    #[test]
+    fn scale_grows_the_media_and_the_bytes_written() {
+        let (shipped, caps1) = runs(Scale::SHIPPED).unwrap();
+        assert_eq!(shipped[0].overrides, Vec::<String>::new());
+        assert_eq!(shipped[0].text, ZNS);
+        assert_eq!(
+            shipped[1].overrides,
+            vec!["device.ftl.over_provisioning_percent=7".to_string()]
+        );
+        let (two, caps2) = runs(Scale::new(2).unwrap()).unwrap();
+        assert_eq!(
+            two[0].overrides,
+            vec![
+                "device.geometry.blocks_per_die=1024".to_string(),
+                "device.zones.zone_count=64".to_string(),
+                "job.0.io_size=\"128GiB\"".to_string(),
+            ]
+        );
+        for (i, op) in OPS.iter().enumerate() {
+            assert_eq!(
+                two[i + 1].overrides,
+                vec![
+                    format!("device.ftl.over_provisioning_percent={op}"),
+                    "device.geometry.blocks_per_die=1024".to_string(),
+                ]
+            );
+            // Twice the capacity (to a superblock), so twice the bytes each writer writes.
+            let ratio = caps2[i] as f64 / caps1[i] as f64;
+            assert!((ratio - 2.0).abs() < 0.01, "capacity ratio {ratio}");
+            assert_ne!(two[i + 1].text, shipped[i + 1].text);
+        }
+        for r in &two {
+            ExperimentConfig::parse(&r.text, &r.overrides)
+                .and_then(|c| c.validate(&r.name))
+                .unwrap_or_else(|e| panic!("{}: {e}", r.name));
+        }
+        assert!(runs(Scale::new(MAX_SCALE + 1).unwrap()).is_err());
+    }
 }

@@ -44,24 +44,78 @@ pub const PAPERS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Reruns `paper` into `out`, which then holds only this reproduction's files (what an earlier
-/// one left there goes: see [`zonelab_io::clear_reproduction_dir`]).
-pub fn run(paper: &str, out: &Path) -> Result<()> {
+/// Reruns `paper` at `scale` into `out`, which then holds only this reproduction's files (what
+/// an earlier one left there goes: see [`zonelab_io::clear_reproduction_dir`]).
+pub fn run(paper: &str, out: &Path, scale: Scale) -> Result<()> {
     if PAPERS.iter().any(|p| p.0 == paper) {
         zonelab_io::clear_reproduction_dir(out)?;
     }
     match paper {
-        "ezns" => ezns::run(out),
-        "lsm-zgc" => lsm_zgc::run(out),
-        "preemptive-reset" => preemptive_reset::run(out),
-        "rezns" => rezns::run(out),
-        "zns-characteristics" => zns_characteristics::run(out),
-        "block-interface-tax" => block_interface_tax::run(out),
+        "ezns" => ezns::run(out, scale),
+        "lsm-zgc" => lsm_zgc::run(out, scale),
+        "preemptive-reset" => preemptive_reset::run(out, scale),
+        "rezns" => rezns::run(out, scale),
+        "zns-characteristics" => zns_characteristics::run(out, scale),
+        "block-interface-tax" => block_interface_tax::run(out, scale),
         other => {
             let known: Vec<&str> = PAPERS.iter().map(|p| p.0).collect();
             bail!(
                 "no reproduction named `{other}`; available: {}",
                 known.join(", ")
+            )
+        }
+    }
+}
+
+/// How much larger and longer than shipped a reproduction runs (`--scale N`): each reproduction
+/// multiplies its workloads' lengths (and, where its README says so, its data set) by `N`. 1 is
+/// the shipped scale, whose runs and outputs `--scale` leaves untouched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scale(u32);
+
+impl Scale {
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub const SHIPPED: Scale = Scale(1);
+
+    pub fn new(n: u32) -> Result<Scale> {
+        if n == 0 {
+            bail!("--scale must be at least 1 (1 is the shipped scale), not 0");
+        }
+        Ok(Scale(n))
+    }
+
+    pub fn factor(self) -> u32 {
+        self.0
+    }
+
+    pub fn is_shipped(self) -> bool {
+        self.0 == 1
+    }
+
+    /// `n` times the scale.
+    pub fn count(self, n: u64) -> u64 {
+        n * self.0 as u64
+    }
+
+    /// A size or duration written as an integer and a unit ("64GiB", "200s", "10z"), times
+    /// the scale, in the same unit.
+    pub fn text(self, v: &str) -> String {
+        let digits = v.len() - v.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let n: u64 = v[..digits]
+            .parse()
+            .unwrap_or_else(|_| panic!("`{v}` starts with an integer (a reproduction's constant)"));
+        format!("{}{}", self.count(n), &v[digits..])
+    }
+
+    /// The summary's line saying what `--scale` multiplied; nothing at the shipped scale.
+    pub fn note(self, what: &str) -> String {
+        if self.is_shipped() {
+            String::new()
+        } else {
+            format!(
+                "**Scale: `--scale {}`**, {} times the shipped scale: {what}. The shipped scale's \
+                 numbers are in the committed README.\n\n",
+                self.0, self.0
             )
         }
     }
@@ -82,6 +136,23 @@ impl Run {
             text: text.into(),
             overrides,
         }
+    }
+
+    /// Scales the experiment's integer `key` (shipped value `n`); at the shipped scale the run
+    /// is left as it is.
+    pub fn scale_count(mut self, scale: Scale, key: &str, n: u64) -> Self {
+        if !scale.is_shipped() {
+            self.overrides.push(format!("{key}={}", scale.count(n)));
+        }
+        self
+    }
+
+    /// Scales the experiment's size or duration `key` (shipped value `v`, as "64GiB", "60s").
+    pub fn scale_text(mut self, scale: Scale, key: &str, v: &str) -> Self {
+        if !scale.is_shipped() {
+            self.overrides.push(format!("{key}=\"{}\"", scale.text(v)));
+        }
+        self
     }
 }
 
@@ -165,6 +236,32 @@ pub fn run_one_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scale_multiplies_sizes_durations_and_counts_and_leaves_shipped_runs_alone() {
+        let four = Scale::new(4).expect("4");
+        assert_eq!(four.text("64GiB"), "256GiB");
+        assert_eq!(four.text("100ms"), "400ms");
+        assert_eq!(four.text("10z"), "40z");
+        assert_eq!(four.count(6_000_000), 24_000_000);
+        assert!(Scale::new(0).is_err(), "scale 0 is refused");
+        let run = || Run::new("r", "", vec!["a=1".into()]);
+        let shipped = run()
+            .scale_count(Scale::SHIPPED, "updates.0.updates", 5)
+            .scale_text(Scale::SHIPPED, "job.0.io_size", "1GiB");
+        assert_eq!(shipped.overrides, vec!["a=1".to_string()]);
+        assert!(Scale::SHIPPED.note("x").is_empty());
+        let scaled = run().scale_count(four, "updates.0.updates", 5).scale_text(
+            four,
+            "job.0.io_size",
+            "1GiB",
+        );
+        assert_eq!(
+            scaled.overrides,
+            vec!["a=1", "updates.0.updates=20", "job.0.io_size=\"4GiB\""]
+        );
+        assert!(four.note("x").contains("--scale 4"));
+    }
 
     /// Runs on two threads give what they give one after another, in the order given.
     #[test]

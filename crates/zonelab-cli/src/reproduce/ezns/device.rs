@@ -92,23 +92,45 @@ fn one_reader() -> String {
     READ[..cut].replace("size = \"2z\"", "size = \"1z\"")
 }
 
-pub fn runs() -> Vec<Run> {
+/// The readers' runtime (jobs a and b) and the writers' (wide0-wide3 and narrow).
+const READ_TIME: &str = "100ms";
+const WRITE_TIME: &str = "1s";
+
+/// `run` with its first `jobs` jobs' runtime `time` times the scale.
+fn timed(run: Run, scale: crate::reproduce::Scale, jobs: usize, time: &str) -> Run {
+    (0..jobs).fold(run, |run, j| {
+        run.scale_text(scale, &format!("job.{j}.runtime"), time)
+    })
+}
+
+/// The runs at `scale`: each job's runtime times the scale (bandwidths are per second).
+pub fn runs(scale: crate::reproduce::Scale) -> Vec<Run> {
     let mut runs = Vec::new();
     for w in WIDTHS {
         for s in STRIPES_KIB {
-            runs.push(Run::new(
-                format!("dev-stripe-w{w}-{s}k"),
-                one_reader(),
-                sets(w, s, &spread(1, w)),
+            runs.push(timed(
+                Run::new(
+                    format!("dev-stripe-w{w}-{s}k"),
+                    one_reader(),
+                    sets(w, s, &spread(1, w)),
+                ),
+                scale,
+                1,
+                READ_TIME,
             ));
         }
     }
     for per in PER_CHANNEL {
         for c in CHUNKS_KIB {
-            runs.push(Run::new(
-                format!("dev-channel-{per}-{c}k"),
-                one_reader(),
-                sets(16, c, &[per_channel(per)]),
+            runs.push(timed(
+                Run::new(
+                    format!("dev-channel-{per}-{c}k"),
+                    one_reader(),
+                    sets(16, c, &[per_channel(per)]),
+                ),
+                scale,
+                1,
+                READ_TIME,
             ));
         }
     }
@@ -116,14 +138,20 @@ pub fn runs() -> Vec<Run> {
         for qd in DEPTHS.into_iter().filter(|&qd| qd != 8) {
             let mut o = sets(16, DEPTH_CHUNK_KIB, &[per_channel(per)]);
             o.push(format!("job.0.iodepth={qd}"));
-            runs.push(Run::new(format!("dev-depth-{per}-qd{qd}"), one_reader(), o));
+            let run = Run::new(format!("dev-depth-{per}-qd{qd}"), one_reader(), o);
+            runs.push(timed(run, scale, 1, READ_TIME));
         }
     }
     for o in OVERLAP {
-        runs.push(Run::new(
-            format!("dev-overlap-{o}"),
-            READ,
-            sets(OVERLAP_WIDTH, 16, &overlapping(o)),
+        runs.push(timed(
+            Run::new(
+                format!("dev-overlap-{o}"),
+                READ,
+                sets(OVERLAP_WIDTH, 16, &overlapping(o)),
+            ),
+            scale,
+            2,
+            READ_TIME,
         ));
     }
     for narrow in [false, true] {
@@ -136,7 +164,9 @@ pub fn runs() -> Vec<Run> {
             WRITE[..cut].to_string()
         };
         let name = if narrow { "with" } else { "without" };
-        runs.push(Run::new(format!("dev-cache-{name}"), text, vec![]));
+        let jobs = if narrow { 5 } else { 4 };
+        let run = Run::new(format!("dev-cache-{name}"), text, vec![]);
+        runs.push(timed(run, scale, jobs, WRITE_TIME));
     }
     runs
 }
@@ -409,6 +439,42 @@ fn depth_sweep(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::Scale;
+
+    /// `--scale 2` doubles every job's runtime; the shipped scale adds nothing.
+    #[test]
+    fn scale_doubles_every_jobs_runtime() {
+        let shipped = runs(Scale::SHIPPED);
+        let two = runs(Scale::new(2).unwrap());
+        assert_eq!(shipped.len(), two.len());
+        for (s, t) in shipped.iter().zip(&two) {
+            assert!(
+                s.overrides.iter().all(|o| !o.contains("runtime")),
+                "{}",
+                s.name
+            );
+            let added: Vec<&str> = t.overrides[s.overrides.len()..]
+                .iter()
+                .map(String::as_str)
+                .collect();
+            let want: Vec<String> = if s.name.starts_with("dev-cache") {
+                let jobs = if s.name.ends_with("with") { 5 } else { 4 };
+                (0..jobs)
+                    .map(|j| format!("job.{j}.runtime=\"2s\""))
+                    .collect()
+            } else {
+                let jobs = if s.name.starts_with("dev-overlap") {
+                    2
+                } else {
+                    1
+                };
+                (0..jobs)
+                    .map(|j| format!("job.{j}.runtime=\"200ms\""))
+                    .collect()
+            };
+            assert_eq!(added, want, "{}", s.name);
+        }
+    }
 
     #[test]
     fn placements_put_the_zones_where_the_runs_say() {

@@ -41,40 +41,92 @@ fn onoff(key: &str, on: bool) -> Vec<String> {
     vec![format!("layer.{key}={on}")]
 }
 
-/// Every run of the reproduction; they are independent, so they run on every core.
-fn all_runs() -> Vec<Run> {
+/// `run` with each (key, shipped value) of `lengths` times the scale.
+pub(super) fn scaled(run: Run, scale: super::Scale, lengths: &[(&str, &str)]) -> Run {
+    lengths
+        .iter()
+        .fold(run, |run, (key, v)| run.scale_text(scale, key, v))
+}
+
+/// The global-overdrive timeline: jobs 0, 2 and 4 write for 30 s, 1, 3 and 5 start at 80 s
+/// and write for 20 s, job 6 writes for 100 s.
+const GLOBAL_TIMES: [(&str, &str); 10] = [
+    ("job.0.runtime", "30s"),
+    ("job.1.startdelay", "80s"),
+    ("job.1.runtime", "20s"),
+    ("job.2.runtime", "30s"),
+    ("job.3.startdelay", "80s"),
+    ("job.3.runtime", "20s"),
+    ("job.4.runtime", "30s"),
+    ("job.5.startdelay", "80s"),
+    ("job.5.runtime", "20s"),
+    ("job.6.runtime", "100s"),
+];
+const FAIR_READ_TIMES: [(&str, &str); 2] = [("job.0.runtime", "1s"), ("job.1.runtime", "1s")];
+const FAIR_2S_TIMES: [(&str, &str); 2] = [("job.0.runtime", "2s"), ("job.1.runtime", "2s")];
+
+/// Every run of the reproduction at `scale` (each job's runtime, the global-overdrive timeline
+/// and the key-value stores' entries and operations times the scale); they are independent, so
+/// they run on every core.
+fn all_runs(scale: super::Scale) -> Result<Vec<Run>> {
+    rocksdb::check(scale)?;
     let mut runs = Vec::new();
+    let local = [("job.0.runtime", "60s")];
     for n in WRITERS {
         let text = LOCAL.replace("numjobs = 4", &format!("numjobs = {n}"));
-        runs.push(Run::new(
-            format!("local-{n}-static"),
-            static_of(&text),
-            vec![],
+        runs.push(scaled(
+            Run::new(format!("local-{n}-static"), static_of(&text), vec![]),
+            scale,
+            &local,
         ));
-        runs.push(Run::new(format!("local-{n}-vzone"), text, vec![]));
+        runs.push(scaled(
+            Run::new(format!("local-{n}-vzone"), text, vec![]),
+            scale,
+            &local,
+        ));
     }
-    runs.push(Run::new("global", GLOBAL, vec![]));
+    runs.push(scaled(
+        Run::new("global", GLOBAL, vec![]),
+        scale,
+        &GLOBAL_TIMES,
+    ));
     for on in [false, true] {
         let state = if on { "on" } else { "off" };
-        runs.push(Run::new(
-            format!("fair-read-{state}"),
-            FAIR_READ,
-            onoff("read_cc", on),
+        runs.push(scaled(
+            Run::new(
+                format!("fair-read-{state}"),
+                FAIR_READ,
+                onoff("read_cc", on),
+            ),
+            scale,
+            &FAIR_READ_TIMES,
         ));
-        runs.push(Run::new(
-            format!("fair-write-{state}"),
-            FAIR_WRITE,
-            onoff("write_admission", on),
+        runs.push(scaled(
+            Run::new(
+                format!("fair-write-{state}"),
+                FAIR_WRITE,
+                onoff("write_admission", on),
+            ),
+            scale,
+            &FAIR_2S_TIMES,
         ));
         let mut both = onoff("read_cc", on);
         both.extend(onoff("write_admission", on));
-        runs.push(Run::new(format!("fair-rw-{state}"), FAIR_RW, both.clone()));
+        runs.push(scaled(
+            Run::new(format!("fair-rw-{state}"), FAIR_RW, both.clone()),
+            scale,
+            &FAIR_2S_TIMES,
+        ));
         both.push("device.timing.read_priority=true".into());
-        runs.push(Run::new(format!("fair-rw-{state}-priority"), FAIR_RW, both));
+        runs.push(scaled(
+            Run::new(format!("fair-rw-{state}-priority"), FAIR_RW, both),
+            scale,
+            &FAIR_2S_TIMES,
+        ));
     }
-    runs.extend(device::runs());
-    runs.extend(rocksdb::runs());
-    runs
+    runs.extend(device::runs(scale));
+    runs.extend(rocksdb::runs(scale));
+    Ok(runs)
 }
 
 fn elastic(s: &Summary) -> Result<ElasticReport> {
@@ -105,20 +157,25 @@ fn write_mib_s(s: &Summary) -> f64 {
     s.ops.get("write").map_or(0.0, |o| o.mib_per_s)
 }
 
-pub fn run(out: &Path) -> Result<()> {
+pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
+    let runs = all_runs(scale)?;
     let figures = out.join("figures");
     std::fs::create_dir_all(&figures)
         .with_context(|| format!("cannot create {}", figures.display()))?;
-    let mut s = String::from(
-        "# eZNS, reproduced with ZoneLab\n\n\
+    let mut s = scale.note(
+        "every fio-style job's runtime (the local-overdrive writers, the global-overdrive \
+         timeline with its phases, the fairness mixes, the device observations) and the \
+         key-value stores' entries and operations (db_bench num and reads, YCSB recordcount and \
+         operationcount); rates and latencies are per second, so they compare with the shipped \
+         scale's",
+    );
+    s += "# eZNS, reproduced with ZoneLab\n\n\
          Source: Min et al., eZNS, OSDI 2023 (talk notes) and docs/reference/ezns.md (OSDI'23 section 5).\n\
          Device: `smallzone-4t` (eZNS Table 1: 128 dies, 40,704 one-die physical zones of 96 MiB,\n\
          256 active, a 512-unit shared write cache) with round-robin zone placement. eZNS as the\n\
          paper evaluates it: 4 namespaces of 32 essential + 32 spare active zones, 16 active\n\
          v-zones each, v-zones of 16 physical zones, minimum width 2 with 32 KiB stripes. Rerun with\n\
-         `zonelab reproduce ezns`; the experiment files are in experiments/ezns/.\n\n",
-    );
-    let runs = all_runs();
+         `zonelab reproduce ezns`; the experiment files are in experiments/ezns/.\n\n";
     let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
     let mut done: Done = names
         .into_iter()
@@ -126,7 +183,7 @@ pub fn run(out: &Path) -> Result<()> {
         .collect();
     device::observations(&mut |name| take(&mut done, name).summary, &figures, &mut s)?;
     let mut claims = local_overdrive(&mut done, &figures, &mut s)?;
-    claims.extend(global_overdrive(&mut done, &figures, &mut s)?);
+    claims.extend(global_overdrive(&mut done, &figures, &mut s, scale)?);
     claims.extend(fairness(&mut done, &figures, &mut s)?);
     claims.extend(rocksdb::report(&mut done, &figures, &mut s)?);
     let s = publish(out, "ezns", &s, &claims)?;
@@ -208,7 +265,15 @@ fn local_overdrive(done: &mut Done, figures: &Path, s: &mut String) -> Result<Ve
         .collect())
 }
 
-fn global_overdrive(done: &mut Done, figures: &Path, s: &mut String) -> Result<Vec<Claim>> {
+fn global_overdrive(
+    done: &mut Done,
+    figures: &Path,
+    s: &mut String,
+    scale: super::Scale,
+) -> Result<Vec<Claim>> {
+    // The phases' ends (30, 80 and 100 s at the shipped scale), times the scale.
+    let (t30, t80, t100) = (scale.count(30), scale.count(80), scale.count(100));
+    let (w30, w80, w100) = (t30 as f64, t80 as f64, t100 as f64);
     let r = take(done, "global");
     let report = elastic(&r.summary)?;
     let mut bw = Vec::new();
@@ -279,9 +344,9 @@ fn global_overdrive(done: &mut Done, figures: &Path, s: &mut String) -> Result<V
     let _ = write!(
         s,
         "## Global overdrive (experiments/ezns/global.toml)\n\n\
-         NS1-NS3 (ns0-ns2) run 2 writers each, NS4 (ns3) 8; NS1-NS3 stop at 30 s and resume at\n\
-         80 s. Means over each phase (the first and last 5 s of a phase left out):\n\n\
-         | | 5-30 s (all write) | 35-80 s (ns3 alone) | 85-100 s (all write) |\n|---|---:|---:|---:|\n\
+         NS1-NS3 (ns0-ns2) run 2 writers each, NS4 (ns3) 8; NS1-NS3 stop at {t30} s and resume at\n\
+         {t80} s. Means over each phase (the first and last 5 s of a phase left out):\n\n\
+         | | 5-{t30} s (all write) | {}-{t80} s (ns3 alone) | {}-{t100} s (all write) |\n|---|---:|---:|---:|\n\
          | ns3 write MiB/s | {:.0} | {:.0} | {:.0} |\n\
          | ns0 write MiB/s | {:.0} | {:.0} | {:.0} |\n\
          | ns3 spares in use, max | {} | {} | {} |\n\
@@ -296,36 +361,38 @@ fn global_overdrive(done: &mut Done, figures: &Path, s: &mut String) -> Result<V
          host link (3.2 GB/s, Table 1).\n\
          Figures: figures/global-overdrive-bandwidth.svg, global-overdrive-spares.svg; the spares\n\
          over time are in runs/global/firmware_over_time.csv.\n\n",
-        mean_in("ns3", 5.0, 30.0),
-        mean_in("ns3", 35.0, 80.0),
-        mean_in("ns3", 85.0, 100.0),
-        mean_in("ns0", 5.0, 30.0),
-        mean_in("ns0", 35.0, 80.0),
-        mean_in("ns0", 85.0, 100.0),
-        spares_max_in(3, 5.0, 30.0),
-        spares_max_in(3, 35.0, 80.0),
-        spares_max_in(3, 85.0, 100.0),
-        spares_max_in(0, 5.0, 30.0),
-        spares_max_in(0, 35.0, 80.0),
-        spares_max_in(0, 85.0, 100.0),
+        t30 + 5,
+        t80 + 5,
+        mean_in("ns3", 5.0, w30),
+        mean_in("ns3", w30 + 5.0, w80),
+        mean_in("ns3", w80 + 5.0, w100),
+        mean_in("ns0", 5.0, w30),
+        mean_in("ns0", w30 + 5.0, w80),
+        mean_in("ns0", w80 + 5.0, w100),
+        spares_max_in(3, 5.0, w30),
+        spares_max_in(3, w30 + 5.0, w80),
+        spares_max_in(3, w80 + 5.0, w100),
+        spares_max_in(0, 5.0, w30),
+        spares_max_in(0, w30 + 5.0, w80),
+        spares_max_in(0, w80 + 5.0, w100),
         report.overdrive_cycles,
         report.spares_lent,
         report.spares_returned,
         report.reclaims,
         report.reclaimed_lbas,
     );
-    let before = f64::from(spares_max_in(3, 5.0, 30.0).max(1));
+    let before = f64::from(spares_max_in(3, 5.0, w30).max(1));
     Ok(vec![
         Claim::ratio(
             "global overdrive: NS4's spares in use while the others idle / before",
             3.0,
-            f64::from(spares_max_in(3, 35.0, 80.0)) / before,
+            f64::from(spares_max_in(3, w30 + 5.0, w80)) / before,
         )
         .cause("summary.md, \"Global overdrive\" (NS4's spares before the idle phase)"),
         Claim::direction(
             "global overdrive: NS4's write MiB/s while the others idle, against all writing",
             Stated::Higher,
-            (mean_in("ns3", 35.0, 80.0) / mean_in("ns3", 5.0, 30.0) - 1.0) * 100.0,
+            (mean_in("ns3", w30 + 5.0, w80) / mean_in("ns3", 5.0, w30) - 1.0) * 100.0,
         ),
     ])
 }
@@ -502,4 +569,48 @@ fn read_write(
            (the run's summary counts the pushed programs: `device_counters.programs_pushed`).\n\
            Figure: figures/fairness-read-write.svg.\n";
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Scale;
+    use super::*;
+
+    /// `--scale 2` doubles the fio-style jobs' runtimes and the global timeline; the shipped
+    /// scale's runs carry only the overrides they always had.
+    #[test]
+    fn scale_doubles_the_runtimes_and_the_timeline() {
+        let shipped = all_runs(Scale::SHIPPED).unwrap();
+        let two = all_runs(Scale::new(2).unwrap()).unwrap();
+        assert_eq!(shipped.len(), two.len());
+        let find = |runs: &[Run], name: &str| -> Vec<String> {
+            runs.iter()
+                .find(|r| r.name == name)
+                .unwrap()
+                .overrides
+                .clone()
+        };
+        assert!(find(&shipped, "global").is_empty());
+        assert!(find(&shipped, "local-8-vzone").is_empty());
+        assert_eq!(find(&shipped, "fair-read-on"), onoff("read_cc", true));
+        let global = find(&two, "global");
+        assert_eq!(global.len(), GLOBAL_TIMES.len());
+        assert!(global.contains(&"job.1.startdelay=\"160s\"".to_string()));
+        assert!(global.contains(&"job.6.runtime=\"200s\"".to_string()));
+        assert!(global.contains(&"job.4.runtime=\"60s\"".to_string()));
+        assert_eq!(
+            find(&two, "local-16-static"),
+            vec!["job.0.runtime=\"120s\"".to_string()]
+        );
+        let mut want = onoff("read_cc", false);
+        want.extend(["job.0.runtime=\"2s\"".into(), "job.1.runtime=\"2s\"".into()]);
+        assert_eq!(find(&two, "fair-read-off"), want);
+        assert!(find(&two, "fair-rw-on-priority").contains(&"job.1.runtime=\"4s\"".to_string()));
+        for r in &two {
+            zonelab::config::ExperimentConfig::parse(&r.text, &r.overrides)
+                .and_then(|c| c.validate(&r.name))
+                .unwrap_or_else(|e| panic!("{}: {e}", r.name));
+        }
+        assert!(all_runs(Scale::new(1_000_000).unwrap()).is_err());
+    }
 }

@@ -29,6 +29,10 @@ struct Experiment {
     /// (store, measured phase, workload label, operation whose tail is reported).
     stores: &'static [(&'static str, &'static str, &'static str, OpKind)],
     paper: &'static str,
+    /// The lengths `--scale` multiplies: (override key, shipped value), and the bytes of one
+    /// entry of its stores (key and value, or YCSB's 10 fields of 100 B and a key of about 24 B).
+    lengths: &'static [(&'static str, u64)],
+    entry_bytes: u64,
 }
 
 const EXPERIMENTS: [Experiment; 3] = [
@@ -38,6 +42,8 @@ const EXPERIMENTS: [Experiment; 3] = [
         namespaces: 4,
         stores: &[("rww", "readwhilewriting", "readwhilewriting", OpKind::Get)],
         paper: "read P99.9 lower and throughput slightly higher with eZNS",
+        lengths: &[("dbbench.rww.num", 200_000), ("dbbench.rww.reads", 20_000)],
+        entry_bytes: 1020,
     },
     Experiment {
         key: "rocksdb-multi",
@@ -50,6 +56,15 @@ const EXPERIMENTS: [Experiment; 3] = [
             ("D", "readrandom", "readrandom", OpKind::Get),
         ],
         paper: "read P99.9 about 71% lower, read throughput about 18% higher, write throughput about 7% higher",
+        lengths: &[
+            ("dbbench.A.num", 150_000),
+            ("dbbench.B.num", 150_000),
+            ("dbbench.C.num", 150_000),
+            ("dbbench.C.reads", 10_000),
+            ("dbbench.D.num", 150_000),
+            ("dbbench.D.reads", 10_000),
+        ],
+        entry_bytes: 1020,
     },
     Experiment {
         key: "rocksdb-ycsb",
@@ -64,6 +79,21 @@ const EXPERIMENTS: [Experiment; 3] = [
             ("ns5-f", "run", "YCSB-F", OpKind::Get),
         ],
         paper: "read P99.9 about 77-80% lower for B, C and F; throughput up to about 11% higher (A)",
+        lengths: &[
+            ("ycsb.ns0-a.recordcount", 100_000),
+            ("ycsb.ns0-a.operationcount", 100_000),
+            ("ycsb.ns1-b.recordcount", 100_000),
+            ("ycsb.ns1-b.operationcount", 100_000),
+            ("ycsb.ns2-c.recordcount", 100_000),
+            ("ycsb.ns2-c.operationcount", 100_000),
+            ("ycsb.ns3-f.recordcount", 100_000),
+            ("ycsb.ns3-f.operationcount", 100_000),
+            ("ycsb.ns4-a.recordcount", 100_000),
+            ("ycsb.ns4-a.operationcount", 100_000),
+            ("ycsb.ns5-f.recordcount", 100_000),
+            ("ycsb.ns5-f.operationcount", 100_000),
+        ],
+        entry_bytes: 1024,
     },
 ];
 
@@ -81,16 +111,52 @@ fn static_overrides(namespaces: usize) -> Vec<String> {
     .into()
 }
 
-/// The runs, independent of each other and of the rest of `reproduce ezns`.
-pub fn runs() -> Vec<Run> {
+/// `smallzone-4t`'s capacity: 40,704 zones of 96 MiB.
+const DEVICE_BYTES: u64 = 40_704 * (96 << 20);
+
+/// The largest scale at which every store (its entries, the first length of its experiment)
+/// fits its namespace's share of the device twice over (new entries beside the old until
+/// compaction drops them).
+fn max_scale() -> u64 {
+    EXPERIMENTS
+        .iter()
+        .map(|e| {
+            let entries = e.lengths.iter().map(|l| l.1).max().unwrap_or(1);
+            DEVICE_BYTES / e.namespaces as u64 / (2 * entries * e.entry_bytes)
+        })
+        .min()
+        .unwrap_or(1)
+}
+
+/// Fails when `--scale` would grow a store past its namespace's share of the device.
+pub fn check(scale: crate::reproduce::Scale) -> Result<()> {
+    if scale.factor() as u64 > max_scale() {
+        anyhow::bail!(
+            "ezns: --scale {} would grow the RocksDB stores past their namespaces' share of \
+             smallzone-4t (twice over); the largest scale is {}",
+            scale.factor(),
+            max_scale()
+        );
+    }
+    Ok(())
+}
+
+/// The runs at `scale` (each store's entries and operations times the scale), independent of
+/// each other and of the rest of `reproduce ezns`.
+pub fn runs(scale: crate::reproduce::Scale) -> Vec<Run> {
     let mut runs = Vec::new();
     for e in &EXPERIMENTS {
-        runs.push(Run::new(
+        let scaled = |run: Run| {
+            e.lengths
+                .iter()
+                .fold(run, |run, &(key, n)| run.scale_count(scale, key, n))
+        };
+        runs.push(scaled(Run::new(
             format!("{}-static", e.key),
             e.text,
             static_overrides(e.namespaces),
-        ));
-        runs.push(Run::new(format!("{}-ezns", e.key), e.text, vec![]));
+        )));
+        runs.push(scaled(Run::new(format!("{}-ezns", e.key), e.text, vec![])));
     }
     runs
 }
@@ -334,13 +400,81 @@ fn claims(measured: &[(&str, Vec<Measured>)]) -> Vec<Claim> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reproduce::run_parallel;
+    use crate::reproduce::{Scale, run_parallel};
+
+    /// `--scale 2` doubles every store's entries and operations (the shipped values are the
+    /// files'); the shipped scale adds nothing.
+    #[test]
+    fn scale_doubles_the_stores() {
+        let shipped = runs(Scale::SHIPPED);
+        let two = runs(Scale::new(2).unwrap());
+        assert_eq!(shipped.len(), 6);
+        for e in &EXPERIMENTS {
+            let doc: toml::Value = toml::from_str(e.text).unwrap();
+            for &(key, n) in e.lengths {
+                // "dbbench.A.num": the array's table named A, its field num.
+                let mut parts = key.splitn(3, '.');
+                let (table, name, field) = (
+                    parts.next().unwrap(),
+                    parts.next().unwrap(),
+                    parts.next().unwrap(),
+                );
+                let entry = doc[table]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|t| t["name"].as_str() == Some(name))
+                    .unwrap();
+                assert_eq!(entry[field].as_integer(), Some(n as i64), "{key}");
+            }
+            // Every length in the file is scaled.
+            for table in ["dbbench", "ycsb"] {
+                for t in doc
+                    .get(table)
+                    .and_then(|v| v.as_array())
+                    .into_iter()
+                    .flatten()
+                {
+                    for field in ["num", "reads", "recordcount", "operationcount"] {
+                        if let Some(n) = t.get(field).and_then(|v| v.as_integer()) {
+                            let key = format!("{table}.{}.{field}", t["name"].as_str().unwrap());
+                            assert!(
+                                e.lengths.contains(&(&key[..], n as u64)),
+                                "{key} not scaled"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for (s, t) in shipped.iter().zip(&two) {
+            let e = EXPERIMENTS
+                .iter()
+                .find(|e| s.name.starts_with(e.key))
+                .unwrap();
+            let base = if s.name.ends_with("-static") {
+                static_overrides(e.namespaces)
+            } else {
+                Vec::new()
+            };
+            assert_eq!(s.overrides, base, "{}", s.name);
+            let added: Vec<String> = e
+                .lengths
+                .iter()
+                .map(|(key, n)| format!("{key}={}", 2 * n))
+                .collect();
+            assert_eq!(t.overrides[base.len()..], added[..], "{}", t.name);
+        }
+        assert_eq!(max_scale(), 2510);
+        assert!(check(Scale::new(2510).unwrap()).is_ok());
+        assert!(check(Scale::new(2511).unwrap()).is_err());
+    }
 
     /// Every run, shrunk to a few thousand operations per store, gives a table row per store
     /// from its own numbers.
     #[test]
     fn every_store_gets_a_row_from_its_runs() {
-        let mut runs = runs();
+        let mut runs = runs(Scale::SHIPPED);
         for r in &mut runs {
             let ycsb = r.name.starts_with("rocksdb-ycsb");
             for e in EXPERIMENTS.iter().filter(|e| r.name.starts_with(e.key)) {

@@ -9,14 +9,14 @@ mod threads;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use zonelab::host::fs::FsReport;
 use zonelab::report::Summary;
 use zonelab::workload::files::FileWorkloadReport;
 
 use super::claims::{Claim, Stated, publish};
 use super::plot::bar_chart;
-use super::{Run, run_parallel, threads};
+use super::{Run, Scale, run_parallel, threads};
 
 const UPDATES: &str = include_str!("../../../../../experiments/lsm-zgc/updates.toml");
 /// Average utilisations swept (CHOSEN: the slides plot an x-axis of utilisations without
@@ -27,7 +27,14 @@ const THRESHOLDS: [f64; 3] = [0.6, 0.8, 0.9];
 const POLICIES: [&str; 2] = ["basic_zgc", "lsm_zgc"];
 const PATTERNS: [&str; 2] = ["uniform", "hotcold"];
 
-fn job(pattern: &str, util: u32, policy: &str, extra: &[String]) -> Run {
+/// The shipped layer and update count (experiments/lsm-zgc/updates.toml), which `--scale N`
+/// multiplies: N times the zones, the data and the updates.
+const LAYER: &str = "32GiB";
+const UPDATE_COUNT: u64 = 6_000_000;
+/// hynix-1t's 1024 zones hold the worker-only layer (three times the others) up to this scale.
+pub const MAX_SCALE: u32 = 10;
+
+fn job(pattern: &str, util: u32, policy: &str, extra: &[String], scale: Scale) -> Run {
     let text = UPDATES
         .replace("pattern = \"hotcold\"", &format!("pattern = \"{pattern}\""))
         .replace("dataset = \"60%\"", &format!("dataset = \"{util}%\""));
@@ -38,6 +45,8 @@ fn job(pattern: &str, util: u32, policy: &str, extra: &[String]) -> Run {
         .map(|o| format!("-{}", o.trim_start_matches("fs.gc.").replace('=', "-")))
         .collect();
     Run::new(format!("{pattern}-u{util}-{policy}{tail}"), text, overrides)
+        .scale_text(scale, "fs.size", LAYER)
+        .scale_count(scale, "updates.0.updates", UPDATE_COUNT)
 }
 
 fn fs_report(s: &Summary) -> Result<FsReport> {
@@ -70,12 +79,12 @@ fn ratio(basic: f64, lsm: f64) -> f64 {
 }
 
 /// Every run, and where the separation and threshold_cold runs start in the list.
-fn runs() -> (Vec<Run>, usize, usize) {
+fn runs(scale: Scale) -> (Vec<Run>, usize, usize) {
     let mut runs = Vec::new();
     for pattern in PATTERNS {
         for util in UTILISATIONS {
             for policy in POLICIES {
-                runs.push(job(pattern, util, policy, &[]));
+                runs.push(job(pattern, util, policy, &[], scale));
             }
         }
     }
@@ -85,6 +94,7 @@ fn runs() -> (Vec<Run>, usize, usize) {
         60,
         "lsm_zgc",
         &["fs.gc.separate=false".into()],
+        scale,
     ));
     let thresholds = runs.len();
     for t in THRESHOLDS.iter().filter(|&&t| t != 0.8) {
@@ -93,18 +103,27 @@ fn runs() -> (Vec<Run>, usize, usize) {
             60,
             "lsm_zgc",
             &[format!("fs.gc.threshold_cold={t}")],
+            scale,
         ));
     }
     (runs, separation, thresholds)
 }
 
-pub fn run(out: &Path) -> Result<()> {
+pub fn run(out: &Path, scale: Scale) -> Result<()> {
+    if scale.factor() > MAX_SCALE {
+        bail!(
+            "lsm-zgc runs at --scale {MAX_SCALE} at most: at {} its worker-only layer ({} of \
+             1 GiB zones) would not fit hynix-1t's 1024 zones",
+            scale.factor(),
+            scale.text("96GiB")
+        );
+    }
     let figures = out.join("figures");
     std::fs::create_dir_all(&figures)
         .with_context(|| format!("cannot create {}", figures.display()))?;
-    let (mut runs, separation, thresholds) = runs();
+    let (mut runs, separation, thresholds) = runs(scale);
     let n = runs.len();
-    runs.extend(threads::runs(UPDATES));
+    runs.extend(threads::runs(UPDATES, scale));
     let mut summaries = run_parallel(out, runs, threads(), |o| o.summary)?;
     let mt: Vec<threads::Measured> = summaries
         .split_off(n)
@@ -157,6 +176,18 @@ pub fn run(out: &Path) -> Result<()> {
          ## GC overhead by average utilisation\n\n\
          | pattern | utilisation | GC s Basic | LSM | Basic/LSM | GiB copied Basic | LSM | Basic/LSM | zones collected Basic | LSM | GiB read Basic | LSM |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let at_table = s.find("## GC overhead").expect("the heading above");
+    s.insert_str(
+        at_table,
+        &scale.note(&format!(
+            "the layer is {} zones (the worker-only one {}), every run makes {} updates, and \
+             the multi-thread data set is {} GiB",
+            scale.count(32),
+            scale.count(96),
+            scale.count(UPDATE_COUNT),
+            scale.count(threads::DATASET_GIB)
+        )),
     );
     let mut gains: Vec<Vec<f64>> = vec![Vec::new(); PATTERNS.len()];
     for (p, pattern) in PATTERNS.iter().enumerate() {
@@ -304,7 +335,7 @@ mod tests {
 
     #[test]
     fn every_run_validates_with_its_own_pattern_utilisation_and_policy() {
-        let (runs, separation, thresholds) = runs();
+        let (runs, separation, thresholds) = runs(Scale::SHIPPED);
         assert_eq!(runs.len(), 15);
         assert_eq!((separation, thresholds), (12, 13));
         let mut names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
@@ -323,5 +354,52 @@ mod tests {
             cfg.validate(&r.name)
                 .unwrap_or_else(|e| panic!("{}: {e}", r.name));
         }
+    }
+
+    /// `--scale N` grows every run's layer, data and updates N times (the largest N still
+    /// validates on the drive), leaves the shipped runs as they are, and is refused beyond.
+    #[test]
+    fn a_scale_grows_the_layer_the_data_and_the_updates() {
+        let all = |scale| {
+            let mut r = runs(scale).0;
+            r.extend(threads::runs(UPDATES, scale));
+            r
+        };
+        let value = |r: &Run, key: &str| -> Option<String> {
+            r.overrides
+                .iter()
+                .rev()
+                .find_map(|o| o.strip_prefix(&format!("{key}=")).map(str::to_string))
+        };
+        let max = Scale::new(MAX_SCALE).unwrap();
+        let shipped = all(Scale::SHIPPED);
+        for (one, big) in shipped.iter().zip(all(max)) {
+            assert_eq!(one.name, big.name);
+            assert_eq!(
+                value(one, "updates.0.updates"),
+                None,
+                "shipped: as the file says"
+            );
+            let updates = format!("{}", max.count(UPDATE_COUNT));
+            assert_eq!(
+                value(&big, "updates.0.updates"),
+                Some(updates),
+                "{}",
+                one.name
+            );
+            let size = value(&big, "fs.size").unwrap();
+            let sizes = ["32GiB", "96GiB"].map(|v| format!("\"{}\"", max.text(v)));
+            assert!(sizes.contains(&size), "{}: {size}", one.name);
+            let cfg = ExperimentConfig::parse(&big.text, &big.overrides).unwrap();
+            cfg.validate(&big.name)
+                .unwrap_or_else(|e| panic!("{} at --scale {MAX_SCALE}: {e}", big.name));
+        }
+        let names: Vec<_> = shipped.iter().map(|r| r.name.clone()).collect();
+        assert_eq!(names.len(), 27);
+        let err = run(
+            Path::new("/nonexistent"),
+            Scale::new(MAX_SCALE + 1).unwrap(),
+        );
+        assert!(err.unwrap_err().to_string().contains("at most"));
     }
 }

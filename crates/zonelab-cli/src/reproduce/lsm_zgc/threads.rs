@@ -11,9 +11,9 @@ use anyhow::Result;
 use zonelab::host::fs::FsReport;
 use zonelab::workload::files::FileWorkloadReport;
 
-use crate::reproduce::Run;
 use crate::reproduce::claims::Claim;
 use crate::reproduce::plot::bar_chart;
+use crate::reproduce::{Run, Scale};
 
 /// Worker threads swept (CHOSEN: the slides do not say how many; 8 is the host's core count).
 pub const THREADS: [u32; 4] = [1, 2, 4, 8];
@@ -28,24 +28,27 @@ const CONFIGS: [(&str, &str, &str); 3] = [
 ];
 /// The data set in bytes (CHOSEN: 16 GiB, 0.6 of the 32-zone layer's user capacity, the
 /// utilisation of the slides' other 70/30 runs), the same in every configuration.
-const DATASET_GIB: u64 = 16;
+pub const DATASET_GIB: u64 = 16;
 
 /// The runs, by configuration then thread count (names start with `threads-`).
-pub fn runs(text: &str) -> Vec<Run> {
+pub fn runs(text: &str, scale: Scale) -> Vec<Run> {
     let mut runs = Vec::new();
     for (label, policy, size) in CONFIGS {
         for t in THREADS {
-            runs.push(Run::new(
-                format!("threads-{}-t{t}", label.replace(' ', "-")),
-                text,
-                vec![
-                    format!("fs.gc.policy=\"{policy}\""),
-                    format!("fs.size=\"{size}\""),
-                    format!("updates.0.dataset=\"{DATASET_GIB}GiB\""),
-                    format!("updates.0.threads={t}"),
-                    "host.cores=8".into(),
-                ],
-            ));
+            runs.push(
+                Run::new(
+                    format!("threads-{}-t{t}", label.replace(' ', "-")),
+                    text,
+                    vec![
+                        format!("fs.gc.policy=\"{policy}\""),
+                        format!("fs.size=\"{}\"", scale.text(size)),
+                        format!("updates.0.dataset=\"{}GiB\"", scale.count(DATASET_GIB)),
+                        format!("updates.0.threads={t}"),
+                        "host.cores=8".into(),
+                    ],
+                )
+                .scale_count(scale, "updates.0.updates", super::UPDATE_COUNT),
+            );
         }
     }
     runs
@@ -173,7 +176,7 @@ mod tests {
     #[test]
     fn every_multi_thread_run_validates_with_its_threads_policy_and_size() {
         let text = include_str!("../../../../../experiments/lsm-zgc/updates.toml");
-        let runs = runs(text);
+        let runs = runs(text, Scale::SHIPPED);
         assert_eq!(runs.len(), CONFIGS.len() * THREADS.len());
         for r in &runs {
             let cfg = ExperimentConfig::parse(&r.text, &r.overrides).unwrap();

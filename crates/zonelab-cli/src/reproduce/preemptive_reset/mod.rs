@@ -115,11 +115,22 @@ pub(super) fn overrides(zone_mib: u64, t_invalid: u32, t_free: u32, policy: &str
     o
 }
 
-pub fn run(out: &Path) -> Result<()> {
-    let figures = out.join("figures");
-    std::fs::create_dir_all(&figures)
-        .with_context(|| format!("cannot create {}", figures.display()))?;
-    // Every run first (on every core), then the figures per variant and zone size.
+/// A section 4.1 run's (variant, zone MiB, policy, blocks per zone).
+type Key = (&'static str, u64, &'static str, u64);
+
+/// The lengths `--scale` multiplies in each variant: (key, shipped value).
+fn lengths(variant: &str) -> &'static [(&'static str, &'static str)] {
+    match variant {
+        // The reader runs for 200 s beside the writer; both grow.
+        "mixed" => &[("job.0.runtime", "200s"), ("job.1.io_size", "64GiB")],
+        _ => &[("job.0.io_size", "64GiB")],
+    }
+}
+
+/// Section 4.1's runs at `scale` (each writer writes 64 GiB times the scale into the same
+/// 16 GiB; the mixed variant's reader runs 200 s times the scale) and their keys.
+fn runs(scale: super::Scale) -> Result<(Vec<Run>, Vec<Key>)> {
+    rocksdb::check(scale)?;
     let mut runs = Vec::new();
     let mut keys = Vec::new();
     for &(variant, text) in VARIANTS {
@@ -133,10 +144,23 @@ pub fn run(out: &Path) -> Result<()> {
                     anyhow::bail!("the preemptive-reset experiments run on a ZNS device");
                 };
                 keys.push((variant, zone_mib, policy, spec.blocks_per_zone() as u64));
-                runs.push(Run::new(name, text, o));
+                let mut run = Run::new(name, text, o);
+                for (key, v) in lengths(variant) {
+                    run = run.scale_text(scale, key, v);
+                }
+                runs.push(run);
             }
         }
     }
+    Ok((runs, keys))
+}
+
+pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
+    let (runs, keys) = runs(scale)?;
+    let figures = out.join("figures");
+    std::fs::create_dir_all(&figures)
+        .with_context(|| format!("cannot create {}", figures.display()))?;
+    // Every run first (on every core), then the figures per variant and zone size.
     let outputs = run_parallel(out, runs, threads(), |result| {
         let curves: Vec<(OpKind, Vec<(f64, f64)>)> = [OpKind::Write, OpKind::Read]
             .into_iter()
@@ -195,10 +219,16 @@ pub fn run(out: &Path) -> Result<()> {
     }
     let table = table(&rows);
     std::fs::write(out.join("table.md"), &table)?;
-    let summary = summary(&rows, &table);
+    let summary = scale.note(&format!(
+        "the fio writers' bytes ({} GiB each) and the mixed reader's runtime ({}), and the \
+         RocksDB runs' pairs (num and reads: {} each)",
+        scale.count(64),
+        scale.text("200s"),
+        scale.count(rocksdb::NUM)
+    )) + &summary(&rows, &table);
     let mut claims = claims(&rows);
     // Section 4.2: RocksDB on ZenFS.
-    let kv_runs = rocksdb::runs();
+    let kv_runs = rocksdb::runs(scale);
     let kv_names: Vec<String> = kv_runs.iter().map(|r| r.name.clone()).collect();
     let kv_outputs = run_parallel(out, kv_runs, threads(), |o| o)?;
     let mut done: Done = kv_names.into_iter().zip(kv_outputs).collect();
@@ -441,4 +471,39 @@ fn summary(rows: &[Row], table: &str) -> String {
         find(rows, "mixed", 512, "preemptive").ms("read", Percentile::P100),
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Scale;
+    use super::*;
+
+    #[test]
+    fn scale_multiplies_the_bytes_written_and_the_runtime() {
+        let (shipped, keys) = runs(Scale::SHIPPED).unwrap();
+        let (two, _) = runs(Scale::new(2).unwrap()).unwrap();
+        assert_eq!(shipped.len(), 18);
+        assert_eq!(keys.len(), 18);
+        for (s, t) in shipped.iter().zip(&two) {
+            let (zone_mib, t_invalid, t_free) = SIZES
+                .into_iter()
+                .find(|z| s.name.contains(&format!("-{}mib-", z.0)))
+                .unwrap();
+            let policy = s.name.rsplit('-').next().unwrap();
+            let base = overrides(zone_mib, t_invalid, t_free, policy);
+            assert_eq!(s.overrides, base, "{}", s.name);
+            let added = &t.overrides[base.len()..];
+            if s.name.starts_with("mixed") {
+                assert_eq!(
+                    added,
+                    ["job.0.runtime=\"400s\"", "job.1.io_size=\"128GiB\""]
+                );
+            } else {
+                assert_eq!(added, ["job.0.io_size=\"128GiB\""], "{}", t.name);
+            }
+            ExperimentConfig::parse(&t.text, &t.overrides)
+                .and_then(|c| c.validate(&t.name))
+                .unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        }
+    }
 }

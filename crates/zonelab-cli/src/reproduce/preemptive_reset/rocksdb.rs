@@ -55,15 +55,46 @@ fn name(bench: &str, zone_mib: u64, policy: &str) -> String {
     format!("rocksdb-{bench}-{zone_mib}mib-{policy}")
 }
 
-/// The runs, independent of each other and of section 4.1's.
-pub fn runs() -> Vec<Run> {
+/// rocksdb.toml's pairs (`num`, and `reads` as many), scaled down from the paper's 50,000,000.
+pub(super) const NUM: u64 = 3_000_000;
+/// cosmos-zns's capacity (256 GiB) and a pair's bytes (48 B key, 464 B value).
+const DEVICE_BYTES: u64 = 256 << 30;
+const PAIR_BYTES: u64 = 48 + 464;
+
+/// The largest scale whose store fits the device twice over (overwrite's new pairs beside the
+/// old ones until compaction drops them): 89.
+fn max_scale() -> u64 {
+    DEVICE_BYTES / (2 * NUM * PAIR_BYTES)
+}
+
+/// Fails when `--scale` would grow the store past what the device holds.
+pub(super) fn check(scale: crate::reproduce::Scale) -> Result<()> {
+    if scale.factor() as u64 > max_scale() {
+        anyhow::bail!(
+            "preemptive-reset: --scale {} would grow the RocksDB store to {} pairs, more than \
+             cosmos-zns's 256 GiB holds twice over; the largest scale is {}",
+            scale.factor(),
+            scale.count(NUM),
+            max_scale()
+        );
+    }
+    Ok(())
+}
+
+/// The runs, independent of each other and of section 4.1's, at `scale` (num and reads times
+/// the scale: the store grows towards the paper's 50,000,000 pairs).
+pub fn runs(scale: crate::reproduce::Scale) -> Vec<Run> {
     let mut runs = Vec::new();
+    let scaled = |run: Run| {
+        run.scale_count(scale, "dbbench.db.num", NUM)
+            .scale_count(scale, "dbbench.db.reads", NUM)
+    };
     for (bench, benchmarks) in BENCHES {
         for (zone_mib, t_invalid, t_free) in SIZES {
             for policy in POLICIES {
                 let mut o = overrides(zone_mib, t_invalid, t_free, policy);
                 o.push(format!("dbbench.db.benchmarks=\"{benchmarks}\""));
-                runs.push(Run::new(name(bench, zone_mib, policy), ROCKSDB, o));
+                runs.push(scaled(Run::new(name(bench, zone_mib, policy), ROCKSDB, o)));
             }
         }
         // The other reading of S2 (all invalid zones until Z_free > T_free), where ZenFS's
@@ -72,7 +103,7 @@ pub fn runs() -> Vec<Run> {
         let mut o = overrides(zone_mib, t_invalid, t_free, "mapping");
         o.push(format!("dbbench.db.benchmarks=\"{benchmarks}\""));
         o.push(format!("firmware.s2_erases=\"{UNTIL}\""));
-        runs.push(Run::new(name(bench, zone_mib, UNTIL), ROCKSDB, o));
+        runs.push(scaled(Run::new(name(bench, zone_mib, UNTIL), ROCKSDB, o)));
     }
     runs
 }
@@ -305,12 +336,37 @@ fn paper_claims(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reproduce::run_parallel;
+    use crate::reproduce::{Scale, run_parallel};
+
+    /// `--scale 2` doubles num and reads; the shipped scale adds nothing.
+    #[test]
+    fn scale_doubles_the_pairs() {
+        let shipped = runs(Scale::SHIPPED);
+        let two = runs(Scale::new(2).unwrap());
+        assert_eq!(shipped.len(), two.len());
+        for (s, t) in shipped.iter().zip(&two) {
+            assert!(
+                s.overrides
+                    .iter()
+                    .all(|o| !o.contains(".num") && !o.contains(".reads"))
+            );
+            let mut want = s.overrides.clone();
+            want.push("dbbench.db.num=6000000".into());
+            want.push("dbbench.db.reads=6000000".into());
+            assert_eq!(t.overrides, want, "{}", t.name);
+            zonelab::config::ExperimentConfig::parse(&t.text, &t.overrides)
+                .and_then(|c| c.validate(&t.name))
+                .unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        }
+        assert_eq!(max_scale(), 89);
+        assert!(check(Scale::new(89).unwrap()).is_ok());
+        assert!(check(Scale::new(90).unwrap()).is_err());
+    }
 
     /// Every run, shrunk, gives its row and both CDF figures per zone size are drawn.
     #[test]
     fn every_zone_size_and_policy_is_reported() {
-        let mut runs = runs();
+        let mut runs = runs(crate::reproduce::Scale::SHIPPED);
         for r in &mut runs {
             r.overrides.push("dbbench.db.num=20000".into());
             r.overrides.push("dbbench.db.reads=20000".into());

@@ -12,18 +12,31 @@ mod ycsb;
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use super::claims::publish;
 use super::{Done, run_parallel, threads};
 
-pub fn run(out: &Path) -> Result<()> {
-    run_at(out, f2fs::PAPER, true, threads())
+pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
+    if scale.factor() > ycsb::MAX_SCALE {
+        bail!(
+            "rezns runs at --scale {} at most (its YCSB stores' records on the 40 GB drive), \
+             not {}",
+            ycsb::MAX_SCALE,
+            scale.factor()
+        );
+    }
+    run_at(out, f2fs::PAPER, Some(scale), threads())
 }
 
-/// Runs the paper's stack at `scale` (with the YCSB runs if `ycsb`) and the stand-in on
-/// `threads` threads, writes the figures and `summary.md`.
-fn run_at(out: &Path, scale: f2fs::Scale, ycsb: bool, threads: usize) -> Result<()> {
+/// Runs the paper's stack at `scale` (with the YCSB runs at `ycsb`'s scale, if given) and the
+/// stand-in on `threads` threads, writes the figures and `summary.md`.
+fn run_at(
+    out: &Path,
+    scale: f2fs::Scale,
+    ycsb: Option<super::Scale>,
+    threads: usize,
+) -> Result<()> {
     let figures = out.join("figures");
     std::fs::create_dir_all(&figures)
         .with_context(|| format!("cannot create {}", figures.display()))?;
@@ -33,7 +46,7 @@ fn run_at(out: &Path, scale: f2fs::Scale, ycsb: bool, threads: usize) -> Result<
     let standin = standin::runs();
     let m = standin.len();
     runs.extend(standin);
-    let kv_runs = if ycsb { ycsb::runs() } else { Vec::new() };
+    let kv_runs = ycsb.map_or_else(Vec::new, ycsb::runs);
     let kv_names: Vec<String> = kv_runs.iter().map(|r| r.name.clone()).collect();
     runs.extend(kv_runs);
     let mut outputs = run_parallel(out, runs, threads, |o| o)?;
@@ -42,8 +55,20 @@ fn run_at(out: &Path, scale: f2fs::Scale, ycsb: bool, threads: usize) -> Result<
     let pairs = f2fs::pairs(outputs.into_iter().map(|o| o.summary).collect())?;
     f2fs::figures(&figures, &pairs)?;
     let mut s = summary::paper_stack(&pairs, scale);
+    if let Some(k) = ycsb {
+        let at = s
+            .find("## The paper's stack")
+            .expect("paper_stack's heading");
+        let what = format!(
+            "the YCSB runs load {} records and run {} operations (fio, Filebench and the real \
+             traces run as shipped: fio and Filebench already run at the paper's sizes)",
+            k.count(ycsb::RECORDS),
+            k.count(ycsb::OPERATIONS)
+        );
+        s.insert_str(at, &k.note(&what));
+    }
     let mut claims = f2fs::claims(&pairs);
-    if ycsb {
+    if ycsb.is_some() {
         let mut done: Done = kv_names.into_iter().zip(kv).collect();
         claims.extend(ycsb::report(&mut done, &figures, &mut s)?);
         s += "\n";
@@ -81,7 +106,7 @@ mod tests {
             fio_file: "256KiB",
             filebench_run: "100ms",
         };
-        run_at(&out, scale, false, 2).unwrap();
+        run_at(&out, scale, None, 2).unwrap();
         let read = |name: &str| -> serde_json::Value {
             let p = out.join(format!("runs/{name}/summary.json"));
             serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()

@@ -13,7 +13,7 @@ use zonelab::report::Summary;
 use super::f2fs::WHY;
 use crate::reproduce::claims::Claim;
 use crate::reproduce::plot::bar_chart;
-use crate::reproduce::{Done, Run, take};
+use crate::reproduce::{Done, Run, Scale, take};
 
 const YCSB: &str = include_str!("../../../../../experiments/rezns/ycsb.toml");
 const WORKLOADS: [char; 3] = ['a', 'b', 'f'];
@@ -59,14 +59,25 @@ fn name(workload: char, zones: &str, policy: &str) -> String {
 }
 
 /// The runs, independent of each other and of the rest of `reproduce rezns`.
-pub fn runs() -> Vec<Run> {
+/// experiments/rezns/ycsb.toml's record and operation counts, which `--scale N` multiplies.
+pub const RECORDS: u64 = 500_000;
+pub const OPERATIONS: u64 = 1_000_000;
+/// The largest `--scale` (CHOSEN): 8 million records of 1 KB, a fifth of the 40 GB drive, so
+/// the store's levels and the file layer's free sections fit beside them.
+pub const MAX_SCALE: u32 = 16;
+
+pub fn runs(scale: Scale) -> Vec<Run> {
     let mut runs = Vec::new();
     for w in WORKLOADS {
         for (zones, zone_sets) in ZONES {
             for (policy, policy_sets) in POLICIES {
                 let mut sets: Vec<String> = vec![format!("ycsb.0.workload=\"{w}\"")];
                 sets.extend(zone_sets.iter().chain(policy_sets).map(|s| s.to_string()));
-                runs.push(Run::new(name(w, zones, policy), YCSB, sets));
+                runs.push(
+                    Run::new(name(w, zones, policy), YCSB, sets)
+                        .scale_count(scale, "ycsb.0.recordcount", RECORDS)
+                        .scale_count(scale, "ycsb.0.operationcount", OPERATIONS),
+                );
             }
         }
     }
@@ -277,10 +288,39 @@ mod tests {
     use super::*;
     use crate::reproduce::run_parallel;
 
+    /// `--scale N` multiplies the file's records and operations (the constants are the file's),
+    /// and the largest N still validates.
+    #[test]
+    fn a_scale_multiplies_records_and_operations() {
+        assert!(YCSB.contains(&format!("recordcount = {RECORDS}\n")));
+        assert!(YCSB.contains(&format!("operationcount = {OPERATIONS}\n")));
+        let shipped = runs(Scale::SHIPPED);
+        let counts = |r: &Run| {
+            let scaled = ["ycsb.0.recordcount=", "ycsb.0.operationcount="];
+            r.overrides
+                .iter()
+                .any(|o| scaled.iter().any(|k| o.starts_with(k)))
+        };
+        assert!(!shipped.iter().any(counts), "shipped runs as the file says");
+        let max = Scale::new(MAX_SCALE).unwrap();
+        for (one, big) in shipped.iter().zip(runs(max)) {
+            let added = &big.overrides[one.overrides.len()..];
+            assert_eq!(
+                added,
+                [
+                    format!("ycsb.0.recordcount={}", max.count(RECORDS)),
+                    format!("ycsb.0.operationcount={}", max.count(OPERATIONS)),
+                ]
+            );
+            let cfg = zonelab::config::ExperimentConfig::parse(&big.text, &big.overrides).unwrap();
+            cfg.validate(&big.name).unwrap();
+        }
+    }
+
     /// Every run, shrunk, gives its row, and the figures are drawn.
     #[test]
     fn every_workload_zone_size_and_policy_is_reported() {
-        let mut runs = runs();
+        let mut runs = runs(Scale::SHIPPED);
         for r in &mut runs {
             r.overrides.push("ycsb.0.recordcount=2000".into());
             r.overrides.push("ycsb.0.operationcount=2000".into());

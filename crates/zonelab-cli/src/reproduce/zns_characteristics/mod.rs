@@ -198,26 +198,56 @@ fn steadiness(points: &[(f64, f64)]) -> Steadiness {
 }
 
 /// The logical units of the scaled block SSD of Figure 5 (to place the file after the data).
-fn scaled_logical_units() -> Result<u64> {
+fn scaled_logical_units(scale: super::Scale) -> Result<u64> {
     let text = PREDICTABILITY.to_string();
-    let cfg = ExperimentConfig::parse(&text, &conv_scaled())?;
+    let cfg = ExperimentConfig::parse(&text, &conv_scaled(scale))?;
     match cfg.validate("probe")?.device {
         DeviceSpec::Conventional(spec) => Ok(spec.logical_units),
         _ => bail!("{CONV} is a conventional device"),
     }
 }
 
-fn conv_scaled() -> Vec<String> {
+/// Figure 5's block SSD: `--scale N` grows it N times, up to the preset's full 1 TiB.
+fn conv_scaled(scale: super::Scale) -> Vec<String> {
+    let blocks = scale.count(CONV_SCALED_BLOCKS as u64).min(CONV_FULL_BLOCKS);
     vec![
         Dev::Conv.preset(),
-        format!("device.geometry.blocks_per_die={CONV_SCALED_BLOCKS}"),
+        format!("device.geometry.blocks_per_die={blocks}"),
     ]
 }
 
-pub fn run(out: &Path) -> Result<()> {
-    let figures = out.join("figures");
-    std::fs::create_dir_all(&figures)
-        .with_context(|| format!("cannot create {}", figures.display()))?;
+/// The ZNS zones (of 1 GiB) of `hynix-1t`, where Figure 6's file must fit after the data.
+const ZNS_ZONES: u32 = 1024;
+/// `proto-conv-1t-op7`'s own blocks per die (1 TiB logical): the most Figure 5's block SSD grows.
+const CONV_FULL_BLOCKS: u64 = 4383;
+
+/// Whether Figures 5 and 6's file (10 GiB times the scale) fits after the data on both devices.
+fn predictability_fits(scale: super::Scale) -> Result<bool> {
+    let file_gib = scale.count(10);
+    let first = (UTILISATIONS[1] * ZNS_ZONES as f64).ceil() as u64;
+    let logical = scaled_logical_units(scale)? * 4096;
+    let filled = (logical as f64 / 4096.0 * UTILISATIONS[1]) as u64 * 4096;
+    let offset = filled.div_ceil(1 << 20) << 20;
+    Ok(first + file_gib <= ZNS_ZONES as u64 && offset + (file_gib << 30) <= logical)
+}
+
+/// Every run at `scale`, in the order `run` takes their outputs. `--scale N` multiplies each
+/// job's bytes (the 1 GiB files, the isolation threads' regions and the data their reads need,
+/// Figures 5 and 6's 10 GiB file, Figure 7's reads of each zone), and grows Figure 5's scaled-down
+/// block SSD N times (up to its full 1 TiB).
+fn runs(scale: super::Scale) -> Result<Vec<Run>> {
+    if !predictability_fits(scale)? {
+        let mut max = 1;
+        while predictability_fits(super::Scale::new(max + 1)?)? {
+            max += 1;
+        }
+        bail!(
+            "zns-characteristics: at --scale {} Figures 5 and 6's file ({} GiB) no longer fits \
+             after 90% of the device; the largest scale is {max}",
+            scale.factor(),
+            scale.count(10)
+        );
+    }
     let mut runs = Vec::new();
     // Table II / Figure 3.
     for dev in Dev::BOTH {
@@ -227,7 +257,12 @@ pub fn run(out: &Path) -> Result<()> {
                     .apply(REQUEST_SIZE, dev, 1)
                     .replace("bs = \"4KiB\"", &format!("bs = \"{kib}KiB\""));
                 let name = format!("request-size-{}-{}-{kib}k", dev.key(), rw.key());
-                runs.push(Run::new(name, text, vec![dev.preset()]));
+                let run = Run::new(name, text, vec![dev.preset()]).scale_text(
+                    scale,
+                    "job.0.size",
+                    "1GiB",
+                );
+                runs.push(scaled_data(run, scale, dev, rw, 1));
             }
         }
     }
@@ -240,13 +275,21 @@ pub fn run(out: &Path) -> Result<()> {
                     let text = rw
                         .apply(text, dev, n as u32 + 1)
                         .replace("bs = \"4KiB\"", &format!("bs = \"{kib}KiB\""));
-                    runs.push(Run::new(name, text, vec![dev.preset()]));
+                    let mut run = Run::new(name, text, vec![dev.preset()]);
+                    for job in 0..=n {
+                        if job > 0 {
+                            let offset = format!("{job}GiB");
+                            run = run.scale_text(scale, &format!("job.{job}.offset"), &offset);
+                        }
+                        run = run.scale_text(scale, &format!("job.{job}.size"), "1GiB");
+                    }
+                    runs.push(scaled_data(run, scale, dev, rw, n as u32 + 1));
                 }
             }
         }
     }
     // Figures 5 and 6.
-    let logical = scaled_logical_units()?;
+    let logical = scaled_logical_units(scale)?;
     for dev in Dev::BOTH {
         for u in UTILISATIONS {
             let name = format!("predictability-{}-{:.0}", dev.key(), u * 100.0);
@@ -266,24 +309,61 @@ pub fn run(out: &Path) -> Result<()> {
                         "size = \"10GiB\"",
                         &format!("offset = {offset}\nsize = \"10GiB\""),
                     ) + &format!("\n[precondition]\nfill = {u}\nround = 0.25\n");
-                    (text, conv_scaled())
+                    (text, conv_scaled(scale))
                 }
             };
-            runs.push(Run::new(name, text, overrides));
+            let size = match dev {
+                Dev::Zns => "10z",
+                Dev::Conv => "10GiB",
+            };
+            runs.push(Run::new(name, text, overrides).scale_text(scale, "job.0.size", size));
         }
     }
     // Figure 7: zones 0-9 of the aged device, and zone 0 of a fresh one for reference.
     for zone in 0..AGED_ZONES {
         let text = AGED.replace("offset = \"0z\"", &format!("offset = \"{zone}z\""));
-        runs.push(Run::new(format!("aged-zone-{zone}"), text, Vec::new()));
+        runs.push(
+            Run::new(format!("aged-zone-{zone}"), text, Vec::new()).scale_text(
+                scale,
+                "job.0.io_size",
+                "1GiB",
+            ),
+        );
     }
     let fresh = {
         let start = AGED.find("[device.aging]").expect("aging table");
         let end = AGED.find("[prefill]").expect("prefill table");
         format!("{}{}", &AGED[..start], &AGED[end..])
     };
-    runs.push(Run::new("fresh-zone-0", fresh, Vec::new()));
+    runs.push(Run::new("fresh-zone-0", fresh, Vec::new()).scale_text(
+        scale,
+        "job.0.io_size",
+        "1GiB",
+    ));
+    Ok(runs)
+}
 
+/// The data a read run needs (`gib` GiB, see [`Dev::data`]) times the scale.
+fn scaled_data(run: Run, scale: super::Scale, dev: Dev, rw: Rw, gib: u32) -> Run {
+    match (rw, dev) {
+        (Rw::Write, _) => run,
+        (Rw::Read, Dev::Zns) => run.scale_text(scale, "prefill.size", &format!("{gib}z")),
+        (Rw::Read, Dev::Conv) => {
+            let mut run = run;
+            if !scale.is_shipped() {
+                let fill = scale.count(gib as u64) as f64 / 1024.0;
+                run.overrides.push(format!("precondition.fill={fill}"));
+            }
+            run
+        }
+    }
+}
+
+pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
+    let runs = runs(scale)?;
+    let figures = out.join("figures");
+    std::fs::create_dir_all(&figures)
+        .with_context(|| format!("cannot create {}", figures.display()))?;
     let outputs = run_parallel(out, runs, threads(), |o| o)?;
     let mut it = outputs.into_iter();
     let mut take = |n: usize| -> Vec<RunOutput> { (&mut it).take(n).collect() };
@@ -293,7 +373,8 @@ pub fn run(out: &Path) -> Result<()> {
     for (d, _) in Dev::BOTH.iter().enumerate() {
         for (r, _) in Rw::BOTH.iter().enumerate() {
             for (k, o) in take(SIZES_KIB.len()).iter().enumerate() {
-                secs[d][r][k] = seconds(&o.summary);
+                // Per 1 GiB (the paper's file) whatever the scale.
+                secs[d][r][k] = seconds(&o.summary) / scale.factor() as f64;
             }
         }
     }
@@ -413,8 +494,13 @@ pub fn run(out: &Path) -> Result<()> {
         "GC copy MiB/s",
         &gc_series,
     )?;
-    let zone_mib_s: Vec<f64> = aged.iter().map(|o| 1024.0 / seconds(&o.summary)).collect();
-    let fresh_mib_s = 1024.0 / seconds(&fresh.summary);
+    // Each aged run reads its zone (1 GiB) as many times as the scale.
+    let read_mib = 1024.0 * scale.factor() as f64;
+    let zone_mib_s: Vec<f64> = aged
+        .iter()
+        .map(|o| read_mib / seconds(&o.summary))
+        .collect();
+    let fresh_mib_s = read_mib / seconds(&fresh.summary);
     bar_chart(
         &figures.join("fig7-aged-zones.svg"),
         "Reading 1 GiB from each zone of an aged device (cf. Figure 7)",
@@ -423,7 +509,15 @@ pub fn run(out: &Path) -> Result<()> {
         &[("aged".to_string(), zone_mib_s.clone())],
     )?;
 
-    let table = table(&secs, &iops, &predictability, &bw, &aged, fresh_mib_s);
+    let table = table(
+        &secs,
+        &iops,
+        &predictability,
+        &bw,
+        &aged,
+        &zone_mib_s,
+        fresh_mib_s,
+    );
     std::fs::write(out.join("table.md"), &table)?;
     let summary = summary(
         &secs,
@@ -431,9 +525,17 @@ pub fn run(out: &Path) -> Result<()> {
         &predictability,
         &bw,
         &aged,
-        fresh_mib_s,
+        (&zone_mib_s, fresh_mib_s),
         &table,
     );
+    let summary = scale.note(&format!(
+        "every job's bytes (the request-size and isolation files {n} GiB, Figures 5 and 6's file \
+         {} GiB, each aged zone read {n} times; Table II's seconds are per 1 GiB) and Figure 5's \
+         block SSD ({} blocks per die)",
+        scale.count(10),
+        scale.count(CONV_SCALED_BLOCKS as u64).min(CONV_FULL_BLOCKS),
+        n = scale.factor()
+    )) + &summary;
     let summary = publish(out, "zns-characteristics", &summary, &claims(&secs, &iops))?;
     std::fs::write(out.join("summary.md"), &summary)?;
     print!("{summary}");
@@ -449,4 +551,90 @@ type Iops = [[[[f64; 3]; 2]; 2]; 2];
 
 fn retries_per_read(s: &Summary) -> f64 {
     s.device_counters.read_retries as f64 / s.device_counters.nand_page_reads.max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Scale;
+    use super::*;
+
+    fn find<'a>(runs: &'a [Run], name: &str) -> &'a Run {
+        runs.iter().find(|r| r.name == name).expect(name)
+    }
+
+    #[test]
+    fn scale_multiplies_the_bytes_and_grows_the_scaled_block_ssd() {
+        let shipped = runs(Scale::SHIPPED).unwrap();
+        let two = runs(Scale::new(2).unwrap()).unwrap();
+        assert_eq!(shipped.len(), two.len());
+        let preset = |d: Dev| d.preset();
+        assert_eq!(
+            find(&shipped, "request-size-zns-write-4k").overrides,
+            vec![preset(Dev::Zns)]
+        );
+        assert_eq!(
+            find(&two, "request-size-zns-read-4k").overrides,
+            vec![
+                preset(Dev::Zns),
+                "job.0.size=\"2GiB\"".to_string(),
+                "prefill.size=\"2z\"".to_string(),
+            ]
+        );
+        assert_eq!(
+            find(&two, "isolation-4k-conv-read-2").overrides,
+            vec![
+                preset(Dev::Conv),
+                "job.0.size=\"2GiB\"".to_string(),
+                "job.1.offset=\"2GiB\"".to_string(),
+                "job.1.size=\"2GiB\"".to_string(),
+                "job.2.offset=\"4GiB\"".to_string(),
+                "job.2.size=\"2GiB\"".to_string(),
+                format!("precondition.fill={}", 6.0 / 1024.0),
+            ]
+        );
+        assert_eq!(
+            find(&shipped, "predictability-conv-90").overrides,
+            vec![
+                preset(Dev::Conv),
+                "device.geometry.blocks_per_die=548".to_string()
+            ]
+        );
+        assert_eq!(
+            find(&two, "predictability-conv-90").overrides,
+            vec![
+                preset(Dev::Conv),
+                "device.geometry.blocks_per_die=1096".to_string(),
+                "job.0.size=\"20GiB\"".to_string(),
+            ]
+        );
+        assert_eq!(
+            find(&two, "predictability-zns-60").overrides,
+            vec![preset(Dev::Zns), "job.0.size=\"20z\"".to_string()]
+        );
+        assert_eq!(
+            find(&two, "aged-zone-3").overrides,
+            vec!["job.0.io_size=\"2GiB\"".to_string()]
+        );
+        // Shipped: only the device presets and the scaled block SSD, as before `--scale`.
+        for r in &shipped {
+            assert!(
+                r.overrides
+                    .iter()
+                    .all(|o| o.starts_with("preset=") || o.starts_with("device.geometry")),
+                "{}: {:?}",
+                r.name,
+                r.overrides
+            );
+        }
+        // Every scaled run is a valid experiment.
+        for r in &two {
+            ExperimentConfig::parse(&r.text, &r.overrides)
+                .and_then(|c| c.validate(&r.name))
+                .unwrap_or_else(|e| panic!("{}: {e}", r.name));
+        }
+        // The block SSD grows to its full size, and the file stops fitting past scale 10.
+        assert!(runs(Scale::new(10).unwrap()).is_ok());
+        let err = runs(Scale::new(11).unwrap()).err().unwrap().to_string();
+        assert!(err.contains("largest scale is 10"), "{err}");
+    }
 }

@@ -10,7 +10,7 @@ use zonelab::experiment::RunOutput;
 
 use super::{
     Dev, ISOLATION_KIB, Iops, Rw, SIZES_KIB, Secs, Steadiness, TABLE_II, UTILISATIONS, ftl,
-    retries_per_read, seconds, steadiness,
+    retries_per_read, steadiness,
 };
 
 /// Table II, the 4 -> 8 KiB changes the text states and Figure 4's drops, beside ZoneLab's.
@@ -79,6 +79,7 @@ pub(super) fn table(
     predictability: &[RunOutput],
     bw: &[Vec<(f64, f64)>],
     aged: &[RunOutput],
+    zone_mib_s: &[f64],
     fresh_mib_s: f64,
 ) -> String {
     let mut t = String::from(
@@ -156,7 +157,7 @@ pub(super) fn table(
         let _ = writeln!(
             t,
             "| {z} | {:.1} | {:.3} | {:.1} |",
-            1024.0 / seconds(s),
+            zone_mib_s[z],
             retries_per_read(s),
             s.ops
                 .get("read")
@@ -192,14 +193,13 @@ pub(super) fn summary(
     predictability: &[RunOutput],
     bw: &[Vec<(f64, f64)>],
     aged: &[RunOutput],
-    fresh_mib_s: f64,
+    (zone_mib_s, fresh_mib_s): (&[f64], f64),
     table: &str,
 ) -> String {
     let ratio = |d: usize, r: usize, k: usize| secs[d][r][k] / secs[d][r][0];
     let paper_ratio = |row: usize, k: usize| TABLE_II[row][k] / TABLE_II[row][0];
     let drop = |k: usize, d: usize, r: usize| (1.0 - iops[k][d][r][2] / iops[k][d][r][0]) * 100.0;
     let st: Vec<Steadiness> = bw.iter().map(|b| steadiness(b)).collect();
-    let zone_mib_s: Vec<f64> = aged.iter().map(|o| 1024.0 / seconds(&o.summary)).collect();
     let retries: Vec<f64> = aged.iter().map(|o| retries_per_read(&o.summary)).collect();
     let (zmin, zmax) = zone_mib_s
         .iter()
@@ -377,7 +377,7 @@ pub(super) fn summary(
         yes(st[2].drops + st[3].drops > 0),
         yes(st[3].drops > st[2].drops),
     );
-    let r = correlation(&retries, &zone_mib_s);
+    let r = correlation(&retries, zone_mib_s);
     let _ = write!(
         s,
         "## Zones that perform differently (Figure 7)\n\n\

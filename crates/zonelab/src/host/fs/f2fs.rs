@@ -335,7 +335,7 @@ pub(super) fn dirty_dentry(st: &mut State, dir: Ino, name: &str) {
     let data_mode = st.data;
     let now_new = {
         let i = st.inode(dir);
-        !i.pages.contains_key(&fb) && i.map.get(fb).is_none()
+        !i.pages.contains_key(&fb) && !i.map.contains(fb)
     };
     let mut added = 0;
     let mut dirtied = 0;

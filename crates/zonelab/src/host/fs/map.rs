@@ -39,8 +39,14 @@ fn follows(a: u64, b: u64) -> bool {
 enum Repr {
     /// Keyed by the first file block of each run; runs do not overlap.
     Runs(BTreeMap<u64, Run>),
-    /// One slot per file block from 0 (`NONE`: not mapped), and the number of runs.
-    Dense { slots: Vec<u64>, runs: usize },
+    /// One slot per file block from 0 (`NONE`: not mapped), the number of runs, and a bit per
+    /// slot set when it is mapped (64 times denser than the slots: a writer asking whether a
+    /// block is new finds the answer in the CPU cache where a slot would be a miss).
+    Dense {
+        slots: Vec<u64>,
+        runs: usize,
+        mapped: Vec<u64>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -80,7 +86,7 @@ impl BlockMap {
     pub fn memory_bytes(&self) -> u64 {
         match &self.repr {
             Repr::Runs(r) => r.len() as u64 * 48,
-            Repr::Dense { slots, .. } => slots.capacity() as u64 * 8,
+            Repr::Dense { slots, mapped, .. } => (slots.capacity() + mapped.capacity()) as u64 * 8,
         }
     }
 
@@ -96,6 +102,16 @@ impl BlockMap {
                 Some(&v) if v != NONE => Some(unpack(v)),
                 _ => None,
             },
+        }
+    }
+
+    /// Whether file block `fb` is mapped (as `get(fb).is_some()`, cheaper on a large map).
+    pub fn contains(&self, fb: u64) -> bool {
+        match &self.repr {
+            Repr::Runs(_) => self.get(fb).is_some(),
+            Repr::Dense { mapped, .. } => mapped
+                .get((fb / 64) as usize)
+                .is_some_and(|w| w & (1 << (fb % 64)) != 0),
         }
     }
 
@@ -118,7 +134,11 @@ impl BlockMap {
             Repr::Runs(runs) => {
                 self.blocks -= remove_runs(runs, fb, len, old);
             }
-            Repr::Dense { slots, runs } => {
+            Repr::Dense {
+                slots,
+                runs,
+                mapped,
+            } => {
                 let end = ((fb + len) as usize).min(slots.len());
                 let mut b = fb as usize;
                 while b < end {
@@ -132,7 +152,7 @@ impl BlockMap {
                         n += 1;
                     }
                     for i in b..b + n {
-                        set_slot(slots, runs, i, NONE);
+                        set_slot(slots, runs, mapped, i, NONE);
                     }
                     old.push(Run::new(zone, block, n as u32));
                     self.blocks -= n as u64;
@@ -173,15 +193,20 @@ impl BlockMap {
                     }
                 }
             }
-            Repr::Dense { slots, runs } => {
+            Repr::Dense {
+                slots,
+                runs,
+                mapped,
+            } => {
                 let end = (fb + run.len as u64) as usize;
                 if end > slots.len() {
-                    grow(slots, end);
+                    grow(slots, mapped, end);
                 }
                 for i in 0..run.len {
                     set_slot(
                         slots,
                         runs,
+                        mapped,
                         fb as usize + i as usize,
                         pack(run.zone, run.block + i),
                     );
@@ -194,15 +219,21 @@ impl BlockMap {
         let Repr::Runs(tree) = &self.repr else {
             return;
         };
-        let mut slots = Vec::new();
-        grow(&mut slots, span as usize);
+        let (mut slots, mut mapped) = (Vec::new(), Vec::new());
+        grow(&mut slots, &mut mapped, span as usize);
         for (&k, r) in tree {
             for i in 0..r.len {
-                slots[(k + i as u64) as usize] = pack(r.zone, r.block + i);
+                let b = (k + i as u64) as usize;
+                slots[b] = pack(r.zone, r.block + i);
+                mapped[b / 64] |= 1 << (b % 64);
             }
         }
         let runs = count_runs(&slots);
-        self.repr = Repr::Dense { slots, runs };
+        self.repr = Repr::Dense {
+            slots,
+            runs,
+            mapped,
+        };
     }
 
     /// The runs covering file blocks `from..to`, clipped to that range: (file block, run).
@@ -258,19 +289,21 @@ impl BlockMap {
     }
 }
 
-/// Extends `slots` to `len` unmapped slots. A large file's slots are read at random, one per
-/// write: new room asks for huge pages before it is first written, or each read risks a TLB miss.
-fn grow(slots: &mut Vec<u64>, len: usize) {
+/// Extends `slots` to `len` unmapped slots (and `mapped` to their bits). A large file's slots
+/// are read at random, one per write: new room asks for huge pages before it is first written,
+/// or each read risks a TLB miss.
+fn grow(slots: &mut Vec<u64>, mapped: &mut Vec<u64>, len: usize) {
     if len > slots.capacity() {
         slots.reserve(len - slots.len());
         crate::ftl::huge_pages(slots.spare_capacity_mut());
     }
     slots.resize(len, NONE);
+    mapped.resize(len.div_ceil(64), 0);
 }
 
 /// Sets slot `i` and keeps the run count: a run starts at every mapped slot that does not
 /// follow the one before it.
-fn set_slot(slots: &mut [u64], runs: &mut usize, i: usize, v: u64) {
+fn set_slot(slots: &mut [u64], runs: &mut usize, mapped: &mut [u64], i: usize, v: u64) {
     let starts = |s: &[u64], j: usize| -> usize {
         match s.get(j) {
             Some(&x) if x != NONE => usize::from(j == 0 || !follows(s[j - 1], x)),
@@ -279,6 +312,11 @@ fn set_slot(slots: &mut [u64], runs: &mut usize, i: usize, v: u64) {
     };
     let before = starts(slots, i) + starts(slots, i + 1);
     slots[i] = v;
+    if v == NONE {
+        mapped[i / 64] &= !(1 << (i % 64));
+    } else {
+        mapped[i / 64] |= 1 << (i % 64);
+    }
     let after = starts(slots, i) + starts(slots, i + 1);
     *runs = *runs + after - before;
 }
@@ -413,6 +451,9 @@ mod tests {
                 }
                 let freed: u64 = old.iter().map(|r| r.len as u64).sum();
                 assert_eq!(dense(&m, span), d, "span {span} step {step}");
+                for b in 0..span + 70 {
+                    assert_eq!(m.contains(b), m.get(b).is_some(), "contains({b})");
+                }
                 live = d.iter().filter(|x| x.is_some()).count() as u64;
                 assert_eq!(m.blocks(), live);
                 let added = if step % 7 == 0 { 0 } else { len };

@@ -63,11 +63,13 @@ pub(crate) async fn collect_window(
     let mut pending: Pending = BTreeMap::new();
     let mut result = Ok(());
     let through_cache = fs.gc.borrow().reads_through_page_cache();
+    // Kept across batches: each lookup starts near where the last batch ended.
+    let (mut cache_owners, mut copy_owners) = (OwnerCursor::default(), OwnerCursor::default());
     for batch in plan.chunks(depth) {
         // Blocks whose file page is cached and clean need no device read (F2FS's
         // `move_data_page` finds the page up to date); the rest are read, adjacent ones merged.
         let (reads, cached) = if through_cache {
-            split_cached(&fs.st.borrow(), victim, batch)
+            split_cached(&fs.st.borrow(), victim, batch, &mut cache_owners)
         } else {
             (batch.to_vec(), Cached::none())
         };
@@ -78,7 +80,15 @@ pub(crate) async fn collect_window(
                 break;
             }
         };
-        sort_survivors(fs, victim, batch, (&reads, &bufs), cached, &mut pending);
+        let found = (reads.as_slice(), bufs.as_slice());
+        sort_survivors(
+            fs,
+            (victim, batch),
+            found,
+            cached,
+            &mut copy_owners,
+            &mut pending,
+        );
         let full: Vec<Dest> = pending
             .iter()
             .filter(|(d, v)| **d != Dest::Skip && v.len() >= unit as usize)
@@ -151,11 +161,16 @@ pub(crate) async fn collect_window(
 /// Splits a batch of ranges of `zone` into the ranges to read from the device and the blocks
 /// whose data page is cached and clean, in block order (with its bytes in data mode). Node
 /// blocks are always read: the layer keeps no node page cache.
-fn split_cached(st: &State, zone: u32, batch: &[(u32, u32)]) -> (Vec<(u32, u32)>, Cached) {
+fn split_cached(
+    st: &State,
+    zone: u32,
+    batch: &[(u32, u32)],
+    owners: &mut OwnerCursor,
+) -> (Vec<(u32, u32)>, Cached) {
     let z = &st.space.zones[zone as usize];
     let mut reads: Vec<(u32, u32)> = Vec::new();
     let mut cached = Vec::new();
-    let mut owners = OwnerCursor::default();
+    owners.resume();
     for &(s, n) in batch {
         for b in s..s + n {
             let page = match owners.of(z, b) {
@@ -262,10 +277,10 @@ type Read<'a> = (&'a [(u32, u32)], &'a [Option<Vec<u8>>]);
 /// cache, and a later cleaning of the same blocks finds them there).
 fn sort_survivors(
     fs: &Inner,
-    victim: u32,
-    batch: &[(u32, u32)],
+    (victim, batch): (u32, &[(u32, u32)]),
     (reads, bufs): Read<'_>,
     mut cached: Cached,
+    owners: &mut OwnerCursor,
     pending: &mut Pending,
 ) {
     let through_cache = cached.through_cache;
@@ -274,7 +289,7 @@ fn sort_survivors(
     let zone = &st.space.zones[victim as usize];
     let mut live = 0u64;
     let mut fetched: Vec<Fetched> = Vec::new();
-    let mut owners = OwnerCursor::default();
+    owners.resume();
     for &(s, n) in batch {
         for b in s..s + n {
             if !zone.is_live(b) {
@@ -429,6 +444,15 @@ fn plan_gc_write(
     let mut cmds: Vec<WriteCmd> = Vec::new();
     let mut touched: Vec<Ino> = Vec::new();
     let mut old = Vec::new();
+    // The moves below rewrite file-map slots that sit at random in large maps: start loading
+    // them all first, so the cache misses overlap instead of coming one after another.
+    let mut owners = OwnerCursor::default();
+    for (b, _) in &live {
+        if let Some(Owner::Data { ino, index }) = owners.of(&st.space.zones[victim as usize], *b) {
+            st.inode(ino).map.prefetch(index);
+        }
+    }
+    let mut owners = OwnerCursor::default();
     let mut i = 0;
     while i < live.len() {
         let Some(z) = dest_zone(fs, st, dest, (live.len() - i) as u32) else {
@@ -445,14 +469,14 @@ fn plan_gc_write(
         let mut k = 0usize;
         while k < got as usize {
             let (vb, _) = live[i + k];
-            let (owner, _) = st.space.zones[victim as usize]
-                .owner_of(vb)
+            let owner = owners
+                .of(&st.space.zones[victim as usize], vb)
                 .expect("a live block has an owner");
             // Extend the run while the next victim block continues the same owner.
             let mut n = 1usize;
             while k + n < got as usize {
                 let (nb, _) = live[i + k + n];
-                let next = st.space.zones[victim as usize].owner_of(nb).map(|o| o.0);
+                let next = owners.of(&st.space.zones[victim as usize], nb);
                 let cont = match (owner, next) {
                     (Owner::Data { ino, index }, Some(Owner::Data { ino: i2, index: x2 })) => {
                         ino == i2 && x2 == index + n as u64

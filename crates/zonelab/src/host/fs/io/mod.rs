@@ -149,7 +149,7 @@ pub(crate) fn check(fs: &Inner) {
             + inode
                 .pages
                 .iter()
-                .filter(|(k, p)| p.dirty && inode.map.get(**k).is_none())
+                .filter(|(k, p)| p.dirty && !inode.map.contains(**k))
                 .count() as u64;
         assert_eq!(blocks_with_data, inode.allocated, "inode {ino} allocation");
     }

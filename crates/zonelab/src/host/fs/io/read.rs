@@ -32,7 +32,7 @@ pub(crate) async fn read_partial_blocks(
     {
         let st = fs.st.borrow();
         let inode = st.inode(ino);
-        want.retain(|fb| !inode.pages.contains_key(fb) && inode.map.get(*fb).is_some());
+        want.retain(|fb| !inode.pages.contains_key(fb) && inode.map.contains(*fb));
     }
     for fb in want {
         let n = fetch_blocks(fs, h, ino, fb, 1).await?;

@@ -30,7 +30,7 @@ pub(crate) fn write_pages(
         let inode = st.inode(ino);
         (first..=last)
             // The cache first: it is small, the map large and read at random.
-            .filter(|b| !inode.pages.contains_key(b) && inode.map.get(*b).is_none())
+            .filter(|b| !inode.pages.contains_key(b) && !inode.map.contains(*b))
             .count() as u64
     };
     if st.used_blocks + new > st.capacity_blocks {
