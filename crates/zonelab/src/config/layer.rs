@@ -274,8 +274,36 @@ impl LayerConfig {
         }
     }
 
-    /// The layer over a conventional device: emulated zones only.
+    /// The layer over a conventional device: emulated zones, or static zones over them.
     pub fn validate_over_block(&self, device: &DeviceInfo) -> Result<LayerSpec, ConfigError> {
+        if let LayerConfig::Static {
+            zones_per_logical,
+            stripe_width,
+            stripe_size,
+            placement,
+            max_active,
+            over,
+        } = self
+        {
+            let Some(o) = over.as_deref() else {
+                return Err(err(
+                    "over",
+                    "static zones stripe over zones: over a conventional device, put them on \
+                     emulated zones ([layer.over] kind = \"emulated\")",
+                ));
+            };
+            let under = o.validate_over_block(device).map_err(under_over)?;
+            let info = under.info_over_block(device);
+            let spec = validate_static(
+                &info,
+                *zones_per_logical,
+                *stripe_width,
+                stripe_size.0,
+                placement,
+                *max_active,
+            )?;
+            return Ok(LayerSpec::Static(spec, Some(Box::new(under))));
+        }
         let LayerConfig::Emulated {
             zone_size,
             max_active,
@@ -283,8 +311,8 @@ impl LayerConfig {
         else {
             return Err(err(
                 "kind",
-                "static zones, eZNS and arrays stripe over zones: they need a ZNS device (\"emulated\" \
-                 presents zones over a conventional one)",
+                "eZNS and arrays need a ZNS device (\"emulated\" presents zones over a \
+                 conventional one, and \"static\" can sit on those)",
             ));
         };
         let lba = device.lba_size_bytes;

@@ -209,10 +209,7 @@ fn build_model(experiment: &Experiment) -> Box<dyn DeviceModel> {
                 ftl.precondition(plan);
             }
             match layer {
-                Some(crate::host::LayerSpec::Emulated(e)) => {
-                    Box::new(crate::host::emulated::EmulatedZones::new(Box::new(ftl), e))
-                }
-                Some(_) => unreachable!("the config puts only emulated zones over a block device"),
+                Some(layer) => layer.build_over_block(Box::new(ftl)),
                 None => Box::new(ftl),
             }
         }

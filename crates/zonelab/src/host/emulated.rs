@@ -260,6 +260,11 @@ mod tests {
         [device.energy]\nread_nj_per_page = 1.0\nprogram_nj_per_page = 10.0\nerase_nj_per_block = 100.0\n\
         [device.ftl]\nover_provisioning_percent = 28\nwrite_buffer_bytes = \"64KiB\"\n\
         [data]\nretention = true\n[layer]\nkind = \"emulated\"\nzone_size = \"64KiB\"\nmax_active = 3\n";
+    const TINY_LAYER: &str =
+        "[layer]\nkind = \"emulated\"\nzone_size = \"64KiB\"\nmax_active = 3\n";
+    /// Static zones of two emulated zones each, striped two wide in 16 KiB units, over them.
+    const STATIC_OVER: &str = "[layer]\nkind = \"static\"\nzones_per_logical = 2\nstripe_width = 2\n\
+        stripe_size = \"16KiB\"\n[layer.over]\nkind = \"emulated\"\nzone_size = \"32KiB\"\nmax_active = 6\n";
 
     #[derive(Clone, Debug)]
     enum Cmd {
@@ -290,12 +295,18 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config { cases: crate::test_cases(64), ..Default::default() })]
 
-        /// Emulated zones follow the zone rules of a ZNS namespace: every status, state, write
-        /// pointer and byte read as the reference model says, through resets that trim.
+        /// Emulated zones, and static zones striped over them, follow the zone rules of a ZNS
+        /// namespace: every status, state, write pointer and byte read as the reference model
+        /// says, through resets that trim.
         #[test]
-        fn emulated_zones_match_the_reference_model(cmds in proptest::collection::vec(cmd(), 1..120)) {
+        fn emulated_zones_match_the_reference_model(
+            cmds in proptest::collection::vec(cmd(), 1..120),
+            stacked in proptest::bool::ANY,
+        ) {
             use crate::testing::reference::Model;
-            let exp = ExperimentConfig::parse(TINY, &[]).unwrap().validate_device("t").unwrap();
+            assert!(TINY.contains(TINY_LAYER));
+            let text = if stacked { TINY.replace(TINY_LAYER, STATIC_OVER) } else { TINY.to_string() };
+            let exp = ExperimentConfig::parse(&text, &[]).unwrap().validate_device("t").unwrap();
             let mut d = crate::experiment::build_device(&exp);
             let mut model = Model::of(d.info()).unwrap();
             let zl = model.zone_lbas;
@@ -350,5 +361,40 @@ mod tests {
             .validate_device("t")
             .unwrap_err();
         assert!(bad.to_string().starts_with("layer.kind"), "{bad}");
+    }
+
+    /// Over a block SSD, static zones go on emulated zones only, and say which field is wrong.
+    #[test]
+    fn static_zones_over_a_block_ssd_need_emulated_zones_under_them() {
+        let on = |layer: &str| {
+            let text = format!("preset = \"zn540-conv-op7\"\n{layer}");
+            ExperimentConfig::parse(&text, &[])
+                .unwrap()
+                .validate_device("t")
+                .map_err(|e| e.to_string())
+        };
+        let stacked = "[layer]\nkind = \"static\"\nzones_per_logical = 4\nstripe_width = 4\n\
+                       [layer.over]\nkind = \"emulated\"\nzone_size = \"64MiB\"\n";
+        let exp = on(stacked).unwrap();
+        let d = crate::experiment::build_device(&exp);
+        let z = d.info().zoned.clone().unwrap();
+        assert_eq!(
+            z.zone_size_lbas,
+            4 * 16384,
+            "four emulated zones per static zone"
+        );
+        let bare = on("[layer]\nkind = \"static\"\n").unwrap_err();
+        assert!(bare.starts_with("layer.over"), "{bare}");
+        let wrong = stacked.replace("zone_size = \"64MiB\"", "zone_size = \"3MiB\"");
+        let wrong = on(&wrong).unwrap_err();
+        assert!(wrong.starts_with("layer.over.zone_size"), "{wrong}");
+        let ezns = on("[layer]\nkind = \"ezns\"\n").unwrap_err();
+        assert!(ezns.starts_with("layer.kind"), "{ezns}");
+        let wide = stacked.replace(
+            "zone_size = \"64MiB\"",
+            "zone_size = \"64MiB\"\nmax_active = 2",
+        );
+        let wide = on(&wide).unwrap_err();
+        assert!(wide.starts_with("layer.stripe_width"), "{wide}");
     }
 }

@@ -53,11 +53,24 @@ impl LayerSpec {
         }
     }
 
-    /// What the layer presents over a conventional device (only emulated zones go there).
+    /// What the layer presents over a conventional device (emulated zones, or static zones
+    /// over them: the config puts nothing else there).
     pub fn info_over_block(&self, device: &DeviceInfo) -> DeviceInfo {
         match self {
             LayerSpec::Emulated(e) => e.info(device),
-            _ => unreachable!("the config puts only emulated zones over a conventional device"),
+            LayerSpec::Static(s, Some(under)) => s.info(&under.info_over_block(device)),
+            _ => unreachable!("the config puts only emulated zones under a layer over a block SSD"),
+        }
+    }
+
+    /// The layer over `block`, a conventional device.
+    pub fn build_over_block(&self, block: Box<dyn DeviceModel>) -> Box<dyn DeviceModel> {
+        match self {
+            LayerSpec::Emulated(e) => Box::new(emulated::EmulatedZones::new(block, e)),
+            LayerSpec::Static(s, Some(under)) => {
+                Box::new(StaticZones::new(under.build_over_block(block), s))
+            }
+            _ => unreachable!("the config puts only emulated zones under a layer over a block SSD"),
         }
     }
 
