@@ -428,7 +428,7 @@ fn fresh_report(
     filter: ReportFilter,
     max: usize,
 ) -> Result<(ZoneReport, u64, u64)> {
-    if exp.device.info().zoned.is_none() {
+    if exp.info().zoned.is_none() {
         bail!(
             "device `{}` is a conventional SSD (not zoned): it has no zones to report",
             exp.device.name()
@@ -446,7 +446,7 @@ fn fresh_report(
 /// Rebuilds a report from the zones.csv and resolved config a run left behind.
 fn results_report(dir: &Path, filter: ReportFilter, max: usize) -> Result<(ZoneReport, u64, u64)> {
     let (_, exp) = load(&dir.join("config.resolved.toml"), &[])?;
-    let info = exp.device.info();
+    let info = exp.info();
     let zoned = info.zoned().context("the device is not zoned")?;
     let csv = dir.join("zones.csv");
     let text =

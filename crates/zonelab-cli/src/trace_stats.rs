@@ -23,7 +23,7 @@ pub fn of_text(
     exp: &zonelab::Experiment,
     phase: Phase,
 ) -> Result<TraceStats> {
-    let info = exp.device.info();
+    let info = exp.info();
     let layout = ZoneLayout::of(&info).with_context(|| {
         format!(
             "device `{}` is not zoned: trace-stats reads zone resets",

@@ -903,3 +903,62 @@ fn trace_stats_reads_a_capture_and_refuses_what_does_not_fit() {
     let vm = path("experiments/ublk/vm.toml");
     refuses(&[&trace, "--experiment", &vm], "outside the 32 zones");
 }
+
+/// report-zones shows the zones a layer presents: emulated zones over a block SSD, before a
+/// run, and static zones over a ZNS drive, read back from a run's results.
+#[test]
+fn report_zones_shows_the_zones_a_layer_presents() {
+    let tmp = temp_dir("layer-zones");
+    let dir = tmp.path();
+    let emulated = dir.join("emulated.toml");
+    std::fs::write(
+        &emulated,
+        "preset = \"zn540-conv-op7\"\n[layer]\nkind = \"emulated\"\nzone_size = \"64MiB\"\n\
+         [[job]]\nrw = \"write\"\nbs = \"128KiB\"\nsize = \"1z\"\nio_size = \"1MiB\"\n",
+    )
+    .unwrap();
+    let o = zonelab(&[
+        "report-zones",
+        "--experiment",
+        emulated.to_str().unwrap(),
+        "--format",
+        "zbd",
+        "--max",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("Zone 00001: swr, ofst 00000067108864, len 00000067108864"),
+        "{text}"
+    );
+    let stacked = dir.join("static.toml");
+    std::fs::write(
+        &stacked,
+        "preset = \"zn540\"\n[layer]\nkind = \"static\"\nzones_per_logical = 4\nstripe_width = 4\n\
+         [[job]]\nrw = \"write\"\nbs = \"128KiB\"\nsize = \"1z\"\nio_size = \"64MiB\"\n",
+    )
+    .unwrap();
+    let out = dir.join("run");
+    let o = zonelab(&[
+        "run",
+        stacked.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = zonelab(&[
+        "report-zones",
+        "--results",
+        out.to_str().unwrap(),
+        "--format",
+        "zbd",
+        "--max",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // zn540's zones are 2 GiB: a static zone of four is 8 GiB.
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("len 00008589934592"), "{text}");
+}

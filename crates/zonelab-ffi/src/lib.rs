@@ -312,7 +312,7 @@ impl Engine {
         if o.state.is_some() {
             state::check_storable(&exp).map_err(|e| anyhow!("zonelab_state: {e}"))?;
         }
-        if exp.device.info().zoned.is_none() {
+        if exp.info().zoned.is_none() {
             bail!(
                 "device `{}` is a conventional SSD; the ZoneLab fio engine drives zoned devices only (run conventional devices with `zonelab run`)",
                 exp.device.name()

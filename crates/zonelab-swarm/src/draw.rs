@@ -186,6 +186,68 @@ pub fn array(rng: &mut Rng, d: &mut DeviceDraw) {
     d.max_open = d.max_active;
 }
 
+/// A tiny conventional SSD (2-4 dies, 4-16 MiB of raw NAND, 7-28% over-provisioned, a page
+/// cache of 16-64 KiB) under emulated zones of 4-32 LBAs (`[layer] kind = "emulated"`), with
+/// or without an active limit: the zoned front ends then drive the FTL through the zone rules.
+/// `None` if the config refuses the drawn shape (the caller keeps its ZNS draw).
+pub fn emulated(rng: &mut Rng) -> Option<DeviceDraw> {
+    let lba: u64 = if rng.chance(15) { 512 } else { 4096 };
+    let page = rng.pick(&[4096u64, 16384]);
+    let zone_lbas = rng.pick(&[4u64, 8, 16, 32]) * 4096 / lba;
+    let mut toml = format!(
+        "[device]\nkind = \"conventional\"\nname = \"swarm-conv\"\nsource = \"swarm draw\"\n\
+         [device.geometry]\nchannels = {}\ndies_per_channel = {}\nblocks_per_die = {}\n\
+         pages_per_block = {}\npage_size_bytes = {page}\nlba_size_bytes = {lba}\n\
+         [device.timing]\nread_latency_ns = {}\nprogram_latency_ns = {}\nerase_latency_ns = {}\n\
+         channel_rate_mb_s = 800\nhost_rate_mb_s = 3200\n\
+         [device.energy]\nread_nj_per_page = 1.0\nprogram_nj_per_page = 10.0\nerase_nj_per_block = 100.0\n\
+         [device.ftl]\nover_provisioning_percent = {}\nwrite_buffer_bytes = {}\n\
+         [data]\nretention = true\n\
+         [layer]\nkind = \"emulated\"\nzone_size = {}\nmax_active = {}\n",
+        rng.range(1, 2),
+        rng.range(1, 2),
+        rng.range(48, 96),
+        rng.pick(&[4, 8]),
+        rng.pick(&[20_000, 50_000]),
+        rng.pick(&[200_000, 500_000]),
+        rng.pick(&[1_000_000, 3_000_000]),
+        rng.pick(&[7, 15, 28]),
+        rng.pick(&[16384, 65536]),
+        zone_lbas * lba,
+        rng.pick(&[0, 2, 3, 4]),
+    );
+    if rng.chance(30) {
+        // Static zones over them (their `[layer]` becomes `[layer.over]`).
+        let at = toml.find("[layer]").expect("just written");
+        let width = rng.pick(&[1u64, 2]);
+        let per = width * rng.pick(&[1u64, 2]);
+        toml.insert_str(
+            at,
+            &format!(
+                "[layer]\nkind = \"static\"\nzones_per_logical = {per}\nstripe_width = {width}\n\
+                 stripe_size = {}\n",
+                lba * rng.pick(&[1u64, 2, 4])
+            ),
+        );
+        let over = toml.rfind("[layer]").expect("the emulated layer");
+        toml.replace_range(over..over + "[layer]".len(), "[layer.over]");
+    }
+    let exp = zonelab::config::ExperimentConfig::parse(&toml, &[])
+        .and_then(|c| c.validate_device("swarm"))
+        .ok()?;
+    let info = exp.info();
+    let z = info.zoned().expect("emulated zones are zoned");
+    Some(DeviceDraw {
+        toml,
+        zone_count: z.zone_count as u64,
+        zone_bytes: z.zone_size_lbas * lba,
+        cap_bytes: z.zone_capacity_lbas * lba,
+        lba,
+        max_open: z.max_open_zones.map_or(0, u64::from),
+        max_active: z.max_active_zones.map_or(0, u64::from),
+    })
+}
+
 /// Static zones over the array [`array`] drew (`[layer.over]`, issue 38's stacking): the draw
 /// becomes the static layer's logical zones, as the validated experiment presents them. A
 /// drawn shape the config refuses leaves the array alone.

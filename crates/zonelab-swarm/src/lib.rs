@@ -93,6 +93,13 @@ pub fn draw(seed: u64) -> Case {
             draw::static_over(&mut rng, &mut device);
         }
     }
+    // They also drive zones emulated over a conventional SSD (some with static zones on top).
+    if matches!(front, Front::Direct | Front::Fio | Front::Replay)
+        && rng.chance(10)
+        && let Some(emulated) = draw::emulated(&mut rng)
+    {
+        device = emulated;
+    }
     let mut experiment = device.toml.clone();
     let mut commands = Vec::new();
     match front {

@@ -41,6 +41,30 @@ fn a_bounded_swarm_finds_nothing() {
     );
 }
 
+/// Zones emulated over a conventional SSD, bare and under static zones, are among the draws
+/// of the command-level front ends, and pass every check there.
+#[test]
+fn emulated_zones_are_drawn_and_checked() {
+    quiet_panics();
+    let (mut bare, mut stacked, mut failed) = (0, 0, Vec::new());
+    for seed in 0..1500 {
+        let case = draw(seed);
+        if !case.experiment.contains("kind = \"emulated\"") {
+            continue;
+        }
+        match run(&case) {
+            Outcome::Passed { .. } if case.experiment.contains("[layer.over]") => stacked += 1,
+            Outcome::Passed { .. } => bare += 1,
+            Outcome::Failed(f) => failed.push(format!("seed {seed}: {}", f.message)),
+            Outcome::Refused(r) => failed.push(format!("seed {seed}: refused: {r}")),
+        }
+    }
+    // quiet_panics keeps panic messages for cases: say what failed before asserting.
+    eprintln!("{bare} bare, {stacked} stacked\n{}", failed.join("\n"));
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(bare >= 20 && stacked >= 5, "{bare} bare, {stacked} stacked");
+}
+
 #[test]
 fn every_regression_case_passes() {
     quiet_panics();
