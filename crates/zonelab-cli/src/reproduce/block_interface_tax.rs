@@ -146,15 +146,15 @@ fn runs(scale: super::Scale) -> Result<(Vec<Run>, Vec<u64>)> {
     Ok((runs, capacities))
 }
 
-/// What `--scale` grew, for the summary (nothing at the shipped scale).
-fn scale_note(scale: super::Scale) -> String {
-    scale.note(&format!(
+/// What `--scale` grew, for the summary's note.
+fn scaled_what(scale: super::Scale) -> String {
+    format!(
         "the raw media ({} GiB: {} blocks per die, {} zones) and so the bytes written (still four \
          passes over the capacity); the set-up below describes the shipped 64 GiB",
         64 * scale.factor(),
         scale.count(BLOCKS_PER_DIE),
         scale.count(ZONES)
-    ))
+    )
 }
 
 pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
@@ -236,7 +236,7 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
     }
     std::fs::write(out.join("table.md"), &table)?;
     let yes = |b: bool| if b { "yes" } else { "NO" };
-    let mut s = scale_note(scale);
+    let mut s = String::new();
     let _ = write!(
         s,
         "# The block interface tax, reproduced with ZoneLab\n\n\
@@ -318,6 +318,7 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
             change(st[2].mib_s, st[1].mib_s),
         ),
     ];
+    let s = scale.noted(&scaled_what(scale), &s);
     let s = publish(out, "block-interface-tax", &s, &claims)?;
     std::fs::write(out.join("summary.md"), &s)?;
     print!("{s}");

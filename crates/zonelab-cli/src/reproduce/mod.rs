@@ -107,6 +107,12 @@ impl Scale {
         format!("{}{}", self.count(n), &v[digits..])
     }
 
+    /// `summary` with [`Scale::note`] after its title (the first line).
+    pub fn noted(self, what: &str, summary: &str) -> String {
+        let at = summary.find("\n\n").map_or(0, |i| i + 2);
+        format!("{}{}{}", &summary[..at], self.note(what), &summary[at..])
+    }
+
     /// The summary's line saying what `--scale` multiplied; nothing at the shipped scale.
     pub fn note(self, what: &str) -> String {
         if self.is_shipped() {
@@ -261,6 +267,13 @@ mod tests {
             vec!["a=1", "updates.0.updates=20", "job.0.io_size=\"4GiB\""]
         );
         assert!(four.note("x").contains("--scale 4"));
+        let noted = four.noted("x", "# Title\n\nText.\n");
+        assert!(noted.starts_with("# Title\n\n**Scale"), "{noted}");
+        assert!(noted.ends_with("\n\nText.\n"), "{noted}");
+        assert_eq!(
+            Scale::SHIPPED.noted("x", "# T\n\nText.\n"),
+            "# T\n\nText.\n"
+        );
     }
 
     /// Runs on two threads give what they give one after another, in the order given.

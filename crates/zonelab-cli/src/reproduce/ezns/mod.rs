@@ -162,20 +162,20 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
     let figures = out.join("figures");
     std::fs::create_dir_all(&figures)
         .with_context(|| format!("cannot create {}", figures.display()))?;
-    let mut s = scale.note(
-        "every fio-style job's runtime (the local-overdrive writers, the global-overdrive \
+    let what = "every fio-style job's runtime (the local-overdrive writers, the global-overdrive \
          timeline with its phases, the fairness mixes, the device observations) and the \
          key-value stores' entries and operations (db_bench num and reads, YCSB recordcount and \
-         operationcount); rates and latencies are per second, so they compare with the shipped \
-         scale's",
-    );
-    s += "# eZNS, reproduced with ZoneLab\n\n\
+                operationcount); rates and latencies are per second, so they compare with the \
+                shipped scale's";
+    let mut s = String::from(
+        "# eZNS, reproduced with ZoneLab\n\n\
          Source: Min et al., eZNS, OSDI 2023 (talk notes) and docs/reference/ezns.md (OSDI'23 section 5).\n\
          Device: `smallzone-4t` (eZNS Table 1: 128 dies, 40,704 one-die physical zones of 96 MiB,\n\
          256 active, a 512-unit shared write cache) with round-robin zone placement. eZNS as the\n\
          paper evaluates it: 4 namespaces of 32 essential + 32 spare active zones, 16 active\n\
          v-zones each, v-zones of 16 physical zones, minimum width 2 with 32 KiB stripes. Rerun with\n\
-         `zonelab reproduce ezns`; the experiment files are in experiments/ezns/.\n\n";
+         `zonelab reproduce ezns`; the experiment files are in experiments/ezns/.\n\n",
+    );
     let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
     let mut done: Done = names
         .into_iter()
@@ -186,7 +186,7 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
     claims.extend(global_overdrive(&mut done, &figures, &mut s, scale)?);
     claims.extend(fairness(&mut done, &figures, &mut s)?);
     claims.extend(rocksdb::report(&mut done, &figures, &mut s)?);
-    let s = publish(out, "ezns", &s, &claims)?;
+    let s = publish(out, "ezns", &scale.noted(what, &s), &claims)?;
     std::fs::write(out.join("summary.md"), &s)?;
     print!("{s}");
     eprintln!("results, figures and summary.md in {}", out.display());

@@ -219,13 +219,14 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
     }
     let table = table(&rows);
     std::fs::write(out.join("table.md"), &table)?;
-    let summary = scale.note(&format!(
+    let what = format!(
         "the fio writers' bytes ({} GiB each) and the mixed reader's runtime ({}), and the \
          RocksDB runs' pairs (num and reads: {} each)",
         scale.count(64),
         scale.text("200s"),
         scale.count(rocksdb::NUM)
-    )) + &summary(&rows, &table);
+    );
+    let summary = scale.noted(&what, &summary(&rows, &table));
     let mut claims = claims(&rows);
     // Section 4.2: RocksDB on ZenFS.
     let kv_runs = rocksdb::runs(scale);

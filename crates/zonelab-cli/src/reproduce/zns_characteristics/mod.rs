@@ -528,14 +528,15 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
         (&zone_mib_s, fresh_mib_s),
         &table,
     );
-    let summary = scale.note(&format!(
+    let what = format!(
         "every job's bytes (the request-size and isolation files {n} GiB, Figures 5 and 6's file \
          {} GiB, each aged zone read {n} times; Table II's seconds are per 1 GiB) and Figure 5's \
          block SSD ({} blocks per die)",
         scale.count(10),
         scale.count(CONV_SCALED_BLOCKS as u64).min(CONV_FULL_BLOCKS),
         n = scale.factor()
-    )) + &summary;
+    );
+    let summary = scale.noted(&what, &summary);
     let summary = publish(out, "zns-characteristics", &summary, &claims(&secs, &iops))?;
     std::fs::write(out.join("summary.md"), &summary)?;
     print!("{summary}");
