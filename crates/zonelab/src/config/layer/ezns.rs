@@ -1,86 +1,32 @@
-//! The `[layer]` table: a host-side layer between the workload and the ZNS device, either static
-//! logical zones striped over physical zones (`kind = "static"`) or eZNS (`kind = "ezns"`),
-//! validated into the [`LayerSpec`] the host module builds layers from. Every option the eZNS
-//! paper leaves open has a default stated here.
+//! `[layer] kind = "ezns"`: eZNS's options (Min et al., eZNS, OSDI 2023), each with the
+//! default the paper or the authors' code gives or a CHOSEN one, their limits, and their
+//! validation into the [`ElasticSpec`] the elastic layer runs.
 
 use serde::{Deserialize, Serialize};
 
-use super::ConfigError;
-use crate::device::DeviceInfo;
-use crate::host::LayerSpec;
-use crate::host::array::ArraySpec;
+use super::err;
+use crate::config::ConfigError;
 use crate::host::elastic::sched::admission::AdmissionParams;
 use crate::host::elastic::sched::read_cc::CcParams;
 use crate::host::elastic::{ElasticSpec, EwmaSample, Hal, SchedSpec};
-use crate::host::emulated::EmulatedSpec;
-use crate::host::striped::StaticSpec;
 use crate::time::Duration;
 use crate::units::Bytes;
 use crate::zns::ZnsSpec;
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum LayerConfig {
-    /// Static logical zones: a fixed list of physical zones, fixed stripe width and size
-    /// (eZNS's baseline: 16 physical zones, width 4, 16 KiB stripes).
-    Static {
-        #[serde(default = "sixteen")]
-        zones_per_logical: u32,
-        #[serde(default = "four")]
-        stripe_width: u32,
-        #[serde(default = "kib16")]
-        stripe_size: Bytes,
-        /// Explicit physical zones of each logical zone (default: logical zone k is physical
-        /// zones k*N .. (k+1)*N).
-        #[serde(default)]
-        placement: Option<Vec<Vec<u32>>>,
-        /// Active logical zones at most; default the device's active limit / stripe_width.
-        #[serde(default)]
-        max_active: u32,
-        /// The layer the static zones stripe over (`[layer.over]`: an array, or static zones);
-        /// default the device.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        over: Option<Box<LayerConfig>>,
-    },
-    /// eZNS (OSDI'23): elastic v-zones, zone ballooning, the hierarchical I/O scheduler.
-    Ezns(Box<EznsConfig>),
-    /// Several drives of the `[device]` under one host, RAID-0 of zones: logical zone k is
-    /// zone k of every drive, `stripe_size` bytes on one before the next.
-    Array {
-        drives: u32,
-        #[serde(default = "kib64")]
-        stripe_size: Bytes,
-        /// RAID-5 of zones: one stripe of each row holds the parity of the others (drives >= 3).
-        #[serde(default)]
-        parity: bool,
-    },
-    /// Zones emulated over a conventional `[device]`: zone k is LBAs k*Z .. (k+1)*Z, written
-    /// by the zone rules, trimmed at reset.
-    Emulated {
-        zone_size: Bytes,
-        /// Open and active zones at most (0: no limit).
-        #[serde(default)]
-        max_active: u32,
-    },
-}
-
-/// Drives in an array at most (chosen: a large server's NVMe bays).
-pub const MAX_DRIVES: u32 = 64;
-
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct EznsConfig {
     /// Namespaces (tenants), each with an equal share of the resources (paper: 4).
-    #[serde(default = "four")]
+    #[serde(default = "super::four")]
     pub namespaces: u32,
     /// V-zones per namespace; default as many as the physical zones allow.
     #[serde(default)]
     pub vzones_per_namespace: Option<u32>,
     /// Physical zones per v-zone (paper: 16).
-    #[serde(default = "sixteen")]
+    #[serde(default = "super::sixteen")]
     pub zones_per_vzone: u32,
     /// Active v-zones per namespace (paper: 16).
-    #[serde(default = "sixteen")]
+    #[serde(default = "super::sixteen")]
     pub max_active_vzones: u32,
     /// Essential active resources, all namespaces together (paper: 4 x 32 = 128; default:
     /// half the device's active limit).
@@ -142,7 +88,7 @@ pub struct EznsConfig {
     #[serde(default = "eight")]
     pub cwnd_increase_every: u32,
     /// The window grows up to this many x the stripe width (paper: 4).
-    #[serde(default = "four")]
+    #[serde(default = "super::four")]
     pub cwnd_max_factor: u32,
     /// Token refresh period (paper: 1 ms).
     #[serde(default = "ms1")]
@@ -169,14 +115,8 @@ pub enum EwmaSampleConfig {
 fn two() -> u32 {
     2
 }
-fn four() -> u32 {
-    4
-}
 fn eight() -> u32 {
     8
-}
-fn sixteen() -> u32 {
-    16
 }
 fn thirty_two() -> u32 {
     32
@@ -184,14 +124,8 @@ fn thirty_two() -> u32 {
 fn yes() -> bool {
     true
 }
-fn kib16() -> Bytes {
-    Bytes(16 << 10)
-}
 fn kib32() -> Bytes {
     Bytes(32 << 10)
-}
-fn kib64() -> Bytes {
-    Bytes(64 << 10)
 }
 fn kib128() -> Bytes {
     Bytes(128 << 10)
@@ -223,270 +157,6 @@ pub const MAX_WEIGHT: u32 = 1_000_000;
 pub const MAX_TIME: Duration = Duration::from_secs(3_600);
 /// The token bucket per unit of stripe width (code: 128 KiB; chosen: 1 GiB).
 pub const MAX_BUCKET_BYTES: u64 = 1 << 30;
-
-fn err(name: &str, message: impl Into<String>) -> ConfigError {
-    ConfigError::field(format!("layer.{name}"), message)
-}
-
-impl LayerConfig {
-    pub fn validate(&self, device: &ZnsSpec) -> Result<LayerSpec, ConfigError> {
-        match self {
-            LayerConfig::Static {
-                zones_per_logical,
-                stripe_width,
-                stripe_size,
-                placement,
-                max_active,
-                over,
-            } => {
-                let under = match over.as_deref() {
-                    None => None,
-                    Some(LayerConfig::Ezns(_)) => {
-                        return Err(err(
-                            "over.kind",
-                            "eZNS places v-zones on one drive's dies; it cannot sit under \
-                             another layer (\"array\" or \"static\" can)",
-                        ));
-                    }
-                    Some(o) => Some(Box::new(o.validate(device).map_err(under_over)?)),
-                };
-                let info = under.as_ref().map_or(device.info(), |u| u.info(device));
-                let spec = validate_static(
-                    &info,
-                    *zones_per_logical,
-                    *stripe_width,
-                    stripe_size.0,
-                    placement,
-                    *max_active,
-                )?;
-                Ok(LayerSpec::Static(spec, under))
-            }
-            LayerConfig::Ezns(e) => e.validate(device).map(LayerSpec::Elastic),
-            LayerConfig::Array {
-                drives,
-                stripe_size,
-                parity,
-            } => validate_array(device, *drives, stripe_size.0, *parity),
-            LayerConfig::Emulated { .. } => Err(err(
-                "kind",
-                "\"emulated\" zones are for a conventional [device]; a ZNS device has zones of its own",
-            )),
-        }
-    }
-
-    /// The layer over a conventional device: emulated zones, or static zones over them.
-    pub fn validate_over_block(&self, device: &DeviceInfo) -> Result<LayerSpec, ConfigError> {
-        if let LayerConfig::Static {
-            zones_per_logical,
-            stripe_width,
-            stripe_size,
-            placement,
-            max_active,
-            over,
-        } = self
-        {
-            let Some(o) = over.as_deref() else {
-                return Err(err(
-                    "over",
-                    "static zones stripe over zones: over a conventional device, put them on \
-                     emulated zones ([layer.over] kind = \"emulated\")",
-                ));
-            };
-            let under = o.validate_over_block(device).map_err(under_over)?;
-            let info = under.info_over_block(device);
-            let spec = validate_static(
-                &info,
-                *zones_per_logical,
-                *stripe_width,
-                stripe_size.0,
-                placement,
-                *max_active,
-            )?;
-            return Ok(LayerSpec::Static(spec, Some(Box::new(under))));
-        }
-        let LayerConfig::Emulated {
-            zone_size,
-            max_active,
-        } = self
-        else {
-            return Err(err(
-                "kind",
-                "eZNS and arrays need a ZNS device (\"emulated\" presents zones over a \
-                 conventional one, and \"static\" can sit on those)",
-            ));
-        };
-        let lba = device.lba_size_bytes;
-        let zone = zone_size.0;
-        let lbas = zone / lba;
-        if zone == 0
-            || !zone.is_multiple_of(lba)
-            || !lbas.is_power_of_two()
-            || lbas > device.namespace_lbas
-        {
-            return Err(err(
-                "zone_size",
-                format!(
-                    "{zone} must be a power-of-two number of {lba}-byte LBAs, at most the device's {} bytes",
-                    device.namespace_lbas * lba
-                ),
-            ));
-        }
-        let zones = device.namespace_lbas / lbas;
-        if *max_active as u64 > zones {
-            return Err(err(
-                "max_active",
-                format!("{max_active} is above the {zones} zones (0: no limit)"),
-            ));
-        }
-        Ok(LayerSpec::Emulated(EmulatedSpec {
-            zone_lbas: lbas,
-            max_active: *max_active,
-        }))
-    }
-}
-
-fn validate_array(
-    device: &ZnsSpec,
-    drives: u32,
-    stripe: u64,
-    parity: bool,
-) -> Result<LayerSpec, ConfigError> {
-    if !(1..=MAX_DRIVES).contains(&drives) {
-        return Err(err(
-            "drives",
-            format!("{drives} must be between 1 and {MAX_DRIVES}"),
-        ));
-    }
-    if parity && drives < 3 {
-        return Err(err(
-            "parity",
-            format!("needs at least 3 drives (two data and one parity); the array has {drives}"),
-        ));
-    }
-    let lba = device.zones.lba_size_bytes;
-    if stripe == 0 || !stripe.is_multiple_of(lba) || stripe > device.zones.zone_capacity_bytes {
-        return Err(err(
-            "stripe_size",
-            format!(
-                "{stripe} must be a positive multiple of the LBA size {lba}, at most the zone capacity"
-            ),
-        ));
-    }
-    let spec = ArraySpec {
-        drives,
-        stripe_lbas: stripe / lba,
-        parity,
-    };
-    let zone_lbas = spec.info(&device.info()).zoned().map(|z| z.zone_size_lbas);
-    if zone_lbas.is_none_or(|z| z.checked_mul(device.zones.zone_count as u64).is_none()) {
-        return Err(err(
-            "drives",
-            format!("{drives} drives make the namespace too large"),
-        ));
-    }
-    Ok(LayerSpec::Array(spec))
-}
-
-/// An error of the layer under (`layer.X`) named as `layer.over.X`.
-fn under_over(e: ConfigError) -> ConfigError {
-    match e {
-        ConfigError::Field { path, message } => ConfigError::Field {
-            path: path.replacen("layer.", "layer.over.", 1),
-            message,
-        },
-        e => e,
-    }
-}
-
-/// Static zones over `device` (the drive, or the layer under them).
-fn validate_static(
-    device: &DeviceInfo,
-    per: u32,
-    width: u32,
-    stripe: u64,
-    placement: &Option<Vec<Vec<u32>>>,
-    max_active: u32,
-) -> Result<StaticSpec, ConfigError> {
-    let lba = device.lba_size_bytes;
-    let z = device.zoned().expect("a zoned device or layer");
-    let zones = z.zone_count;
-    if per == 0 || per > zones {
-        return Err(err(
-            "zones_per_logical",
-            format!("{per} must be between 1 and the device's {zones} zones"),
-        ));
-    }
-    if width == 0 || !per.is_multiple_of(width) {
-        return Err(err(
-            "stripe_width",
-            format!("{width} must be at least 1 and divide zones_per_logical {per}"),
-        ));
-    }
-    // A logical zone keeps its stripe group's zones open and active together.
-    if let Some(limit) = z.open_limit()
-        && width > limit
-    {
-        return Err(err(
-            "stripe_width",
-            format!(
-                "{width} zones written together exceed the {limit} the device (or the layer under) keeps open and active"
-            ),
-        ));
-    }
-    if stripe == 0 || !stripe.is_multiple_of(lba) || stripe > z.zone_capacity_lbas * lba {
-        return Err(err(
-            "stripe_size",
-            format!(
-                "{stripe} must be a positive multiple of the LBA size {lba}, at most the zone capacity"
-            ),
-        ));
-    }
-    let logical = placement.as_ref().map_or(zones / per, |p| p.len() as u32);
-    if max_active > logical {
-        return Err(err(
-            "max_active",
-            format!("{max_active} is above the {logical} logical zones (0: the default)"),
-        ));
-    }
-    if let Some(p) = placement {
-        if p.is_empty() {
-            return Err(err("placement", "lists no logical zone"));
-        }
-        let mut used = vec![false; zones as usize];
-        for (k, list) in p.iter().enumerate() {
-            if list.len() != per as usize {
-                return Err(err(
-                    &format!("placement[{k}]"),
-                    format!(
-                        "has {} physical zones; zones_per_logical is {per}",
-                        list.len()
-                    ),
-                ));
-            }
-            for &z in list {
-                if z >= zones {
-                    return Err(err(
-                        &format!("placement[{k}]"),
-                        format!("zone {z} does not exist; the device has {zones} zones"),
-                    ));
-                }
-                if std::mem::replace(&mut used[z as usize], true) {
-                    return Err(err(
-                        &format!("placement[{k}]"),
-                        format!("zone {z} belongs to two logical zones"),
-                    ));
-                }
-            }
-        }
-    }
-    Ok(StaticSpec {
-        zones_per_logical: per,
-        width,
-        stripe_lbas: stripe / lba,
-        placement: placement.clone(),
-        max_active,
-    })
-}
 
 impl EznsConfig {
     pub fn validate(&self, device: &ZnsSpec) -> Result<ElasticSpec, ConfigError> {
