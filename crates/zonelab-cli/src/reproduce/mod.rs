@@ -114,7 +114,7 @@ impl Scale {
     }
 
     /// The summary's line saying what `--scale` multiplied; nothing at the shipped scale.
-    pub fn note(self, what: &str) -> String {
+    fn note(self, what: &str) -> String {
         if self.is_shipped() {
             String::new()
         } else {

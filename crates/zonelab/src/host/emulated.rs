@@ -188,7 +188,6 @@ impl DeviceModel for EmulatedZones {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ExperimentConfig;
     use crate::device::ZoneAction;
 
     fn experiment(extra: &str) -> Result<crate::experiment::Experiment, crate::ConfigError> {
@@ -202,8 +201,7 @@ mod tests {
         let text = format!(
             "preset = \"zn540-conv-op7\"\n[data]\nretention = true\n[layer]\nkind = \"emulated\"\nzone_size = \"64MiB\"\n{extra}"
         );
-        let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
-        ExperimentConfig::parse(&text, &set)?.validate_device("t")
+        crate::testing::fixtures::validated(&text, set)
     }
 
     #[test]
@@ -306,7 +304,7 @@ mod tests {
             use crate::testing::reference::Model;
             assert!(TINY.contains(TINY_LAYER));
             let text = if stacked { TINY.replace(TINY_LAYER, STATIC_OVER) } else { TINY.to_string() };
-            let exp = ExperimentConfig::parse(&text, &[]).unwrap().validate_device("t").unwrap();
+            let exp = crate::testing::fixtures::validated(&text, &[]).unwrap();
             let mut d = crate::experiment::build_device(&exp);
             let mut model = Model::of(d.info()).unwrap();
             let zl = model.zone_lbas;
@@ -356,10 +354,7 @@ mod tests {
         let bad = experiment("[prefill]\nsize = \"1z\"").unwrap_err();
         assert!(bad.to_string().starts_with("prefill"), "{bad}");
         let text = "preset = \"zn540\"\n[layer]\nkind = \"emulated\"\nzone_size = \"64MiB\"\n";
-        let bad = ExperimentConfig::parse(text, &[])
-            .unwrap()
-            .validate_device("t")
-            .unwrap_err();
+        let bad = crate::testing::fixtures::validated(text, &[]).unwrap_err();
         assert!(bad.to_string().starts_with("layer.kind"), "{bad}");
     }
 
@@ -368,10 +363,7 @@ mod tests {
     fn static_zones_over_a_block_ssd_need_emulated_zones_under_them() {
         let on = |layer: &str| {
             let text = format!("preset = \"zn540-conv-op7\"\n{layer}");
-            ExperimentConfig::parse(&text, &[])
-                .unwrap()
-                .validate_device("t")
-                .map_err(|e| e.to_string())
+            crate::testing::fixtures::validated(&text, &[]).map_err(|e| e.to_string())
         };
         let stacked = "[layer]\nkind = \"static\"\nzones_per_logical = 4\nstripe_width = 4\n\
                        [layer.over]\nkind = \"emulated\"\nzone_size = \"64MiB\"\n";

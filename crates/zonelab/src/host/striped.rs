@@ -360,7 +360,6 @@ impl DeviceModel for StaticZones {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ExperimentConfig;
     use crate::device::Data;
     use crate::host::elastic::tests::DEVICE;
 
@@ -375,8 +374,7 @@ mod tests {
         let text = format!(
             "[data]\nretention = true\n{DEVICE}\n[layer]\nkind = \"static\"\nzones_per_logical = 4\nstripe_width = 2\nstripe_size = \"8KiB\"\n{extra}"
         );
-        let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
-        ExperimentConfig::parse(&text, &set)?.validate_device("t")
+        crate::testing::fixtures::validated(&text, set)
     }
 
     #[test]

@@ -77,3 +77,13 @@ erase_nj_per_block = 100.0
 pub fn tiny_device() -> String {
     TinyDevice::default().toml()
 }
+
+/// The experiment `text` with the overrides `set` (`key=value`), validated as a device
+/// experiment (no workload needed), as the layers' tests build theirs.
+pub fn validated(
+    text: &str,
+    set: &[&str],
+) -> Result<crate::experiment::Experiment, crate::ConfigError> {
+    let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
+    crate::config::ExperimentConfig::parse(text, &set)?.validate_device("t")
+}

@@ -164,7 +164,7 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
         }
     }
 
-    let mut s = String::from(
+    let s = String::from(
         "# LSM-ZGC, reproduced with ZoneLab\n\n\
          Source: Choi et al., LSM-ZGC, HotStorage 2020 (HotStorage'20 slides), section 4 and appendix. Device:\n\
          `hynix-1t` (1 TB, 1 GiB zones). Stack: the F2FS-like layer on 32 of its zones with\n\
@@ -177,17 +177,16 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
          | pattern | utilisation | GC s Basic | LSM | Basic/LSM | GiB copied Basic | LSM | Basic/LSM | zones collected Basic | LSM | GiB read Basic | LSM |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
-    let at_table = s.find("## GC overhead").expect("the heading above");
-    s.insert_str(
-        at_table,
-        &scale.note(&format!(
+    let mut s = scale.noted(
+        &format!(
             "the layer is {} zones (the worker-only one {}), every run makes {} updates, and \
              the multi-thread data set is {} GiB",
             scale.count(32),
             scale.count(96),
             scale.count(UPDATE_COUNT),
             scale.count(threads::DATASET_GIB)
-        )),
+        ),
+        &s,
     );
     let mut gains: Vec<Vec<f64>> = vec![Vec::new(); PATTERNS.len()];
     for (p, pattern) in PATTERNS.iter().enumerate() {

@@ -56,16 +56,13 @@ fn run_at(
     f2fs::figures(&figures, &pairs)?;
     let mut s = summary::paper_stack(&pairs, scale);
     if let Some(k) = ycsb {
-        let at = s
-            .find("## The paper's stack")
-            .expect("paper_stack's heading");
         let what = format!(
             "the YCSB runs load {} records and run {} operations (fio, Filebench and the real \
              traces run as shipped: fio and Filebench already run at the paper's sizes)",
             k.count(ycsb::RECORDS),
             k.count(ycsb::OPERATIONS)
         );
-        s.insert_str(at, &k.note(&what));
+        s = k.noted(&what, &s);
     }
     let mut claims = f2fs::claims(&pairs);
     if ycsb.is_some() {

@@ -444,15 +444,22 @@ fn plan_gc_write(
     let mut cmds: Vec<WriteCmd> = Vec::new();
     let mut touched: Vec<Ino> = Vec::new();
     let mut old = Vec::new();
-    // The moves below rewrite file-map slots that sit at random in large maps: start loading
-    // them all first, so the cache misses overlap instead of coming one after another.
-    let mut owners = OwnerCursor::default();
-    for (b, _) in &live {
-        if let Some(Owner::Data { ino, index }) = owners.of(&st.space.zones[victim as usize], *b) {
+    // Every block's owner, found once; the moves below rewrite file-map slots that sit at
+    // random in large maps: start loading them all first, so the cache misses overlap instead
+    // of coming one after another.
+    let mut cursor = OwnerCursor::default();
+    let owners: Vec<Owner> = live
+        .iter()
+        .map(|(b, _)| {
+            let owner = cursor.of(&st.space.zones[victim as usize], *b);
+            owner.expect("a live block has an owner")
+        })
+        .collect();
+    for owner in &owners {
+        if let Owner::Data { ino, index } = *owner {
             st.inode(ino).map.prefetch(index);
         }
     }
-    let mut owners = OwnerCursor::default();
     let mut i = 0;
     while i < live.len() {
         let Some(z) = dest_zone(fs, st, dest, (live.len() - i) as u32) else {
@@ -468,17 +475,12 @@ fn plan_gc_write(
             .then(|| Vec::with_capacity((got as u64 * BLOCK_BYTES) as usize));
         let mut k = 0usize;
         while k < got as usize {
-            let (vb, _) = live[i + k];
-            let owner = owners
-                .of(&st.space.zones[victim as usize], vb)
-                .expect("a live block has an owner");
+            let owner = owners[i + k];
             // Extend the run while the next victim block continues the same owner.
             let mut n = 1usize;
             while k + n < got as usize {
-                let (nb, _) = live[i + k + n];
-                let next = owners.of(&st.space.zones[victim as usize], nb);
-                let cont = match (owner, next) {
-                    (Owner::Data { ino, index }, Some(Owner::Data { ino: i2, index: x2 })) => {
+                let cont = match (owner, owners[i + k + n]) {
+                    (Owner::Data { ino, index }, Owner::Data { ino: i2, index: x2 }) => {
                         ino == i2 && x2 == index + n as u64
                     }
                     _ => false,
