@@ -43,8 +43,8 @@ out = sys.argv[1]
 MIB = 1 << 20
 rows = [
     ("offline-zone", "none", "-", "offline-zone-none"),
-    ("offline-zone", "zone 440 Offline at 30 s", "stop", "offline-zone-stop"),
-    ("offline-zone", "zone 440 Offline at 30 s", "relocate", "offline-zone-relocate"),
+    ("offline-zone", "zone 444 Offline at 30 s", "stop", "offline-zone-stop"),
+    ("offline-zone", "zone 444 Offline at 30 s", "relocate", "offline-zone-relocate"),
     ("offline-zone", "same, 8 MiB page cache", "relocate", "offline-zone-relocate-8m"),
     ("kv-offline", "none", "-", "kv-offline-none"),
     ("kv-offline", "RAID-5: drive 1's zone 5 Offline at 3 s", "stop", "kv-offline-stop"),

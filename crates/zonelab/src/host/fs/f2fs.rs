@@ -302,6 +302,22 @@ pub(super) fn node_log(f: &F2fsSpec, inode: &Inode, idx: u32) -> usize {
     }
 }
 
+/// Gives each of the six logs its current section, as mkfs.f2fs does in zoned mode whatever
+/// `active_logs` is (f2fs-tools mkfs/f2fs_format.c, `f2fs_prepare_super_block`: one zone per
+/// `cur_seg`): a log holds a section from the start, written or not. A log the prefill left
+/// in a part-written section keeps it.
+pub(super) fn open_logs(st: &mut State) {
+    for log in [
+        HOT_DATA, WARM_DATA, COLD_DATA, HOT_NODE, WARM_NODE, COLD_NODE,
+    ] {
+        if st.heads[log].is_none()
+            && let Some(z) = st.space.take_free(true)
+        {
+            io::open_head(st, log, z);
+        }
+    }
+}
+
 /// The log GC moves data to.
 pub(super) fn gc_data_log(f: &F2fsSpec) -> usize {
     if f.active_logs == 2 {
@@ -416,6 +432,7 @@ async fn write_nodes_once(fs: &Rc<Inner>, h: &Host, only: Option<Ino>) -> Result
                 };
                 let (b, got) = st.space.alloc(z, 1, now);
                 debug_assert_eq!(got, 1);
+                io::refill_log(fs, &mut st, log, true);
                 if let Some((oz, ob)) = st.inode_mut(ino).nodes.insert(idx, (z, b)) {
                     old.push(Run::new(oz, ob, 1));
                 }

@@ -2,8 +2,9 @@
 //! block goes to (`f2fs_write_cache_pages` marks a file hot when a writeback finds at most 16
 //! dirty pages; `__get_segment_type_6` sends indirect nodes to the cold node log), when
 //! indirect nodes are written (at a checkpoint, not at fsync), foreground cleaning
-//! (`f2fs_balance_fs`: what a collection freed stays prefree until the next writer's call), and
-//! a directory's fsync (a checkpoint, so emptied sections are reset).
+//! (`f2fs_balance_fs`: what a collection freed stays prefree until the next writer's call),
+//! a directory's fsync (a checkpoint, so emptied sections are reset), and the six logs' sections
+//! (each holds one from mkfs on, and takes the next the moment one fills).
 
 use super::space::Owner;
 use super::tests::{tiny_f2fs, with_fs};
@@ -161,6 +162,41 @@ fn an_fsync_of_a_directory_checkpoints_and_resets_what_was_emptied() {
             fs.fsync_dir(&h, "/db/f").await,
             Err(FsError::NotDir(_))
         ));
+        fs.check();
+    });
+    assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+}
+
+#[test]
+fn every_log_holds_a_section_from_mkfs_and_takes_the_next_as_soon_as_one_fills() {
+    let out = with_fs(roomy_f2fs(), None, |fs, h| async move {
+        let logs = [
+            HOT_DATA, WARM_DATA, COLD_DATA, HOT_NODE, WARM_NODE, COLD_NODE,
+        ];
+        let heads = |fs: &Fs| -> Vec<Option<u32>> {
+            let st = fs.inner.st.borrow();
+            logs.iter().map(|&l| st.heads[l]).collect()
+        };
+        // Six distinct sections before anything is written, as mkfs.f2fs lays them out.
+        let first = heads(&fs);
+        let mut held: Vec<u32> = first
+            .iter()
+            .map(|z| z.expect("a log without a section"))
+            .collect();
+        held.sort_unstable();
+        held.dedup();
+        assert_eq!(held.len(), 6, "{first:?}");
+        assert_eq!(fs.inner.st.borrow().space.free_count(), 32 - 6);
+        // Fill the warm data log's section exactly (a tiny zone holds 64 blocks): the log has
+        // its next section at once, before any further write asks for it.
+        let cap = fs.inner.st.borrow().space.zones[first[1].unwrap() as usize].cap as u64;
+        let fd = fs.create(&h, "/w", CreateOptions::default()).await.unwrap();
+        fs.write(&h, fd, 0, cap * BLOCK_BYTES, None).await.unwrap();
+        fs.fsync(&h, fd).await.unwrap();
+        let now = heads(&fs);
+        let warm = now[1].expect("the warm log lost its section");
+        assert_ne!(Some(warm), first[1]);
+        assert_eq!(fs.inner.st.borrow().space.zones[warm as usize].wp, 0);
         fs.check();
     });
     assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);

@@ -58,7 +58,7 @@ impl Fs {
         };
         st.zen.max_open_io = limit(z.max_open_zones);
         st.zen.max_active_io = limit(z.max_active_zones);
-        adopt_prefill(host, &mut st, spec, lbas_per_block);
+        lay_out(host, &mut st, spec, lbas_per_block);
         let policy = gc::policy(spec);
         // One layer per namespace that has one: its own report and tenants past namespace 0.
         let name = match host.nsid() {
@@ -123,6 +123,15 @@ impl Fs {
                 .host
                 .spawn("fs.relocate", true, async move { io::relocator(fs).await });
         }
+    }
+}
+
+/// What a fresh file system holds: the prefill's data as `/prefill`, then F2FS's logs, which
+/// hold their sections from mkfs on (the prefill's log keeps the section it left part-written).
+fn lay_out(host: &Host, st: &mut State, spec: &FsSpec, lbas_per_block: u64) {
+    adopt_prefill(host, st, spec, lbas_per_block);
+    if matches!(spec.personality, Personality::F2fs(_)) {
+        f2fs::open_logs(st);
     }
 }
 

@@ -261,8 +261,9 @@ mod tests {
                  the same since 2026-11-29 (`fs/gc/copy.rs`), with fio dropping each file's clean\n\
                  pages when a run opens it (fio's default `invalidate`): its cleaner read back\n\
                  {:.2} GiB, where it read every block it moved before.\n\n\
-                 Four things Linux 6.12 does, found in its source and modelled since 2026-11-29, took\n\
-                 the layer from 5.08, 4.19 and 3.91 GiB (fsync 16, 64, 128) to the figures above:\n\
+                 Five things Linux 6.12 and mkfs.f2fs do, found in their source and modelled since\n\
+                 2026-11-29, took the layer from 5.08, 4.19 and 3.91 GiB (fsync 16, 64, 128) to the\n\
+                 figures above:\n\
                  - Foreground cleaning as `f2fs_balance_fs` runs it (gc.c `f2fs_gc`): a writer that\n\
                  finds too few free sections, prefree ones not counted, checkpoints and then always\n\
                  collects one section, and the section it emptied stays prefree until the next\n\
@@ -275,13 +276,20 @@ mod tests {
                  - Indirect nodes go to the cold node log (segment.c `__get_segment_type_6`), a\n\
                  section of its own, written at checkpoints.\n\
                  - The log that wrote the prefill goes on in the section the prefill left\n\
-                 part-written, where the layer had left that section stranded.\n\n\
-                 What is left: real F2FS's data victims are fuller still ({full:.0}% valid; the\n\
-                 layer's, and where real F2FS falls between its reserved-section settings, are in\n\
-                 experiments/rezns/README.md, \"The write-volume gap\"). The background\n\
-                 cleaner is not the cause: the layer runs Linux 6.12's cleaner for zoned devices\n\
-                 (`fs.f2fs.gc_mode = \"zoned\"`), whose first look after mount finds more than 60%\n\
-                 free and sleeps 60 s, longer than the run; with that sleep cut to 1 s\n\
+                 part-written, where the layer had left that section stranded.\n\
+                 - Each of the six logs holds a section from mkfs on (f2fs-tools\n\
+                 `f2fs_prepare_super_block` gives every `cur_seg` a zone) and takes the next the\n\
+                 moment one fills (segment.c `f2fs_allocate_data_block`), written or not: the cold\n\
+                 data log, which only the cleaner writes, no longer leaves a section free until\n\
+                 cleaning begins.\n\n\
+                 What is left: real F2FS's data victims are fuller still ({full:.0}% valid). As\n\
+                 measured on 2026-11-30 (experiments/rezns/README.md, \"The write-volume gap\"), the\n\
+                 sections written in one run and cleaned in the next agree in count and validity,\n\
+                 and the difference is in what real F2FS cleans a second time; the same section\n\
+                 gives real F2FS's own spread over two captures. The background cleaner is not\n\
+                 the cause of the committed captures' gap: the layer runs Linux 6.12's cleaner for\n\
+                 zoned devices (`fs.f2fs.gc_mode = \"zoned\"`), whose first look after mount finds\n\
+                 more than 60% free and sleeps 60 s, longer than the run; with that sleep cut to 1 s\n\
                  (`fs.f2fs.bg_gc_nogc_sleep`) it runs and changes fio fsync 16's volume by a few\n\
                  percent (the same section of experiments/rezns/README.md).\n\n",
                 gib(like[0].read_bytes),

@@ -469,6 +469,9 @@ fn plan_gc_write(
         if got == 0 {
             break;
         }
+        if let Dest::Stream(s) = dest {
+            io::refill_log(fs, st, s, true);
+        }
         let mut data = fs
             .spec
             .data

@@ -15,8 +15,8 @@ pub(crate) use fault::{absorb_meta_write, check_reads, relocator, zone_action};
 
 pub(crate) use read::{read, read_partial_blocks};
 pub(crate) use writeback::{
-    balance_dirty, flush_file, flush_file_as, flusher, notified_or, open_head, submit_writes,
-    target_zone, wait_written, write_pages,
+    balance_dirty, flush_file, flush_file_as, flusher, notified_or, open_head, refill_log,
+    submit_writes, target_zone, wait_written, write_pages,
 };
 
 use std::rc::Rc;

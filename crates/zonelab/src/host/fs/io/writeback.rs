@@ -9,7 +9,9 @@ use crate::device::{Command, Data};
 use crate::host::fs::map::Run;
 use crate::host::fs::space::Owner;
 use crate::host::fs::state::{Ino, Inode, Page, State};
-use crate::host::fs::{BLOCK_BYTES, FsError, Inner, Personality, Target, f2fs, gc, zenfs};
+use crate::host::fs::{
+    BLOCK_BYTES, FsError, GC_STREAM, Inner, Personality, Target, f2fs, gc, zenfs,
+};
 use crate::host::join_all;
 use crate::sim::host::Host;
 use crate::time::{Duration, Instant};
@@ -128,6 +130,19 @@ pub(crate) fn target_zone(fs: &Inner, st: &mut State, target: Target, for_gc: bo
     }
 }
 
+/// After an allocation in stream `s`: an F2FS log whose section is now full takes its next one
+/// at once (segment.c `f2fs_allocate_data_block` replaces a full segment before it returns,
+/// `new_curseg`), so a log always holds a section; other streams take theirs at their next
+/// write.
+pub(crate) fn refill_log(fs: &Inner, st: &mut State, s: usize, for_gc: bool) {
+    if s < GC_STREAM
+        && matches!(fs.spec.personality, Personality::F2fs(_))
+        && st.heads[s].is_some_and(|z| st.space.zones[z as usize].room() == 0)
+    {
+        target_zone(fs, st, Target::Stream(s), for_gc);
+    }
+}
+
 /// Makes zone `z` the one stream `s` appends to.
 pub(crate) fn open_head(st: &mut State, s: usize, z: u32) {
     let zone = &mut st.space.zones[z as usize];
@@ -169,6 +184,9 @@ fn plan_data(
         let want = ((dirty.len() - i) as u32).min(fs.spec.max_io_blocks);
         let (start, got) = st.space.alloc(z, want, now);
         debug_assert!(got > 0);
+        if let Target::Stream(s) = target {
+            refill_log(fs, st, s, reserve);
+        }
         let mut data = fs
             .spec
             .data
