@@ -122,9 +122,8 @@ fn steady(r: &RunOutput) -> Steady {
     }
 }
 
-/// The three runs at `scale` (raw media, zones and bytes written times the scale: still four
-/// passes over the capacity), and the block SSDs' logical capacities in bytes.
-fn runs(scale: super::Scale) -> Result<(Vec<Run>, Vec<u64>)> {
+/// Fails when the raw media would grow past the paper's at `scale`.
+pub fn check_scale(scale: super::Scale) -> Result<()> {
     if scale.factor() > MAX_SCALE {
         bail!(
             "block-interface-tax: --scale {} would grow the raw media past the paper's 2 TB \
@@ -132,6 +131,13 @@ fn runs(scale: super::Scale) -> Result<(Vec<Run>, Vec<u64>)> {
             scale.factor()
         );
     }
+    Ok(())
+}
+
+/// The three runs at `scale` (raw media, zones and bytes written times the scale: still four
+/// passes over the capacity), and the block SSDs' logical capacities in bytes.
+fn runs(scale: super::Scale) -> Result<(Vec<Run>, Vec<u64>)> {
+    check_scale(scale)?;
     let zns = Run::new("tax-zns", ZNS, Vec::new())
         .scale_count(scale, "device.geometry.blocks_per_die", BLOCKS_PER_DIE)
         .scale_count(scale, "device.zones.zone_count", ZONES)

@@ -47,6 +47,17 @@ pub const PAPERS: &[(&str, &str)] = &[
 /// Reruns `paper` at `scale` into `out`, which then holds only this reproduction's files (what
 /// an earlier one left there goes: see [`zonelab_io::clear_reproduction_dir`]).
 pub fn run(paper: &str, out: &Path, scale: Scale) -> Result<()> {
+    // A scale the paper refuses is refused before an earlier reproduction's files go.
+    let check = match paper {
+        "ezns" => ezns::check_scale,
+        "lsm-zgc" => lsm_zgc::check_scale,
+        "preemptive-reset" => preemptive_reset::check_scale,
+        "rezns" => rezns::check_scale,
+        "zns-characteristics" => zns_characteristics::check_scale,
+        "block-interface-tax" => block_interface_tax::check_scale,
+        _ => |_| Ok(()),
+    };
+    check(scale)?;
     if PAPERS.iter().any(|p| p.0 == paper) {
         zonelab_io::clear_reproduction_dir(out)?;
     }
@@ -242,6 +253,21 @@ pub fn run_one_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_scale_leaves_the_last_reproduction_in_place() {
+        let tmp = tempfile::tempdir().unwrap();
+        let kept = tmp.path().join("summary.md");
+        std::fs::write(&kept, "the last run").unwrap();
+        for paper in PAPERS.iter().map(|p| p.0) {
+            let err = run(paper, tmp.path(), Scale::new(1_000_000).unwrap()).unwrap_err();
+            assert!(err.to_string().contains("scale"), "{paper}: {err}");
+            assert!(
+                kept.exists(),
+                "{paper} cleared the directory before refusing"
+            );
+        }
+    }
 
     #[test]
     fn a_scale_multiplies_sizes_durations_and_counts_and_leaves_shipped_runs_alone() {

@@ -18,6 +18,7 @@ use zonelab::report::Summary;
 
 mod device;
 mod rocksdb;
+pub use rocksdb::check as check_scale;
 
 use super::claims::{Claim, Stated, publish};
 use super::plot::{Scale, bar_chart, line_chart};

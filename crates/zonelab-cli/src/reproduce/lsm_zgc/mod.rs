@@ -109,7 +109,8 @@ fn runs(scale: Scale) -> (Vec<Run>, usize, usize) {
     (runs, separation, thresholds)
 }
 
-pub fn run(out: &Path, scale: Scale) -> Result<()> {
+/// Fails when the worker-only layer would not fit the drive at `scale`.
+pub fn check_scale(scale: Scale) -> Result<()> {
     if scale.factor() > MAX_SCALE {
         bail!(
             "lsm-zgc runs at --scale {MAX_SCALE} at most: at {} its worker-only layer ({} of \
@@ -118,6 +119,11 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
             scale.text("96GiB")
         );
     }
+    Ok(())
+}
+
+pub fn run(out: &Path, scale: Scale) -> Result<()> {
+    check_scale(scale)?;
     let figures = out.join("figures");
     std::fs::create_dir_all(&figures)
         .with_context(|| format!("cannot create {}", figures.display()))?;

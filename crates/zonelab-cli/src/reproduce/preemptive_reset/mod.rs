@@ -16,6 +16,7 @@ use zonelab::metrics::{Layer, OpKind, Percentile};
 use zonelab::report::Summary;
 
 mod rocksdb;
+pub use rocksdb::check as check_scale;
 
 use super::claims::{Claim, publish};
 use super::plot::{cdf_figure, cdf_points};

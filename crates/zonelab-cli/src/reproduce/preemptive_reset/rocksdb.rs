@@ -68,7 +68,7 @@ fn max_scale() -> u64 {
 }
 
 /// Fails when `--scale` would grow the store past what the device holds.
-pub(super) fn check(scale: crate::reproduce::Scale) -> Result<()> {
+pub fn check(scale: crate::reproduce::Scale) -> Result<()> {
     if scale.factor() as u64 > max_scale() {
         anyhow::bail!(
             "preemptive-reset: --scale {} would grow the RocksDB store to {} pairs, more than \

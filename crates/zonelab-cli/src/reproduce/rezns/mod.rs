@@ -17,7 +17,8 @@ use anyhow::{Context, Result, bail};
 use super::claims::publish;
 use super::{Done, run_parallel, threads};
 
-pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
+/// Fails when the YCSB stores would not fit the drive at `scale`.
+pub fn check_scale(scale: super::Scale) -> Result<()> {
     if scale.factor() > ycsb::MAX_SCALE {
         bail!(
             "rezns runs at --scale {} at most (its YCSB stores' records on the 40 GB drive), \
@@ -26,6 +27,11 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
             scale.factor()
         );
     }
+    Ok(())
+}
+
+pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
+    check_scale(scale)?;
     run_at(out, f2fs::PAPER, Some(scale), threads())
 }
 

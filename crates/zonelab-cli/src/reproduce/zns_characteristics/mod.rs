@@ -231,11 +231,8 @@ fn predictability_fits(scale: super::Scale) -> Result<bool> {
     Ok(first + file_gib <= ZNS_ZONES as u64 && offset + (file_gib << 30) <= logical)
 }
 
-/// Every run at `scale`, in the order `run` takes their outputs. `--scale N` multiplies each
-/// job's bytes (the 1 GiB files, the isolation threads' regions and the data their reads need,
-/// Figures 5 and 6's 10 GiB file, Figure 7's reads of each zone), and grows Figure 5's scaled-down
-/// block SSD N times (up to its full 1 TiB).
-fn runs(scale: super::Scale) -> Result<Vec<Run>> {
+/// Fails when Figures 5 and 6's file would not fit the device at `scale`.
+pub fn check_scale(scale: super::Scale) -> Result<()> {
     if !predictability_fits(scale)? {
         let mut max = 1;
         while predictability_fits(super::Scale::new(max + 1)?)? {
@@ -248,6 +245,15 @@ fn runs(scale: super::Scale) -> Result<Vec<Run>> {
             scale.count(10)
         );
     }
+    Ok(())
+}
+
+/// Every run at `scale`, in the order `run` takes their outputs. `--scale N` multiplies each
+/// job's bytes (the 1 GiB files, the isolation threads' regions and the data their reads need,
+/// Figures 5 and 6's 10 GiB file, Figure 7's reads of each zone), and grows Figure 5's scaled-down
+/// block SSD N times (up to its full 1 TiB).
+fn runs(scale: super::Scale) -> Result<Vec<Run>> {
+    check_scale(scale)?;
     let mut runs = Vec::new();
     // Table II / Figure 3.
     for dev in Dev::BOTH {
