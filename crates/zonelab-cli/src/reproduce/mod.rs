@@ -47,27 +47,15 @@ pub const PAPERS: &[(&str, &str)] = &[
 /// Reruns `paper` at `scale` into `out`, which then holds only this reproduction's files (what
 /// an earlier one left there goes: see [`zonelab_io::clear_reproduction_dir`]).
 pub fn run(paper: &str, out: &Path, scale: Scale) -> Result<()> {
-    // A scale the paper refuses is refused before an earlier reproduction's files go.
-    let check = match paper {
-        "ezns" => ezns::check_scale,
-        "lsm-zgc" => lsm_zgc::check_scale,
-        "preemptive-reset" => preemptive_reset::check_scale,
-        "rezns" => rezns::check_scale,
-        "zns-characteristics" => zns_characteristics::check_scale,
-        "block-interface-tax" => block_interface_tax::check_scale,
-        _ => |_| Ok(()),
-    };
-    check(scale)?;
-    if PAPERS.iter().any(|p| p.0 == paper) {
-        zonelab_io::clear_reproduction_dir(out)?;
-    }
-    match paper {
-        "ezns" => ezns::run(out, scale),
-        "lsm-zgc" => lsm_zgc::run(out, scale),
-        "preemptive-reset" => preemptive_reset::run(out, scale),
-        "rezns" => rezns::run(out, scale),
-        "zns-characteristics" => zns_characteristics::run(out, scale),
-        "block-interface-tax" => block_interface_tax::run(out, scale),
+    type Check = fn(Scale) -> Result<()>;
+    type Runs = fn(&Path, Scale) -> Result<()>;
+    let (check, reproduce): (Check, Runs) = match paper {
+        "ezns" => (ezns::check_scale, ezns::run),
+        "lsm-zgc" => (lsm_zgc::check_scale, lsm_zgc::run),
+        "preemptive-reset" => (preemptive_reset::check_scale, preemptive_reset::run),
+        "rezns" => (rezns::check_scale, rezns::run),
+        "zns-characteristics" => (zns_characteristics::check_scale, zns_characteristics::run),
+        "block-interface-tax" => (block_interface_tax::check_scale, block_interface_tax::run),
         other => {
             let known: Vec<&str> = PAPERS.iter().map(|p| p.0).collect();
             bail!(
@@ -75,7 +63,11 @@ pub fn run(paper: &str, out: &Path, scale: Scale) -> Result<()> {
                 known.join(", ")
             )
         }
-    }
+    };
+    // A name or scale the paper refuses is refused before an earlier reproduction's files go.
+    check(scale)?;
+    zonelab_io::clear_reproduction_dir(out)?;
+    reproduce(out, scale)
 }
 
 /// How much larger and longer than shipped a reproduction runs (`--scale N`): each reproduction

@@ -306,22 +306,22 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
           Per-run results: runs/<name>/ (summary.json, layers.fs.gc).\n\n";
     s += &threads::report(&figures, &mt)?;
     // Shown only where a ratio falls outside 25%: the layer's size, measured at twice it.
-    let scale = "experiments/lsm-zgc/README.md, \"What it gives (seed 1)\" (32 zones; --scale 2)";
+    let cause = "experiments/lsm-zgc/README.md, \"What it gives (seed 1)\" (32 zones; --scale 2)";
     let mut claims = vec![
         Claim::ratio(
             "uniform updates: GC time Basic_ZGC / LSM_ZGC, mean over utilisations",
             1.9,
             mean(&gains[0]),
         )
-        .cause(scale),
-        Claim::ratio("uniform updates: the same, at most", 2.3, max(&gains[0])).cause(scale),
+        .cause(cause),
+        Claim::ratio("uniform updates: the same, at most", 2.3, max(&gains[0])).cause(cause),
         Claim::ratio(
             "70/30 updates: GC time Basic_ZGC / LSM_ZGC, mean over utilisations",
             1.4,
             mean(&gains[1]),
         )
-        .cause(scale),
-        Claim::ratio("70/30 updates: the same, at most", 1.6, max(&gains[1])).cause(scale),
+        .cause(cause),
+        Claim::ratio("70/30 updates: the same, at most", 1.6, max(&gains[1])).cause(cause),
         Claim::direction(
             "hot/cold separation: change in GC time (LSM_ZGC, 70/30, utilisation 0.6)",
             Stated::Lower,

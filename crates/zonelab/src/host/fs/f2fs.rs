@@ -37,7 +37,7 @@ use super::map::Run;
 use super::space::{Owner, Space};
 use super::state::{Ino, Inode, Page, State};
 use super::{
-    BLOCK_BYTES, COLD_DATA, COLD_NODE, F2fsSpec, FsError, FsSpec, HOT_DATA, HOT_NODE, Inner,
+    BLOCK_BYTES, COLD_DATA, COLD_NODE, F2fsSpec, FsError, FsSpec, HOT_DATA, HOT_NODE, Inner, LOGS,
     Personality, Target, WARM_DATA, WARM_NODE, io,
 };
 
@@ -307,9 +307,7 @@ pub(super) fn node_log(f: &F2fsSpec, inode: &Inode, idx: u32) -> usize {
 /// `cur_seg`): a log holds a section from the start, written or not. A log the prefill left
 /// in a part-written section keeps it.
 pub(super) fn open_logs(st: &mut State) {
-    for log in [
-        HOT_DATA, WARM_DATA, COLD_DATA, HOT_NODE, WARM_NODE, COLD_NODE,
-    ] {
+    for log in 0..LOGS {
         if st.heads[log].is_none()
             && let Some(z) = st.space.take_free(true)
         {

@@ -170,12 +170,9 @@ fn an_fsync_of_a_directory_checkpoints_and_resets_what_was_emptied() {
 #[test]
 fn every_log_holds_a_section_from_mkfs_and_takes_the_next_as_soon_as_one_fills() {
     let out = with_fs(roomy_f2fs(), None, |fs, h| async move {
-        let logs = [
-            HOT_DATA, WARM_DATA, COLD_DATA, HOT_NODE, WARM_NODE, COLD_NODE,
-        ];
         let heads = |fs: &Fs| -> Vec<Option<u32>> {
             let st = fs.inner.st.borrow();
-            logs.iter().map(|&l| st.heads[l]).collect()
+            (0..LOGS).map(|l| st.heads[l]).collect()
         };
         // Six distinct sections before anything is written, as mkfs.f2fs lays them out.
         let first = heads(&fs);
@@ -189,13 +186,13 @@ fn every_log_holds_a_section_from_mkfs_and_takes_the_next_as_soon_as_one_fills()
         assert_eq!(fs.inner.st.borrow().space.free_count(), 32 - 6);
         // Fill the warm data log's section exactly (a tiny zone holds 64 blocks): the log has
         // its next section at once, before any further write asks for it.
-        let cap = fs.inner.st.borrow().space.zones[first[1].unwrap() as usize].cap as u64;
+        let cap = fs.inner.st.borrow().space.zones[first[WARM_DATA].unwrap() as usize].cap as u64;
         let fd = fs.create(&h, "/w", CreateOptions::default()).await.unwrap();
         fs.write(&h, fd, 0, cap * BLOCK_BYTES, None).await.unwrap();
         fs.fsync(&h, fd).await.unwrap();
         let now = heads(&fs);
-        let warm = now[1].expect("the warm log lost its section");
-        assert_ne!(Some(warm), first[1]);
+        let warm = now[WARM_DATA].expect("the warm log lost its section");
+        assert_ne!(Some(warm), first[WARM_DATA]);
         assert_eq!(fs.inner.st.borrow().space.zones[warm as usize].wp, 0);
         fs.check();
     });

@@ -185,8 +185,10 @@ pub(crate) const COLD_DATA: usize = 2;
 pub(crate) const HOT_NODE: usize = 3;
 pub(crate) const WARM_NODE: usize = 4;
 pub(crate) const COLD_NODE: usize = 5;
+/// F2FS's logs are streams `0..LOGS`.
+pub(crate) const LOGS: usize = 6;
 /// GC destination streams: Basic_ZGC's one, LSM_ZGC's C1C, C1H, C2.
-pub(crate) const GC_STREAM: usize = 6;
+pub(crate) const GC_STREAM: usize = LOGS;
 pub(crate) const STREAMS: usize = 9;
 
 pub(crate) struct Inner {

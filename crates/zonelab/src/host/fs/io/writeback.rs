@@ -9,9 +9,7 @@ use crate::device::{Command, Data};
 use crate::host::fs::map::Run;
 use crate::host::fs::space::Owner;
 use crate::host::fs::state::{Ino, Inode, Page, State};
-use crate::host::fs::{
-    BLOCK_BYTES, FsError, GC_STREAM, Inner, Personality, Target, f2fs, gc, zenfs,
-};
+use crate::host::fs::{BLOCK_BYTES, FsError, Inner, LOGS, Personality, Target, f2fs, gc, zenfs};
 use crate::host::join_all;
 use crate::sim::host::Host;
 use crate::time::{Duration, Instant};
@@ -135,7 +133,7 @@ pub(crate) fn target_zone(fs: &Inner, st: &mut State, target: Target, for_gc: bo
 /// `new_curseg`), so a log always holds a section; other streams take theirs at their next
 /// write.
 pub(crate) fn refill_log(fs: &Inner, st: &mut State, s: usize, for_gc: bool) {
-    if s < GC_STREAM
+    if s < LOGS
         && matches!(fs.spec.personality, Personality::F2fs(_))
         && st.heads[s].is_some_and(|z| st.space.zones[z as usize].room() == 0)
     {
