@@ -121,7 +121,11 @@ fn job(rng: &mut Rng, d: &DeviceDraw, j: u64, s: &mut String) {
 
 fn fs(rng: &mut Rng, d: &DeviceDraw, s: &mut String) {
     let personality = rng.pick(&["f2fs", "zenfs"]);
-    let _ = writeln!(s, "[fs]\npersonality = \"{personality}\"");
+    let _ = writeln!(
+        s,
+        "[fs]\npersonality = \"{personality}\"\nzone_write_plug = {}",
+        rng.chance(50)
+    );
     let budget = d.cap_bytes * d.zone_count;
     if rng.chance(50) {
         let threads = rng.range(1, 4);
@@ -144,8 +148,9 @@ fn fs(rng: &mut Rng, d: &DeviceDraw, s: &mut String) {
 fn kv(rng: &mut Rng, s: &mut String) {
     let _ = writeln!(
         s,
-        "[fs]\npersonality = \"{}\"",
-        rng.pick(&["f2fs", "zenfs"])
+        "[fs]\npersonality = \"{}\"\nzone_write_plug = {}",
+        rng.pick(&["f2fs", "zenfs"]),
+        rng.chance(50)
     );
     let _ = writeln!(
         s,

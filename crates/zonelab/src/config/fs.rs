@@ -205,6 +205,10 @@ pub struct FsConfig {
     /// Largest device command (default 1 MiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_io: Option<Bytes>,
+    /// The block layer's zone write plugging: one write in flight per zone, the writes
+    /// queued behind it merged (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_write_plug: Option<bool>,
     /// A write the device refuses: "stop" (default) or "relocate".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_zone_error: Option<OnZoneErrorConfig>,
@@ -292,6 +296,7 @@ impl FsConfig {
         if let Some(m) = self.max_io {
             spec.max_io_blocks = blocks_of("fs.max_io", m, 16 << 20)?;
         }
+        spec.zone_write_plug = self.zone_write_plug.unwrap_or(spec.zone_write_plug);
         self.validate_gc(&mut spec.gc, cap_bytes, zone_count)?;
         self.validate_cache(&mut spec.cache)?;
         let c = &self.cpu;

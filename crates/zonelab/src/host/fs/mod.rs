@@ -214,6 +214,8 @@ pub(crate) struct Inner {
     pub meta_lock: crate::sim::sync::Mutex<()>,
     pub gc: RefCell<Box<dyn gc::GcPolicy>>,
     pub lbas_per_block: u64,
+    /// The block layer's zone write plugs (`io/plug.rs`).
+    pub plugs: io::Plugs,
 }
 
 /// A mounted file layer; clones share it.

@@ -59,7 +59,6 @@ impl Fs {
         st.zen.max_open_io = limit(z.max_open_zones);
         st.zen.max_active_io = limit(z.max_active_zones);
         lay_out(host, &mut st, spec, lbas_per_block);
-        let policy = gc::policy(spec);
         // One layer per namespace that has one: its own report and tenants past namespace 0.
         let name = match host.nsid() {
             0 => "fs".to_string(),
@@ -77,8 +76,9 @@ impl Fs {
             relocate_cv: Condvar::new(),
             gc_lock: crate::sim::sync::Mutex::new(()),
             meta_lock: crate::sim::sync::Mutex::new(()),
-            gc: RefCell::new(policy),
+            gc: RefCell::new(gc::policy(spec)),
             lbas_per_block,
+            plugs: Default::default(),
         });
         let fs = Fs { inner };
         fs.start_daemons();

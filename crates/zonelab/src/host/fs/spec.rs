@@ -18,6 +18,8 @@ pub struct FsSpec {
     /// Largest device command the layer sends, in blocks (chosen 256 = 1 MiB: Linux's
     /// BIO_MAX_VECS of 256 pages per bio).
     pub max_io_blocks: u32,
+    /// Writes go through the block layer's zone write plugs (`io/plug.rs`).
+    pub zone_write_plug: bool,
     /// Carry file bytes to and from the device (the device keeps data).
     pub data: bool,
     /// What a write the device refuses does to the layer.
@@ -384,6 +386,7 @@ impl FsSpec {
             cache: CacheSpec::linux(),
             cpu: CpuSpec::default(),
             max_io_blocks: 256,
+            zone_write_plug: false,
             data: false,
             on_zone_error: OnZoneError::Stop,
         }
@@ -399,6 +402,7 @@ impl FsSpec {
             cache: CacheSpec::none(),
             cpu: CpuSpec::default(),
             max_io_blocks: 256,
+            zone_write_plug: false,
             data: false,
             on_zone_error: OnZoneError::Stop,
         }

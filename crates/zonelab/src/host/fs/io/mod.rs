@@ -8,11 +8,13 @@
 //! truncate, the reset of dead zones and the layer's consistency check here.
 
 mod fault;
+mod plug;
 mod read;
 mod writeback;
 
 pub(crate) use fault::{absorb_meta_write, check_reads, relocator, zone_action};
 
+pub(crate) use plug::Plugs;
 pub(crate) use read::{read, read_partial_blocks};
 pub(crate) use writeback::{
     balance_dirty, flush_file, flush_file_as, flusher, notified_or, open_head, refill_log,

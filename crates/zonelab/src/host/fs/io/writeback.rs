@@ -5,7 +5,6 @@
 use std::rc::Rc;
 
 use super::WriteCmd;
-use crate::device::{Command, Data};
 use crate::host::fs::map::Run;
 use crate::host::fs::space::Owner;
 use crate::host::fs::state::{Ino, Inode, Page, State};
@@ -300,14 +299,11 @@ pub(crate) async fn submit_writes(
             .collect();
         (file, lbas)
     };
-    let results = join_all(cmds.iter().zip(&lbas).map(|(c, &(lba, nlb))| {
-        let mut cmd = Command::write(lba, nlb);
-        if let Some(d) = &c.data {
-            cmd = cmd.with_data(Data::Out(d));
-        }
-        h.io(cmd)
-    }))
-    .await;
+    let results =
+        join_all(cmds.iter().zip(&lbas).map(|(c, &(lba, nlb))| {
+            super::plug::write(fs, h, c.zone, lba, nlb, c.data.as_deref())
+        }))
+        .await;
     {
         let mut st = fs.st.borrow_mut();
         st.inflight_io -= cmds.len() as u32;
