@@ -386,6 +386,12 @@ impl FsConfig {
             }
             gc.read_depth = d;
         }
+        self.validate_gc_free_zones(gc, zone_count)
+    }
+
+    /// `fs.gc.bg_free_zones` and `fg_free_zones`: within the layer, background above foreground.
+    fn validate_gc_free_zones(&self, gc: &mut GcSpec, zone_count: u32) -> Result<(), ConfigError> {
+        let c = &self.gc;
         gc.bg_free_zones = c.bg_free_zones.unwrap_or(gc.bg_free_zones);
         gc.fg_free_zones = c.fg_free_zones.unwrap_or(gc.fg_free_zones);
         if gc.bg_free_zones > zone_count {

@@ -318,38 +318,7 @@ impl Device {
                 }
                 _ => {}
             }
-            let stored: u64 = z
-                .pieces
-                .iter()
-                .map(|p| p.programmed_units * unit + p.staged_bytes)
-                .sum();
-            let mut expect = 0;
-            for p in &z.pieces {
-                assert_eq!(p.lstart, expect, "zone {i}: pieces cover the zone in order");
-                assert!(p.data <= p.cap, "zone {i}: piece holds more than its space");
-                assert!(
-                    p.programmed_units == 0 || p.frontier_unit() <= self.phys_high[p.pz as usize],
-                    "zone {i}: programmed beyond the physical frontier"
-                );
-                expect += p.cap;
-            }
-            // The firmware never promises space it cannot deliver: the units a zone's pieces
-            // take, plus those its unwritten capacity still needs, stay within the zone's
-            // share of the device (so live data plus reservations always fit).
-            let taken: u64 = z.pieces.iter().map(|p| p.data.div_ceil(unit)).sum();
-            // (Counted from the end of the unit the data reaches: a partial unit is taken.)
-            let written = (z.data_lbas * self.lba_bytes).next_multiple_of(unit);
-            let to_come = match z.state {
-                ZoneState::Full | ZoneState::ReadOnly | ZoneState::Offline => 0,
-                _ => (self.cap_lbas * self.lba_bytes)
-                    .saturating_sub(written)
-                    .div_ceil(unit),
-            };
-            assert!(
-                z.pieces.len() <= 1 || taken + to_come <= self.cap_units,
-                "zone {i}: {taken} units taken and {to_come} to come exceed the zone's {}",
-                self.cap_units
-            );
+            self.check_pieces(i, z, unit);
             if let Some(last) = z.pieces.last() {
                 assert_eq!(
                     z.units_streamed,
@@ -357,10 +326,6 @@ impl Device {
                     "zone {i}: write stream position"
                 );
             }
-            assert!(
-                stored >= z.data_lbas * self.lba_bytes,
-                "zone {i}: NAND holds less than the host wrote"
-            );
             if let Some(store) = &self.data {
                 assert_eq!(
                     store.len(i as u32) as u64,
@@ -373,6 +338,47 @@ impl Device {
             self.scanned_owners(),
             self.owners,
             "owner counts per physical zone"
+        );
+    }
+
+    /// Zone `i`'s pieces: in order, within their space and the physical frontier, within the
+    /// zone's share of the device, and holding what the host wrote.
+    fn check_pieces(&self, i: usize, z: &Zone, unit: u64) {
+        let stored: u64 = z
+            .pieces
+            .iter()
+            .map(|p| p.programmed_units * unit + p.staged_bytes)
+            .sum();
+        let mut expect = 0;
+        for p in &z.pieces {
+            assert_eq!(p.lstart, expect, "zone {i}: pieces cover the zone in order");
+            assert!(p.data <= p.cap, "zone {i}: piece holds more than its space");
+            assert!(
+                p.programmed_units == 0 || p.frontier_unit() <= self.phys_high[p.pz as usize],
+                "zone {i}: programmed beyond the physical frontier"
+            );
+            expect += p.cap;
+        }
+        // The firmware never promises space it cannot deliver: the units a zone's pieces
+        // take, plus those its unwritten capacity still needs, stay within the zone's
+        // share of the device (so live data plus reservations always fit).
+        let taken: u64 = z.pieces.iter().map(|p| p.data.div_ceil(unit)).sum();
+        // (Counted from the end of the unit the data reaches: a partial unit is taken.)
+        let written = (z.data_lbas * self.lba_bytes).next_multiple_of(unit);
+        let to_come = match z.state {
+            ZoneState::Full | ZoneState::ReadOnly | ZoneState::Offline => 0,
+            _ => (self.cap_lbas * self.lba_bytes)
+                .saturating_sub(written)
+                .div_ceil(unit),
+        };
+        assert!(
+            z.pieces.len() <= 1 || taken + to_come <= self.cap_units,
+            "zone {i}: {taken} units taken and {to_come} to come exceed the zone's {}",
+            self.cap_units
+        );
+        assert!(
+            stored >= z.data_lbas * self.lba_bytes,
+            "zone {i}: NAND holds less than the host wrote"
         );
     }
 

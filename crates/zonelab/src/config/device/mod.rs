@@ -441,39 +441,10 @@ impl DeviceConfig {
         prefix: &str,
         blocks_per_zone: Option<u64>,
     ) -> Result<NandSpec, ConfigError> {
-        let f = |name: &str| format!("{prefix}{name}");
         let g = &self.geometry;
         let t = &self.timing;
         let e = &self.energy;
-        let erase_nj_per_block = match (e.erase_nj_per_block, e.erase_nj_per_zone, blocks_per_zone)
-        {
-            (Some(b), None, _) => b,
-            (None, Some(zone_nj), Some(blocks)) => zone_nj / blocks as f64,
-            (None, Some(_), None) => {
-                return Err(ConfigError::field(
-                    f("energy.erase_nj_per_zone"),
-                    "a conventional device has no zones: give erase_nj_per_block",
-                ));
-            }
-            _ => {
-                return Err(ConfigError::field(
-                    f("energy"),
-                    "give exactly one of erase_nj_per_block and erase_nj_per_zone",
-                ));
-            }
-        };
-        let erase_field = if e.erase_nj_per_zone.is_some() {
-            "energy.erase_nj_per_zone"
-        } else {
-            "energy.erase_nj_per_block"
-        };
-        for (name, v) in [
-            ("energy.read_nj_per_page", e.read_nj_per_page),
-            ("energy.program_nj_per_page", e.program_nj_per_page),
-            (erase_field, erase_nj_per_block),
-        ] {
-            within_f64(&f(name), v, 0.0, MAX_ENERGY_NJ)?;
-        }
+        let erase_nj_per_block = self.erase_energy(prefix, blocks_per_zone)?;
         let suspend = t.erase_suspend.as_ref().map(|s| EraseSuspend {
             suspend: Duration::from_ns(s.suspend_ns),
             resume: Duration::from_ns(s.resume_ns),
@@ -513,5 +484,42 @@ impl DeviceConfig {
                 seed: 0,
             },
         })
+    }
+
+    /// The erase energy per block (from `energy.erase_nj_per_block`, or the zone's spread over
+    /// its blocks), after checking every energy of `[energy]`.
+    fn erase_energy(&self, prefix: &str, blocks_per_zone: Option<u64>) -> Result<f64, ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        let e = &self.energy;
+        let erase_nj_per_block = match (e.erase_nj_per_block, e.erase_nj_per_zone, blocks_per_zone)
+        {
+            (Some(b), None, _) => b,
+            (None, Some(zone_nj), Some(blocks)) => zone_nj / blocks as f64,
+            (None, Some(_), None) => {
+                return Err(ConfigError::field(
+                    f("energy.erase_nj_per_zone"),
+                    "a conventional device has no zones: give erase_nj_per_block",
+                ));
+            }
+            _ => {
+                return Err(ConfigError::field(
+                    f("energy"),
+                    "give exactly one of erase_nj_per_block and erase_nj_per_zone",
+                ));
+            }
+        };
+        let erase_field = if e.erase_nj_per_zone.is_some() {
+            "energy.erase_nj_per_zone"
+        } else {
+            "energy.erase_nj_per_block"
+        };
+        for (name, v) in [
+            ("energy.read_nj_per_page", e.read_nj_per_page),
+            ("energy.program_nj_per_page", e.program_nj_per_page),
+            (erase_field, erase_nj_per_block),
+        ] {
+            within_f64(&f(name), v, 0.0, MAX_ENERGY_NJ)?;
+        }
+        Ok(erase_nj_per_block)
     }
 }

@@ -445,22 +445,7 @@ async fn write_nodes_once(fs: &Rc<Inner>, h: &Host, only: Option<Ino>) -> Result
                 );
                 st.f2.note_node_moved(ino);
                 st.stats.meta_blocks_written += 1;
-                match cmds.last_mut() {
-                    Some(c)
-                        if c.zone == z && c.block + c.len == b && c.len < fs.spec.max_io_blocks =>
-                    {
-                        c.len += 1;
-                        if let Some(d) = c.data.as_mut() {
-                            d.resize(d.len() + BLOCK_BYTES as usize, 0);
-                        }
-                    }
-                    _ => cmds.push(io::WriteCmd {
-                        zone: z,
-                        block: b,
-                        len: 1,
-                        data: fs.spec.data.then(|| vec![0u8; BLOCK_BYTES as usize]),
-                    }),
-                }
+                append_block(fs, &mut cmds, z, b);
             }
             st.inode_mut(ino).meta_dirty = false;
         }
@@ -468,6 +453,25 @@ async fn write_nodes_once(fs: &Rc<Inner>, h: &Host, only: Option<Ino>) -> Result
         cmds
     };
     io::submit_writes(fs, h, cmds, None).await
+}
+
+/// Adds block `b` of zone `z` to the last command if it continues it (up to the largest
+/// command), else starts a command.
+fn append_block(fs: &Inner, cmds: &mut Vec<io::WriteCmd>, z: u32, b: u32) {
+    match cmds.last_mut() {
+        Some(c) if c.zone == z && c.block + c.len == b && c.len < fs.spec.max_io_blocks => {
+            c.len += 1;
+            if let Some(d) = c.data.as_mut() {
+                d.resize(d.len() + BLOCK_BYTES as usize, 0);
+            }
+        }
+        _ => cmds.push(io::WriteCmd {
+            zone: z,
+            block: b,
+            len: 1,
+            data: fs.spec.data.then(|| vec![0u8; BLOCK_BYTES as usize]),
+        }),
+    }
 }
 
 /// A checkpoint: dentry and node blocks, a device Flush, the metadata on the conventional

@@ -132,25 +132,7 @@ pub(super) fn make(fs: &Inner) -> FsReport {
         metadata_log_rolls: st.zen.rolls,
         dirty_throttles: s.dirty_throttles,
         writeback_bytes: s.writeback_blocks * b,
-        gc: GcReport {
-            policy: match fs.spec.gc.policy {
-                super::GcPolicyKind::Native => format!("native ({})", fs.spec.personality.name()),
-                k => k.name().into(),
-            },
-            runs_foreground: s.gc_runs_fg,
-            runs_background: s.gc_runs_bg,
-            zones_collected: s.gc_zones,
-            time_ns: s.gc_ns,
-            foreground_time_ns: s.gc_fg_ns,
-            bytes_read: s.gc_blocks_read * b,
-            dead_bytes_read: s.gc_dead_blocks_read * b,
-            bytes_from_cache: s.gc_blocks_from_cache * b,
-            bytes_written: s.gc_blocks_written * b,
-            victim_utilisation_tenths: s.victim_util_tenths.to_vec(),
-            c1c_bytes: s.gc_class_blocks[1] * b,
-            c1h_bytes: s.gc_class_blocks[2] * b,
-            c2_bytes: s.gc_class_blocks[3] * b,
-        },
+        gc: gc_report(fs, s),
         zone_errors: (fs.spec.on_zone_error == super::OnZoneError::Relocate).then(|| {
             let e = &s.zone_errors;
             ZoneErrorReport {
@@ -171,5 +153,29 @@ pub(super) fn make(fs: &Inner) -> FsReport {
             .sum(),
         reverse_map_runs: st.space.zones.iter().map(|z| z.rev_len() as u64).sum(),
         zone_table_bytes: st.space.memory_bytes(),
+    }
+}
+
+/// The GC part of the report.
+fn gc_report(fs: &Inner, s: &super::state::Stats) -> GcReport {
+    let b = BLOCK_BYTES;
+    GcReport {
+        policy: match fs.spec.gc.policy {
+            super::GcPolicyKind::Native => format!("native ({})", fs.spec.personality.name()),
+            k => k.name().into(),
+        },
+        runs_foreground: s.gc_runs_fg,
+        runs_background: s.gc_runs_bg,
+        zones_collected: s.gc_zones,
+        time_ns: s.gc_ns,
+        foreground_time_ns: s.gc_fg_ns,
+        bytes_read: s.gc_blocks_read * b,
+        dead_bytes_read: s.gc_dead_blocks_read * b,
+        bytes_from_cache: s.gc_blocks_from_cache * b,
+        bytes_written: s.gc_blocks_written * b,
+        victim_utilisation_tenths: s.victim_util_tenths.to_vec(),
+        c1c_bytes: s.gc_class_blocks[1] * b,
+        c1h_bytes: s.gc_class_blocks[2] * b,
+        c2_bytes: s.gc_class_blocks[3] * b,
     }
 }

@@ -113,28 +113,7 @@ pub(crate) fn check(fs: &Inner) {
         assert_eq!(d, inode.dirty as u64, "inode {ino} dirty count");
         assert_eq!(d, inode.dirty_idx.len() as u64, "inode {ino} dirty set");
         dirty += d;
-        for (fb, r) in inode.map.iter() {
-            for k in 0..r.len {
-                let zone = &st.space.zones[r.zone as usize];
-                assert!(
-                    zone.is_live(r.block + k),
-                    "inode {ino} block {} dead",
-                    fb + k as u64
-                );
-                let (owner, _) = zone.owner_of(r.block + k).expect("owned");
-                assert_eq!(
-                    owner,
-                    Owner::Data {
-                        ino,
-                        index: fb + k as u64
-                    },
-                    "zone {} block {} owner",
-                    r.zone,
-                    r.block + k
-                );
-                live[r.zone as usize] += 1;
-            }
-        }
+        check_mapped(&st, ino, inode, &mut live);
         for (&idx, &(z, b)) in &inode.nodes {
             let zone = &st.space.zones[z as usize];
             assert!(zone.is_live(b), "inode {ino} node {idx} dead");
@@ -181,6 +160,31 @@ pub(crate) fn check(fs: &Inner) {
     assert_eq!(active, st.space.active, "active zones");
     if let Some(m) = st.space.max_active {
         assert!(active <= m, "{active} active zones, limit {m}");
+    }
+}
+
+/// Every block file `ino`'s map points at is live and owned by that file block; counts them
+/// into `live` per zone.
+fn check_mapped(st: &State, ino: Ino, inode: &super::state::Inode, live: &mut [u32]) {
+    for (fb, r) in inode.map.iter() {
+        for k in 0..r.len {
+            let zone = &st.space.zones[r.zone as usize];
+            assert!(
+                zone.is_live(r.block + k),
+                "inode {ino} block {} dead",
+                fb + k as u64
+            );
+            let (owner, _) = zone.owner_of(r.block + k).expect("owned");
+            let index = fb + k as u64;
+            assert_eq!(
+                owner,
+                Owner::Data { ino, index },
+                "zone {} block {} owner",
+                r.zone,
+                r.block + k
+            );
+            live[r.zone as usize] += 1;
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use crate::device::{Command, Data};
 use crate::host::fs::map::Run;
-use crate::host::fs::state::Ino;
+use crate::host::fs::state::{Ino, Inode};
 use crate::host::fs::{BLOCK_BYTES, FsError, Inner};
 use crate::host::join_all;
 use crate::sim::host::Host;
@@ -174,23 +174,7 @@ pub(crate) async fn read(
         }
         let first = offset / BLOCK_BYTES;
         let last = (offset + n - 1) / BLOCK_BYTES;
-        let mut missing: Vec<(u64, Run)> = Vec::new();
-        for (fb, run) in inode.map.runs_in(first, last + 1) {
-            // Split runs around pages already cached.
-            let mut s = 0;
-            while s < run.len {
-                if inode.pages.contains_key(&(fb + s as u64)) {
-                    s += 1;
-                    continue;
-                }
-                let mut e = s;
-                while e < run.len && !inode.pages.contains_key(&(fb + e as u64)) {
-                    e += 1;
-                }
-                missing.push((fb + s as u64, Run::new(run.zone, run.block + s, e - s)));
-                s = e;
-            }
-        }
+        let missing = uncached_runs(inode, first, last);
         if let Some(b) = buf.as_deref_mut() {
             for fb in first..=last {
                 if let Some(d) = inode.pages.get(&fb).and_then(|p| p.data.as_ref()) {
@@ -224,6 +208,28 @@ pub(crate) async fn read(
         st.evict();
     }
     Ok(n)
+}
+
+/// The runs of file blocks `first..=last` on the device whose pages are not cached, as (first
+/// file block, where on the device): the mapped runs split around cached pages.
+fn uncached_runs(inode: &Inode, first: u64, last: u64) -> Vec<(u64, Run)> {
+    let mut missing = Vec::new();
+    for (fb, run) in inode.map.runs_in(first, last + 1) {
+        let mut s = 0;
+        while s < run.len {
+            if inode.pages.contains_key(&(fb + s as u64)) {
+                s += 1;
+                continue;
+            }
+            let mut e = s;
+            while e < run.len && !inode.pages.contains_key(&(fb + e as u64)) {
+                e += 1;
+            }
+            missing.push((fb + s as u64, Run::new(run.zone, run.block + s, e - s)));
+            s = e;
+        }
+    }
+    missing
 }
 
 /// Copies the part of file block `fb` (bytes `block`) inside `offset..offset + n` into `buf`.

@@ -49,19 +49,7 @@ pub(crate) fn write_pages(
                 }
             });
             if data_mode {
-                let p_start = b * BLOCK_BYTES;
-                let from = offset.max(p_start);
-                let to = (offset + len).min(p_start + BLOCK_BYTES);
-                let bytes = page
-                    .data
-                    .get_or_insert_with(|| vec![0u8; BLOCK_BYTES as usize].into());
-                let dst = &mut bytes[(from - p_start) as usize..(to - p_start) as usize];
-                match data {
-                    Some(d) => {
-                        dst.copy_from_slice(&d[(from - offset) as usize..(to - offset) as usize])
-                    }
-                    None => dst.fill(0),
-                }
+                copy_into_page(page, b, offset, len, data);
             }
             if !page.dirty {
                 page.dirty = true;
@@ -87,6 +75,22 @@ pub(crate) fn write_pages(
         st.evict();
     }
     Ok(())
+}
+
+/// Copies the part of a write of `len` bytes at file offset `offset` (zeros without `data`)
+/// that falls in file block `b` into its cached page.
+fn copy_into_page(page: &mut Page, b: u64, offset: u64, len: u64, data: Option<&[u8]>) {
+    let p_start = b * BLOCK_BYTES;
+    let from = offset.max(p_start);
+    let to = (offset + len).min(p_start + BLOCK_BYTES);
+    let bytes = page
+        .data
+        .get_or_insert_with(|| vec![0u8; BLOCK_BYTES as usize].into());
+    let dst = &mut bytes[(from - p_start) as usize..(to - p_start) as usize];
+    match data {
+        Some(d) => dst.copy_from_slice(&d[(from - offset) as usize..(to - offset) as usize]),
+        None => dst.fill(0),
+    }
 }
 
 /// Where a file's data goes.
@@ -189,29 +193,7 @@ fn plan_data(
             .data
             .then(|| Vec::with_capacity((got as u64 * BLOCK_BYTES) as usize));
         let pages = &dirty[i..i + got as usize];
-        // Runs of consecutive file blocks become one map run and one owner run each.
-        let mut k = 0;
-        while k < pages.len() {
-            if let Some(&ahead) = pages.get(k + PREFETCH_AHEAD) {
-                st.inode(ino).map.prefetch(ahead);
-            }
-            let mut n = 1;
-            while k + n < pages.len() && pages[k + n] == pages[k] + n as u64 {
-                n += 1;
-            }
-            let fb = pages[k];
-            let block = start + k as u32;
-            st.inode_mut(ino)
-                .map
-                .set(fb, Run::new(z, block, n as u32), &mut old);
-            st.fill(z, block, n as u32, Owner::Data { ino, index: fb });
-            if is_f2fs {
-                for node in f2fs::node_of(fb)..=f2fs::node_of(fb + n as u64 - 1) {
-                    f2fs::dirty_node(st, ino, node);
-                }
-            }
-            k += n;
-        }
+        map_pages(st, ino, pages, (z, start), is_f2fs, &mut old);
         let dropped = clean_pages(st.inode_mut(ino), pages, keep_clean, tail, &mut data);
         st.cached_pages -= dropped;
         st.dirty_pages -= got as u64;
@@ -233,6 +215,42 @@ fn plan_data(
         st.touch(ino);
     }
     (cmds, complete)
+}
+
+/// Points file blocks `pages` (ascending) of `ino` at the blocks from `at` (zone, block) on:
+/// runs of consecutive file blocks become one map run and one owner run each; F2FS's nodes over
+/// them become dirty. The blocks they had go to `old`.
+fn map_pages(
+    st: &mut State,
+    ino: Ino,
+    pages: &[u64],
+    at: (u32, u32),
+    is_f2fs: bool,
+    old: &mut Vec<Run>,
+) {
+    let (z, start) = at;
+    let mut k = 0;
+    while k < pages.len() {
+        if let Some(&ahead) = pages.get(k + PREFETCH_AHEAD) {
+            st.inode(ino).map.prefetch(ahead);
+        }
+        let mut n = 1;
+        while k + n < pages.len() && pages[k + n] == pages[k] + n as u64 {
+            n += 1;
+        }
+        let fb = pages[k];
+        let block = start + k as u32;
+        st.inode_mut(ino)
+            .map
+            .set(fb, Run::new(z, block, n as u32), old);
+        st.fill(z, block, n as u32, Owner::Data { ino, index: fb });
+        if is_f2fs {
+            for node in f2fs::node_of(fb)..=f2fs::node_of(fb + n as u64 - 1) {
+                f2fs::dirty_node(st, ino, node);
+            }
+        }
+        k += n;
+    }
 }
 
 /// Marks pages just written clean (kept if `keep_clean` or the partial tail, else dropped) and
