@@ -140,27 +140,7 @@ fn resolve_namespace_budget(
         (o, a) => o.or(a),
     };
     let budget = device_limit.map(|l| (l as u64).saturating_sub(thread_zones));
-    // The writer to name if they do not fit: the first that sets max_open_zones, else the
-    // first writer (its numjobs), else what holds the zones (host threads, the file layer,
-    // the prefill).
-    let explicit = jobs
-        .iter()
-        .position(|j| j.rw.writes() && j.max_open_zones != 0)
-        .map(|i| format!("job[{}].max_open_zones", index[i]));
-    let blame = explicit
-        .or_else(|| {
-            jobs.iter()
-                .position(|j| j.rw.writes())
-                .map(|i| format!("job[{}].numjobs", index[i]))
-        })
-        .unwrap_or_else(|| {
-            match host.iter().find(|w| w.zones().is_some()) {
-                Some(HostWorkload::Threads(_)) => "threads",
-                Some(_) => "fs",
-                None => "prefill.fill",
-            }
-            .to_string()
-        });
+    let blame = budget_blame(jobs, index, host);
     for job in jobs.iter_mut().filter(|j| j.max_open_zones == 0) {
         let slice = (job.zone_count / job.numjobs).max(1);
         let share = budget.map_or(u32::MAX, |l| (l / clones.max(1)).max(1) as u32);
@@ -192,6 +172,30 @@ fn resolve_namespace_budget(
         ));
     }
     Ok(())
+}
+
+/// The field to name if the writers' zones do not fit: the first writer that sets
+/// max_open_zones, else the first writer (its numjobs), else what holds the zones (host
+/// threads, the file layer, the prefill). Taken before the defaults are filled in.
+fn budget_blame(jobs: &[JobSpec], index: &[usize], host: &[HostWorkload]) -> String {
+    let explicit = jobs
+        .iter()
+        .position(|j| j.rw.writes() && j.max_open_zones != 0)
+        .map(|i| format!("job[{}].max_open_zones", index[i]));
+    explicit
+        .or_else(|| {
+            jobs.iter()
+                .position(|j| j.rw.writes())
+                .map(|i| format!("job[{}].numjobs", index[i]))
+        })
+        .unwrap_or_else(|| {
+            match host.iter().find(|w| w.zones().is_some()) {
+                Some(HostWorkload::Threads(_)) => "threads",
+                Some(_) => "fs",
+                None => "prefill.fill",
+            }
+            .to_string()
+        })
 }
 
 /// Writers that abandon zones (`zone_fill_action = "abandon"`) leave each zone they stop

@@ -180,32 +180,7 @@ impl PreconditionConfig {
                 format!("{} of the device is less than one bs of {bs}", self.fill),
             ));
         }
-        if !(self.round > 0.0 && self.round <= 10.0) {
-            return Err(ConfigError::field(
-                f("round"),
-                format!(
-                    "{} must be above 0 and at most 10 (times the filled space)",
-                    self.round
-                ),
-            ));
-        }
-        for (name, v, lo) in [
-            ("window", self.window, 2),
-            ("max_rounds", self.max_rounds, 1),
-        ] {
-            if !(lo..=MAX_ROUNDS).contains(&v) {
-                return Err(ConfigError::field(
-                    f(name),
-                    format!("{v} must be between {lo} and {MAX_ROUNDS} rounds"),
-                ));
-            }
-        }
-        for (name, v) in [
-            ("tolerance", self.tolerance),
-            ("slope_tolerance", self.slope_tolerance),
-        ] {
-            super::ranges::within_f64(&f(name), v, 0.0, MAX_TOLERANCE)?;
-        }
+        self.check_rounds()?;
         if !(1..=1024).contains(&self.streams) {
             return Err(ConfigError::field(
                 f("streams"),
@@ -240,6 +215,39 @@ impl PreconditionConfig {
             max_rounds: self.max_rounds,
             seed,
         })
+    }
+
+    /// How the rounds run and when they stop: `round`, `window`, `max_rounds`, `tolerance`,
+    /// `slope_tolerance`.
+    fn check_rounds(&self) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("precondition.{name}");
+        if !(self.round > 0.0 && self.round <= 10.0) {
+            return Err(ConfigError::field(
+                f("round"),
+                format!(
+                    "{} must be above 0 and at most 10 (times the filled space)",
+                    self.round
+                ),
+            ));
+        }
+        for (name, v, lo) in [
+            ("window", self.window, 2),
+            ("max_rounds", self.max_rounds, 1),
+        ] {
+            if !(lo..=MAX_ROUNDS).contains(&v) {
+                return Err(ConfigError::field(
+                    f(name),
+                    format!("{v} must be between {lo} and {MAX_ROUNDS} rounds"),
+                ));
+            }
+        }
+        for (name, v) in [
+            ("tolerance", self.tolerance),
+            ("slope_tolerance", self.slope_tolerance),
+        ] {
+            super::ranges::within_f64(&f(name), v, 0.0, MAX_TOLERANCE)?;
+        }
+        Ok(())
     }
 }
 

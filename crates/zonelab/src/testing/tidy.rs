@@ -238,7 +238,7 @@ fn every_module_imports_only_modules_listed_below_it() {
 
 /// Functions longer than [`MAX_FUNCTION_LINES`] when this check began (2026-11-29), as (file
 /// under src, name). The list only shrinks: a function split below the bound must leave it.
-const LONG_FUNCTIONS: [(&str, &str); 37] = [
+const LONG_FUNCTIONS: [(&str, &str); 30] = [
     ("config/device/aging.rs", "aging"),
     ("config/device/ftl.rs", "validate_conventional"),
     ("config/device/mod.rs", "check_nand"),
@@ -250,10 +250,7 @@ const LONG_FUNCTIONS: [(&str, &str); 37] = [
     ("config/kv/mod.rs", "apply"),
     ("config/kv/ycsb.rs", "validate"),
     ("config/layer/ezns.rs", "validate"),
-    ("config/layer/mod.rs", "validate_static"),
     ("config/mod.rs", "validate_with"),
-    ("config/region.rs", "resolve_namespace_budget"),
-    ("config/setup.rs", "plan"),
     ("config/workload.rs", "validate"),
     ("config/workload.rs", "validate_block"),
     ("experiment/runner.rs", "pump"),
@@ -267,11 +264,7 @@ const LONG_FUNCTIONS: [(&str, &str); 37] = [
     ("host/kv/options.rs", "check"),
     ("host/kv/read.rs", "scan"),
     ("nand/calendar.rs", "reserve"),
-    ("validation/fit.rs", "fit"),
-    ("validation/fit.rs", "levenberg_marquardt"),
     ("validation/kv/compare.rs", "compare"),
-    ("workload/files/mod.rs", "spawn"),
-    ("workload/kv/dbbench.rs", "mixgraph"),
     ("workload/kv/dbbench.rs", "spawn_on"),
     ("workload/kv/ycsb.rs", "spawn_on"),
     ("zns/background.rs", "compact"),

@@ -297,23 +297,7 @@ pub fn fit(
     progress: &mut dyn FnMut(&str),
 ) -> Fitted {
     let mut device = base.clone();
-    let mut fitted = Vec::new();
-    let mut unidentified = Vec::new();
-    let mut moves: Vec<Vec<usize>> = Vec::new();
-    for &param in params.iter().filter(|p| applies(base, p)) {
-        let r = relevant(&device, targets, param);
-        if r.is_empty() {
-            unidentified.push(param.key);
-        } else {
-            fitted.push(FittedParam {
-                param: *param,
-                before: current(&device, param),
-                after: current(&device, param),
-                moves: r.iter().map(|&i| targets[i].label.clone()).collect(),
-            });
-            moves.push(r);
-        }
-    }
+    let (mut fitted, moves, unidentified) = identify(&device, targets, params);
     for sweep in 0..sweeps {
         // The bracket narrows each sweep: x4, x2, x1.41, x1.19, ...
         let spread = 4f64.powf(0.5f64.powi(sweep as i32));
@@ -370,6 +354,33 @@ pub fn fit(
     }
 }
 
+/// The parameters that apply to `device`, split into those some target moves (each with the
+/// targets it moves) and those none does (their keys).
+fn identify(
+    device: &toml::Table,
+    targets: &[Target],
+    params: &[&'static Param],
+) -> (Vec<FittedParam>, Vec<Vec<usize>>, Vec<&'static str>) {
+    let mut fitted = Vec::new();
+    let mut unidentified = Vec::new();
+    let mut moves: Vec<Vec<usize>> = Vec::new();
+    for &param in params.iter().filter(|p| applies(device, p)) {
+        let r = relevant(device, targets, param);
+        if r.is_empty() {
+            unidentified.push(param.key);
+        } else {
+            fitted.push(FittedParam {
+                param: *param,
+                before: current(device, param),
+                after: current(device, param),
+                moves: r.iter().map(|&i| targets[i].label.clone()).collect(),
+            });
+            moves.push(r);
+        }
+    }
+    (fitted, moves, unidentified)
+}
+
 /// Each target's weighted log ratio (model over measured), or None if a run failed.
 fn residuals_at(device: &toml::Table, targets: &[Target]) -> Option<Vec<f64>> {
     let mut runner = Runner::default();
@@ -422,16 +433,7 @@ fn levenberg_marquardt(
                 }
             }
         }
-        let mut jtj = vec![vec![0.0; n]; n];
-        let mut jtr = vec![0.0; n];
-        for (i, row) in jac.iter().enumerate() {
-            for a in 0..n {
-                jtr[a] += row[a] * r[i];
-                for b in 0..n {
-                    jtj[a][b] += row[a] * row[b];
-                }
-            }
-        }
+        let (jtj, jtr) = normal_equations(&jac, &r, n);
         let mut improved = false;
         for _ in 0..6 {
             let mut m = jtj.clone();
@@ -468,6 +470,22 @@ fn levenberg_marquardt(
             break;
         }
     }
+}
+
+/// The Gauss-Newton normal equations of Jacobian `jac` (one row per residual, `n` columns)
+/// and residuals `r`: (JᵀJ, Jᵀr).
+fn normal_equations(jac: &[Vec<f64>], r: &[f64], n: usize) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let mut jtj = vec![vec![0.0; n]; n];
+    let mut jtr = vec![0.0; n];
+    for (i, row) in jac.iter().enumerate() {
+        for a in 0..n {
+            jtr[a] += row[a] * r[i];
+            for b in 0..n {
+                jtj[a][b] += row[a] * row[b];
+            }
+        }
+    }
+    (jtj, jtr)
 }
 
 /// Solves `m x = b` by Gaussian elimination with partial pivoting; None if singular.

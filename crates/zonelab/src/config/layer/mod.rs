@@ -310,35 +310,7 @@ fn validate_static(
         ));
     }
     if let Some(p) = placement {
-        if p.is_empty() {
-            return Err(err("placement", "lists no logical zone"));
-        }
-        let mut used = vec![false; zones as usize];
-        for (k, list) in p.iter().enumerate() {
-            if list.len() != per as usize {
-                return Err(err(
-                    &format!("placement[{k}]"),
-                    format!(
-                        "has {} physical zones; zones_per_logical is {per}",
-                        list.len()
-                    ),
-                ));
-            }
-            for &z in list {
-                if z >= zones {
-                    return Err(err(
-                        &format!("placement[{k}]"),
-                        format!("zone {z} does not exist; the device has {zones} zones"),
-                    ));
-                }
-                if std::mem::replace(&mut used[z as usize], true) {
-                    return Err(err(
-                        &format!("placement[{k}]"),
-                        format!("zone {z} belongs to two logical zones"),
-                    ));
-                }
-            }
-        }
+        check_placement(p, per, zones)?;
     }
     Ok(StaticSpec {
         zones_per_logical: per,
@@ -347,4 +319,39 @@ fn validate_static(
         placement: placement.clone(),
         max_active,
     })
+}
+
+/// An explicit placement: each logical zone lists `per` physical zones of the device's
+/// `zones`, and no physical zone is in two.
+fn check_placement(p: &[Vec<u32>], per: u32, zones: u32) -> Result<(), ConfigError> {
+    if p.is_empty() {
+        return Err(err("placement", "lists no logical zone"));
+    }
+    let mut used = vec![false; zones as usize];
+    for (k, list) in p.iter().enumerate() {
+        if list.len() != per as usize {
+            return Err(err(
+                &format!("placement[{k}]"),
+                format!(
+                    "has {} physical zones; zones_per_logical is {per}",
+                    list.len()
+                ),
+            ));
+        }
+        for &z in list {
+            if z >= zones {
+                return Err(err(
+                    &format!("placement[{k}]"),
+                    format!("zone {z} does not exist; the device has {zones} zones"),
+                ));
+            }
+            if std::mem::replace(&mut used[z as usize], true) {
+                return Err(err(
+                    &format!("placement[{k}]"),
+                    format!("zone {z} belongs to two logical zones"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -103,18 +103,7 @@ pub fn spawn(spec: &FilesSpec, host: &Host) -> Fs {
     let fs = Fs::mount(host, &spec.fs).expect("the [fs] table was checked against the device");
     let mounted = fs.clone();
     let reports: Shared<Vec<FileWorkloadReport>> = Rc::new(RefCell::new(
-        spec.workloads
-            .iter()
-            .map(|w| FileWorkloadReport {
-                name: w.name().to_string(),
-                kind: match w {
-                    FileWorkload::Filebench(f) => f.kind.name().to_string(),
-                    FileWorkload::FioFiles(_) => "fio".into(),
-                    FileWorkload::Updates(_) => "updates".into(),
-                },
-                ..Default::default()
-            })
-            .collect(),
+        spec.workloads.iter().map(empty_report).collect(),
     ));
     let r = reports.clone();
     host.add_report("files", move || {
@@ -179,6 +168,19 @@ pub fn spawn(spec: &FilesSpec, host: &Host) -> Fs {
         }
     });
     mounted
+}
+
+/// A workload's report before it runs: its name and kind.
+fn empty_report(w: &FileWorkload) -> FileWorkloadReport {
+    FileWorkloadReport {
+        name: w.name().to_string(),
+        kind: match w {
+            FileWorkload::Filebench(f) => f.kind.name().to_string(),
+            FileWorkload::FioFiles(_) => "fio".into(),
+            FileWorkload::Updates(_) => "updates".into(),
+        },
+        ..Default::default()
+    }
 }
 
 /// What a workload's set-up leaves for its run.

@@ -427,18 +427,7 @@ impl<F: KvFiles + 'static> Worker<F> {
                     got.map_or(0, |f| spec.key_size as u64 + f.vlen as u64),
                 );
             } else if slot < get_slots + put_slots {
-                let mut v = pareto(
-                    u.max(f64::MIN_POSITIVE),
-                    m.value_theta,
-                    m.value_k,
-                    m.value_sigma,
-                );
-                if v < 10 {
-                    v = 10;
-                } else if v > value_max {
-                    v %= value_max;
-                }
-                let v = v as u32;
+                let v = mixgraph_value_size(m, u, value_max);
                 self.db.put(&h, key, v, None).await?;
                 h.record(put_key, t0, spec.key_size as u64 + v as u64);
             } else {
@@ -460,4 +449,21 @@ impl<F: KvFiles + 'static> Worker<F> {
 
 fn user_bytes(spec: &DbBenchSpec) -> u64 {
     spec.key_size as u64 + spec.value_size as u64
+}
+
+/// A put's value size in mixgraph: the Pareto draw of db_bench's `GenerateValueSize`, at
+/// least 10 bytes, wrapped at the largest value.
+fn mixgraph_value_size(m: &MixGraph, u: f64, value_max: i64) -> u32 {
+    let mut v = pareto(
+        u.max(f64::MIN_POSITIVE),
+        m.value_theta,
+        m.value_k,
+        m.value_sigma,
+    );
+    if v < 10 {
+        v = 10;
+    } else if v > value_max {
+        v %= value_max;
+    }
+    v as u32
 }
