@@ -245,7 +245,7 @@ const LONG_FUNCTIONS: [(&str, &str); 30] = [
     ("config/device/zns.rs", "validate_zns"),
     ("config/files.rs", "validate"),
     ("config/firmware.rs", "validate"),
-    ("config/fs.rs", "validate_f2fs"),
+    ("config/fs/personality.rs", "validate_f2fs"),
     ("config/kv/dbbench.rs", "validate"),
     ("config/kv/mod.rs", "apply"),
     ("config/kv/ycsb.rs", "validate"),
