@@ -78,7 +78,7 @@ impl Fs {
             meta_lock: crate::sim::sync::Mutex::new(()),
             gc: RefCell::new(gc::policy(spec)),
             lbas_per_block,
-            plugs: Default::default(),
+            plugs: io::Plugs::new(spec.zone_count as usize),
         });
         let fs = Fs { inner };
         fs.start_daemons();

@@ -26,16 +26,25 @@ struct Plugged {
 
 /// A zone's plug: its write in flight and the writes behind it, in submission order.
 #[derive(Default)]
-pub(crate) struct ZonePlug {
+struct ZonePlug {
     busy: bool,
     queue: VecDeque<Rc<Plugged>>,
 }
 
-/// Every zone's plug, created when a zone is first written.
-#[derive(Default)]
+/// Every zone's plug.
 pub(crate) struct Plugs {
     zones: RefCell<Vec<ZonePlug>>,
     cv: crate::sim::sync::Condvar,
+}
+
+impl Plugs {
+    /// The plugs of a layer of `zones` zones.
+    pub(crate) fn new(zones: usize) -> Self {
+        Plugs {
+            zones: RefCell::new((0..zones).map(|_| ZonePlug::default()).collect()),
+            cv: crate::sim::sync::Condvar::new(),
+        }
+    }
 }
 
 /// Sends a write of `nlb` LBAs at `lba` (zone `zone` of the layer) through the zone's plug and
@@ -49,11 +58,7 @@ pub(crate) async fn write(
     data: Option<&[u8]>,
 ) -> Result<IoDone, Status> {
     if !fs.spec.zone_write_plug {
-        let mut cmd = Command::write(lba, nlb);
-        if let Some(d) = data {
-            cmd = cmd.with_data(Data::Out(d));
-        }
-        return h.io(cmd).await;
+        return h.io(command(lba, nlb, data)).await;
     }
     let me = Rc::new(Plugged {
         lba,
@@ -62,13 +67,9 @@ pub(crate) async fn write(
         done: Cell::new(None),
     });
     let plugs = &fs.plugs;
-    {
-        let mut zones = plugs.zones.borrow_mut();
-        if zones.len() <= zone as usize {
-            zones.resize_with(zone as usize + 1, ZonePlug::default);
-        }
-        zones[zone as usize].queue.push_back(me.clone());
-    }
+    plugs.zones.borrow_mut()[zone as usize]
+        .queue
+        .push_back(me.clone());
     loop {
         if let Some(r) = me.done.take() {
             return r;
@@ -113,18 +114,24 @@ fn take_batch(plug: &mut ZonePlug, max_lbas: u64) -> Vec<Rc<Plugged>> {
     batch
 }
 
-/// One command for the whole batch.
+/// One command for the whole batch (a write alone sends its own bytes).
 async fn send(h: &Host, batch: &[Rc<Plugged>]) -> Result<IoDone, Status> {
     let nlb = batch.iter().map(|p| p.nlb).sum();
-    let bytes: Option<Vec<u8>> = batch[0].data.is_some().then(|| {
+    let merged: Option<Vec<u8>> = (batch.len() > 1 && batch[0].data.is_some()).then(|| {
         batch
             .iter()
-            .flat_map(|p| p.data.as_deref().unwrap_or_default().iter().copied())
+            .flat_map(|p| p.data.iter().flatten().copied())
             .collect()
     });
-    let mut cmd = Command::write(batch[0].lba, nlb);
-    if let Some(b) = &bytes {
-        cmd = cmd.with_data(Data::Out(b));
+    let data = merged.as_deref().or(batch[0].data.as_deref());
+    h.io(command(batch[0].lba, nlb, data)).await
+}
+
+/// A write of `nlb` LBAs at `lba`, carrying `data` if the layer keeps bytes.
+fn command(lba: u64, nlb: u64, data: Option<&[u8]>) -> Command<'_> {
+    let cmd = Command::write(lba, nlb);
+    match data {
+        Some(d) => cmd.with_data(Data::Out(d)),
+        None => cmd,
     }
-    h.io(cmd).await
 }
