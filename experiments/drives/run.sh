@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Several drives under one host (experiments/drives/README.md): reads and writes on arrays of 1,
 # 2, 4 and 8 zn540 drives (RAID-0 of zones); an array of four with one drive slowed from 1 s
-# on; zone resets beside reads on arrays of 1-8 rezns-40g drives; and RAID-5 of zones: its write
-# cost, and a drive's zone going offline under readers. Seed 1; about 15 s of wall time.
+# on; zone resets beside reads on arrays of 1-8 rezns-40g drives; static zones and eZNS over one
+# drive and over an array; and RAID-5 of zones: its write
+# cost, and a drive's zone going offline under readers. Seed 1; a few seconds of wall time.
 #   experiments/drives/run.sh [ZONELAB_BINARY]
 set -euo pipefail
 source "$(dirname "$0")/../script-setup.sh" "$@"
@@ -27,6 +28,12 @@ static='kind="static",zones_per_logical=4,stripe_width=4,stripe_size="16KiB"'
 "$bin" run experiments/drives/writes.toml --set "layer={$static}" "${three[@]}" -q -o "$out/stack-static-1" >/dev/null
 "$bin" run experiments/drives/writes.toml --set "layer={$static,over={kind=\"array\",drives=4}}" "${three[@]}" \
   -q -o "$out/stack-static-4" >/dev/null
+# eZNS over one drive and over the array of four: one namespace, v-zones of four zones, three
+# active, 12 essentials and no spares, so every stripe group is four zones wide as above.
+ezns='kind="ezns",namespaces=1,zones_per_vzone=4,max_active_vzones=3,essentials=12,spares=0'
+"$bin" run experiments/drives/writes.toml --set "layer={$ezns}" "${three[@]}" -q -o "$out/stack-ezns-1" >/dev/null
+"$bin" run experiments/drives/writes.toml --set "layer={$ezns,over={kind=\"array\",drives=4}}" "${three[@]}" \
+  -q -o "$out/stack-ezns-4" >/dev/null
 # The same two on one drive without the zone write buffer.
 nobuf=(--set device.timing.write_buffer_units_per_zone=0)
 "$bin" run experiments/drives/writes.toml --set layer.drives=1 "${three[@]}" "${nobuf[@]}" -q -o "$out/stack-1-nobuf" >/dev/null
@@ -81,6 +88,8 @@ print("|---|---:|---:|---:|")
 for run, label in [("stack-1", "one drive"), ("stack-4", "array of 4 (RAID-0)"),
                    ("stack-static-1", "static zones over one drive"),
                    ("stack-static-4", "static zones over the array of 4"),
+                   ("stack-ezns-1", "eZNS over one drive"),
+                   ("stack-ezns-4", "eZNS over the array of 4"),
                    ("stack-1-nobuf", "one drive, no zone write buffer"),
                    ("stack-static-1-nobuf", "static zones over one drive, no zone write buffer")]:
     w = load(run)["ops"]["write"]

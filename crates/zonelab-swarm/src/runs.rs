@@ -176,6 +176,15 @@ fn ezns(rng: &mut Rng, d: &DeviceDraw, s: &mut String) {
         n * vzones * width,
         d.lba * rng.pick(&[1, 2, 4, 8, 16])
     );
+    // Over the drive, an array of two, or static zones of two of its zones, one after the
+    // other (the active limit stays the drive's).
+    match rng.range(0, 5) {
+        0 => s.push_str("[layer.over]\nkind = \"array\"\ndrives = 2\n"),
+        1 => {
+            s.push_str("[layer.over]\nkind = \"static\"\nzones_per_logical = 2\nstripe_width = 1\n")
+        }
+        _ => {}
+    }
     for ns in 0..n {
         let bs = d.lba * rng.pick(&[1, 4]);
         let _ = writeln!(

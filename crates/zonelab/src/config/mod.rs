@@ -441,7 +441,7 @@ impl ExperimentConfig {
         let layer = match (&self.layer, &device) {
             (None, _) => None,
             (Some(l), DeviceSpec::Zns(spec)) => Some(l.validate(spec)?),
-            (Some(l), d) => Some(l.validate_over_block(&d.info())?),
+            (Some(l), d) => Some(l.validate_over_block(&d.info(), d.nand().geometry.dies())?),
         };
         let info = match (&layer, &device) {
             (Some(l), DeviceSpec::Zns(spec)) => l.info(spec),

@@ -241,6 +241,14 @@ impl DeviceModel for Faulty {
         self.inner.has_background_work() || self.next_fault().is_some()
     }
 
+    fn retains_data(&self) -> bool {
+        self.inner.retains_data()
+    }
+
+    fn peek(&self, nsid: u32, slba: u64, buf: &mut [u8]) -> Result<(), Status> {
+        self.inner.peek(nsid, slba, buf)
+    }
+
     fn advance(&mut self, now: Instant, done: &mut Vec<Completed>) -> Option<Instant> {
         self.apply_due(now);
         let inner = self.inner.advance(now, done);

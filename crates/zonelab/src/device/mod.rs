@@ -246,6 +246,17 @@ pub trait DeviceModel: Send {
     /// One zone's descriptor (zoned devices; `zone` < zone_count).
     fn zone(&self, nsid: u32, zone: u32) -> ZoneDescriptor;
 
+    /// Whether the model keeps the bytes written (reads return them) or only their timing.
+    fn retains_data(&self) -> bool;
+
+    /// Copies what a read of `buf.len()` bytes from `slba` would return now into `buf`, without
+    /// time, counters or checks beyond the range (a layer above that queues a read fills the
+    /// host's buffer at submission with this, then times the read when it goes to the device).
+    /// Zeros without data retention. Models no layer can queue reads over refuse it.
+    fn peek(&self, _nsid: u32, _slba: u64, _buf: &mut [u8]) -> Result<(), Status> {
+        Err(Status::InvalidOpcode)
+    }
+
     /// Zone Management Receive: Report Zones from the zone holding `slba`.
     fn report_zones(
         &self,

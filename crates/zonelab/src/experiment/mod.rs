@@ -209,7 +209,7 @@ fn build_model(experiment: &Experiment) -> Box<dyn DeviceModel> {
                 ftl.precondition(plan);
             }
             match layer {
-                Some(layer) => layer.build_over_block(Box::new(ftl)),
+                Some(layer) => layer.build_over_block(Box::new(ftl), experiment.sampling()),
                 None => Box::new(ftl),
             }
         }

@@ -7,34 +7,7 @@ use crate::experiment::{Inputs, RunOutput, run};
 use crate::firmware::FirmwareReport;
 use crate::ftl::FtlReport;
 use crate::metrics::Percentile;
-
-/// 4 dies on 2 channels, 16 KiB pages, 64 KiB blocks, 64 superblocks of 256 KiB (16 MiB raw).
-const CONV: &str = r#"
-[device]
-kind = "conventional"
-name = "tiny-conv"
-source = "test"
-[device.geometry]
-channels = 2
-dies_per_channel = 2
-blocks_per_die = 64
-pages_per_block = 4
-page_size_bytes = "16KiB"
-lba_size_bytes = 4096
-[device.timing]
-read_latency_ns = 50000
-program_latency_ns = 500000
-erase_latency_ns = 3000000
-channel_rate_mb_s = 800
-host_rate_mb_s = 3200
-[device.energy]
-read_nj_per_page = 1.0
-program_nj_per_page = 10.0
-erase_nj_per_block = 100.0
-[device.ftl]
-over_provisioning_percent = 28
-write_buffer_bytes = "64KiB"
-"#;
+use crate::testing::fixtures::TINY_CONVENTIONAL as CONV;
 
 /// The same NAND as a ZNS device: 16 zones of 1 MiB (one block on each die, 4 blocks).
 const ZNS: &str = r#"

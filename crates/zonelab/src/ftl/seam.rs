@@ -40,6 +40,26 @@ impl DeviceModel for Ftl {
         }
     }
 
+    fn retains_data(&self) -> bool {
+        self.data.is_some()
+    }
+
+    fn peek(&self, nsid: u32, slba: u64, buf: &mut [u8]) -> Result<(), Status> {
+        let lbas = buf.len() as u64 / self.geo.lba_bytes;
+        if nsid != 0
+            || slba
+                .checked_add(lbas)
+                .is_none_or(|end| end > self.info.namespace_lbas)
+        {
+            return Err(Status::LbaOutOfRange);
+        }
+        match &self.data {
+            Some(store) => store.read(slba * self.geo.lba_bytes, buf),
+            None => buf.fill(0),
+        }
+        Ok(())
+    }
+
     fn advance(&mut self, now: Instant, _done: &mut Vec<Completed>) -> Option<Instant> {
         self.background(now)
     }

@@ -117,6 +117,17 @@ impl ZoneBackend for EmulatedZones {
         Ok((done, Duration::ZERO))
     }
 
+    fn peek(&self, zone: u32, offset: u64, buf: &mut [u8]) -> Result<(), Status> {
+        let lbas = buf.len() as u64 / self.lba_bytes;
+        let held = self.lz.data(zone).clamp(offset, offset + lbas) - offset;
+        let (head, tail) = buf.split_at_mut((held * self.lba_bytes) as usize);
+        tail.fill(0);
+        if held > 0 {
+            self.dev.peek(0, self.lba(zone, offset), head)?;
+        }
+        Ok(())
+    }
+
     fn write(
         &mut self,
         now: Instant,
@@ -381,12 +392,56 @@ mod tests {
         let wrong = on(&wrong).unwrap_err();
         assert!(wrong.starts_with("layer.over.zone_size"), "{wrong}");
         let ezns = on("[layer]\nkind = \"ezns\"\n").unwrap_err();
-        assert!(ezns.starts_with("layer.kind"), "{ezns}");
+        assert!(ezns.starts_with("layer.over"), "{ezns}");
         let wide = stacked.replace(
             "zone_size = \"64MiB\"",
             "zone_size = \"64MiB\"\nmax_active = 2",
         );
         let wide = on(&wide).unwrap_err();
         assert!(wide.starts_with("layer.stripe_width"), "{wide}");
+    }
+
+    /// eZNS stacks on emulated zones too: v-zones of four of them, written and read back
+    /// through the run's device.
+    #[test]
+    fn ezns_over_a_block_ssd_builds_v_zones_on_emulated_zones() {
+        let text = "preset = \"zn540-conv-op7\"\n[data]\nretention = true\n[layer]\nkind = \"ezns\"\n\
+                    namespaces = 1\nzones_per_vzone = 4\nmax_active_vzones = 2\nessentials = 8\n\
+                    spares = 0\n[layer.over]\nkind = \"emulated\"\nzone_size = \"64MiB\"\nmax_active = 8\n";
+        let exp = crate::testing::fixtures::validated(text, &[]).unwrap();
+        let mut d = crate::experiment::build_device(&exp);
+        let z = d.info().zoned.clone().unwrap();
+        assert_eq!(z.max_active_zones, Some(2));
+        let zl = z.zone_size_lbas;
+        assert!(
+            z.zone_capacity_lbas > 3 * 16384,
+            "four emulated zones less headers"
+        );
+        let data: Vec<u8> = (0..64 * 4096).map(|i| (i / 4096) as u8 + 1).collect();
+        let mut now = Instant::ZERO;
+        let write = Command::write(zl, 64).with_data(Data::Out(&data));
+        now = now.max(d.submit(now, write).unwrap().done.unwrap_or(now));
+        let mut wake = Some(now);
+        let mut done = Vec::new();
+        crate::device::catch_up(
+            &mut *d,
+            &mut wake,
+            now + crate::time::Duration::from_secs(1),
+            &mut done,
+        );
+        let mut buf = vec![0u8; 64 * 4096];
+        let read = Command::read(zl, 64).with_data(Data::In(&mut buf));
+        d.submit(now + crate::time::Duration::from_secs(1), read)
+            .unwrap();
+        assert!(buf == data, "v-zone 1 reads back what was written");
+        let bad = crate::testing::fixtures::validated(
+            &text.replace(
+                "[layer.over]\nkind = \"emulated\"\nzone_size = \"64MiB\"\nmax_active = 8\n",
+                "",
+            ),
+            &[],
+        )
+        .unwrap_err();
+        assert!(bad.to_string().starts_with("layer.over"), "{bad}");
     }
 }

@@ -335,6 +335,15 @@ macro_rules! zone_queries {
         fn occupancy_epoch(&self) -> u64 {
             self.lz.epoch
         }
+
+        fn peek(&self, nsid: u32, slba: u64, buf: &mut [u8]) -> Result<(), $crate::device::Status> {
+            if nsid != 0 {
+                return Err($crate::device::Status::InvalidNamespace);
+            }
+            let lbas = buf.len() as u64 / $crate::host::lzone::ZoneBackend::lba_bytes(self);
+            let (zone, offset) = self.lz.read(slba, lbas)?;
+            $crate::host::lzone::ZoneBackend::peek(self, zone, offset, buf)
+        }
     };
 }
 pub(crate) use zone_queries;
@@ -357,6 +366,10 @@ macro_rules! one_device_below {
 
         fn idle_at(&self) -> $crate::time::Instant {
             self.dev.idle_at()
+        }
+
+        fn retains_data(&self) -> bool {
+            self.dev.retains_data()
         }
 
         fn report(&self, now: $crate::time::Instant) -> $crate::device::DeviceReport {
@@ -406,6 +419,9 @@ pub trait ZoneBackend {
         nlb: u64,
         data: Option<&[u8]>,
     ) -> Result<(Instant, Duration), Status>;
+    /// What `read` of `buf.len()` bytes at `offset` of `zone` puts in its buffer, without time
+    /// or counters ([`crate::device::DeviceModel::peek`]).
+    fn peek(&self, zone: u32, offset: u64, buf: &mut [u8]) -> Result<(), Status>;
     fn manage(&mut self, now: Instant, zone: u32, effect: Effect) -> Result<Instant, Status>;
     fn flush(&mut self, now: Instant) -> Result<Instant, Status>;
 }

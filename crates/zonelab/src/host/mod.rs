@@ -3,8 +3,9 @@
 //! is a handle shared by tasks whose async operations take the calling task's
 //! [`Host`](crate::sim::host::Host). Layers that present a
 //! device behind the device seam: static logical zones striped over physical zones ([`striped`],
-//! the baseline eZNS is measured against) and eZNS's elastic v-zones with its zone arbiter and I/O
-//! scheduler ([`elastic`]); each wraps the ZNS device and implements
+//! the baseline eZNS is measured against), eZNS's elastic v-zones with its zone arbiter and I/O
+//! scheduler ([`elastic`]), an array of drives ([`array`]) and zones emulated over a conventional
+//! SSD ([`emulated`]); each wraps the device or layer under it and implements
 //! [`crate::device::DeviceModel`], so every front end drives it as a device.
 
 pub mod array;
@@ -33,7 +34,8 @@ use striped::{StaticSpec, StaticZones};
 pub enum LayerSpec {
     /// Static zones over the device, or over the layer given (`[layer.over]`).
     Static(StaticSpec, Option<Box<LayerSpec>>),
-    Elastic(ElasticSpec),
+    /// eZNS over the device, or over the layer given (`[layer.over]`).
+    Elastic(ElasticSpec, Option<Box<LayerSpec>>),
     /// Several drives of the device, RAID-0 of zones.
     Array(ArraySpec),
     /// Zones emulated over a conventional SSD (`host::emulated`).
@@ -47,9 +49,21 @@ impl LayerSpec {
             LayerSpec::Static(s, over) => {
                 s.info(&over.as_ref().map_or(device.info(), |o| o.info(device)))
             }
-            LayerSpec::Elastic(e) => e.info(device),
+            LayerSpec::Elastic(e, over) => {
+                e.info(&over.as_ref().map_or(device.info(), |o| o.info(device)))
+            }
             LayerSpec::Array(a) => a.info(&device.info()),
             LayerSpec::Emulated(e) => e.info(&device.info()),
+        }
+    }
+
+    /// The NAND dies under the layer over a drive of `drive_dies` dies: an array's count across
+    /// its drives; the other layers' are the device's (or their own layer's below).
+    pub fn dies(&self, drive_dies: u32) -> u32 {
+        match self {
+            LayerSpec::Array(a) => drive_dies * a.drives,
+            LayerSpec::Static(_, Some(o)) | LayerSpec::Elastic(_, Some(o)) => o.dies(drive_dies),
+            _ => drive_dies,
         }
     }
 
@@ -59,17 +73,27 @@ impl LayerSpec {
         match self {
             LayerSpec::Emulated(e) => e.info(device),
             LayerSpec::Static(s, Some(under)) => s.info(&under.info_over_block(device)),
+            LayerSpec::Elastic(e, Some(under)) => e.info(&under.info_over_block(device)),
             _ => unreachable!("the config puts only emulated zones under a layer over a block SSD"),
         }
     }
 
-    /// The layer over `block`, a conventional device.
-    pub fn build_over_block(&self, block: Box<dyn DeviceModel>) -> Box<dyn DeviceModel> {
+    /// The layer over `block`, a conventional device; its series sample as `sampling` says.
+    pub fn build_over_block(
+        &self,
+        block: Box<dyn DeviceModel>,
+        sampling: Sampling,
+    ) -> Box<dyn DeviceModel> {
         match self {
             LayerSpec::Emulated(e) => Box::new(emulated::EmulatedZones::new(block, e)),
             LayerSpec::Static(s, Some(under)) => {
-                Box::new(StaticZones::new(under.build_over_block(block), s))
+                Box::new(StaticZones::new(under.build_over_block(block, sampling), s))
             }
+            LayerSpec::Elastic(e, Some(under)) => Box::new(Elastic::new(
+                under.build_over_block(block, sampling),
+                e,
+                sampling,
+            )),
             _ => unreachable!("the config puts only emulated zones under a layer over a block SSD"),
         }
     }
@@ -99,8 +123,13 @@ impl LayerSpec {
             LayerSpec::Emulated(_) => {
                 unreachable!("the config puts emulated zones over a conventional device only")
             }
-            LayerSpec::Elastic(e) => {
-                let mut layer = Elastic::new(make(), e, sampling);
+            LayerSpec::Elastic(e, over) => {
+                let under: Box<dyn DeviceModel> = match over {
+                    // The prefill is this layer's: the one under sees its part of it.
+                    Some(o) => o.build(make, &[], sampling),
+                    None => Box::new(make()),
+                };
+                let mut layer = Elastic::new(under, e, sampling);
                 for (ns, plan) in prefill {
                     layer.prefill(*ns, plan);
                 }

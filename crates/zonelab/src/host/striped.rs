@@ -222,6 +222,29 @@ impl ZoneBackend for StaticZones {
         Ok((done, Duration::ZERO))
     }
 
+    fn peek(&self, zone: u32, offset: u64, buf: &mut [u8]) -> Result<(), Status> {
+        let lba_bytes = self.lba_bytes;
+        let data = self
+            .lz
+            .data(zone)
+            .clamp(offset, offset + buf.len() as u64 / lba_bytes);
+        buf[((data - offset) * lba_bytes) as usize..].fill(0);
+        let mut pos = offset;
+        while pos < data {
+            let g = pos / self.group_lbas;
+            let gstart = g * self.group_lbas;
+            let gend = data.min(gstart + self.group_lbas);
+            for c in self.stripe.chunks(pos - gstart, gend - gstart) {
+                let slba = self.pz(zone, g, c.index) as u64 * self.pz_lbas + c.offset;
+                let at = ((gstart + c.logical - offset) * lba_bytes) as usize;
+                let len = (c.len * lba_bytes) as usize;
+                self.dev.peek(0, slba, &mut buf[at..at + len])?;
+            }
+            pos = gend;
+        }
+        Ok(())
+    }
+
     fn write(
         &mut self,
         now: Instant,
@@ -333,6 +356,10 @@ impl DeviceModel for StaticZones {
     }
 
     lzone::one_device_below!();
+
+    fn prefill_zones(&mut self, plan: &[(u32, u64)]) {
+        self.prefill(plan);
+    }
 
     lzone::zone_queries!();
 

@@ -73,6 +73,35 @@ erase_nj_per_block = 100.0
     }
 }
 
+/// The tiny device's NAND as a conventional SSD: 4 dies on 2 channels, 16 KiB pages, 64 KiB
+/// blocks, 64 superblocks of 256 KiB (16 MiB raw), 28% over-provisioning.
+pub const TINY_CONVENTIONAL: &str = r#"
+[device]
+kind = "conventional"
+name = "tiny-conv"
+source = "test"
+[device.geometry]
+channels = 2
+dies_per_channel = 2
+blocks_per_die = 64
+pages_per_block = 4
+page_size_bytes = "16KiB"
+lba_size_bytes = 4096
+[device.timing]
+read_latency_ns = 50000
+program_latency_ns = 500000
+erase_latency_ns = 3000000
+channel_rate_mb_s = 800
+host_rate_mb_s = 3200
+[device.energy]
+read_nj_per_page = 1.0
+program_nj_per_page = 10.0
+erase_nj_per_block = 100.0
+[device.ftl]
+over_provisioning_percent = 28
+write_buffer_bytes = "64KiB"
+"#;
+
 /// The tiny device as most tests take it: 16 zones, 4 open and active at most.
 pub fn tiny_device() -> String {
     TinyDevice::default().toml()

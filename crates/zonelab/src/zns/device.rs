@@ -401,6 +401,23 @@ impl DeviceModel for Device {
         self.firmware.name()
     }
 
+    fn retains_data(&self) -> bool {
+        self.data.is_some()
+    }
+
+    fn peek(&self, nsid: u32, slba: u64, buf: &mut [u8]) -> Result<(), Status> {
+        let lbas = buf.len() as u64 / self.lba_bytes;
+        if nsid != 0
+            || slba
+                .checked_add(lbas)
+                .is_none_or(|end| end > self.info.namespace_lbas)
+        {
+            return Err(Status::LbaOutOfRange);
+        }
+        Device::peek(self, slba, buf);
+        Ok(())
+    }
+
     fn submit(&mut self, now: Instant, cmd: Command<'_>) -> Result<Accepted, Status> {
         if cmd.nsid != 0 {
             return Err(Status::InvalidNamespace);

@@ -6,12 +6,12 @@ use serde::{Deserialize, Serialize};
 
 use super::err;
 use crate::config::ConfigError;
+use crate::device::DeviceInfo;
 use crate::host::elastic::sched::admission::AdmissionParams;
 use crate::host::elastic::sched::read_cc::CcParams;
 use crate::host::elastic::{ElasticSpec, EwmaSample, Hal, SchedSpec};
 use crate::time::Duration;
 use crate::units::Bytes;
-use crate::zns::ZnsSpec;
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -102,6 +102,10 @@ pub struct EznsConfig {
     /// Token bucket size per unit of stripe width (code: 128 KiB).
     #[serde(default = "kib128")]
     pub bucket_per_width: Bytes,
+    /// The layer the v-zones are built over (`[layer.over]`: an array, static zones, or zones
+    /// emulated over a conventional device); default the device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over: Option<Box<super::LayerConfig>>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -159,26 +163,31 @@ pub const MAX_TIME: Duration = Duration::from_secs(3_600);
 pub const MAX_BUCKET_BYTES: u64 = 1 << 30;
 
 impl EznsConfig {
-    pub fn validate(&self, device: &ZnsSpec) -> Result<ElasticSpec, ConfigError> {
-        let lba = device.zones.lba_size_bytes;
+    /// eZNS over `device` (a ZNS drive or the zoned layer under it) with `dies` NAND dies below.
+    pub fn validate(&self, device: &DeviceInfo, dies: u32) -> Result<ElasticSpec, ConfigError> {
+        let lba = device.lba_size_bytes;
         let n = self.namespaces;
         if !(1..=64).contains(&n) {
             return Err(err("namespaces", format!("{n} must be between 1 and 64")));
         }
-        let Some(mar) = device.zones.max_active_zones else {
+        let Some(zones) = device.zoned() else {
+            return Err(err(
+                "kind",
+                "eZNS builds v-zones from zones: it needs a zoned device",
+            ));
+        };
+        let Some(mar) = zones.max_active_zones else {
             return Err(err(
                 "kind",
                 "eZNS splits the device's active limit: the device needs max_active_zones",
             ));
         };
+        let zone_count = zones.zone_count;
         let per = self.zones_per_vzone;
-        if per == 0 || !per.is_power_of_two() || per > device.nand.geometry.dies() {
+        if per == 0 || !per.is_power_of_two() || per > dies {
             return Err(err(
                 "zones_per_vzone",
-                format!(
-                    "{per} must be a power of two, at most the {} dies",
-                    device.nand.geometry.dies()
-                ),
+                format!("{per} must be a power of two, at most the {dies} dies"),
             ));
         }
         if self.max_active_vzones == 0 {
@@ -240,7 +249,7 @@ impl EznsConfig {
                 format!("{stripe} must be a power-of-two multiple of the LBA size {lba}"),
             ));
         }
-        let hal = Hal::probe(device, stripe / lba);
+        let hal = Hal::probe(device, dies, stripe / lba).expect("a zoned device");
         if hal.usable_lbas == 0 {
             return Err(err(
                 "max_stripe_size",
@@ -248,14 +257,13 @@ impl EznsConfig {
             ));
         }
         let spare_zones = self.reserve_pool + per;
-        let most = device.zones.zone_count.saturating_sub(spare_zones) / per / n;
+        let most = zone_count.saturating_sub(spare_zones) / per / n;
         let vzones = self.vzones_per_namespace.unwrap_or(most);
         if vzones == 0 || vzones > most {
             return Err(err(
                 "vzones_per_namespace",
                 format!(
-                    "{vzones} must be between 1 and {most}: {n} namespaces of v-zones of {per} physical zones, leaving {spare_zones} for reclaim and reservations, on a device of {} zones",
-                    device.zones.zone_count
+                    "{vzones} must be between 1 and {most}: {n} namespaces of v-zones of {per} physical zones, leaving {spare_zones} for reclaim and reservations, on a device of {zone_count} zones"
                 ),
             ));
         }
@@ -301,11 +309,10 @@ impl EznsConfig {
             ));
         }
         // The history is a queue of that many allocations.
-        let zones = device.zones.zone_count;
-        if self.history.is_some_and(|h| !(1..=zones).contains(&h)) {
+        if self.history.is_some_and(|h| !(1..=zone_count).contains(&h)) {
             return Err(err(
                 "history",
-                format!("must be between 1 and the device's {zones} zones"),
+                format!("must be between 1 and the device's {zone_count} zones"),
             ));
         }
         for (name, d) in [
@@ -354,6 +361,7 @@ impl EznsConfig {
             global_overdrive: self.global_overdrive,
             reclaim: self.reclaim,
             fixed_width: self.fixed_width.clone(),
+            hal,
             redistribute_every: self.redistribute_every,
             history: self.history.unwrap_or(essentials),
             reclaim_cycles: self.reclaim_cycles,

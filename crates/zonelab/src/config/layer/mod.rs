@@ -1,8 +1,9 @@
 //! The `[layer]` table: a host-side layer between the workload and the device: static logical
-//! zones striped over zones (`kind = "static"`, over the device or over `[layer.over]`), eZNS
-//! (`kind = "ezns"`, [`ezns`]), an array of drives (`kind = "array"`) or zones emulated over a
-//! conventional device (`kind = "emulated"`), validated into the [`LayerSpec`] the host module
-//! builds layers from. Every option the eZNS paper leaves open has a default stated in [`ezns`].
+//! zones striped over zones (`kind = "static"`), eZNS (`kind = "ezns"`, [`ezns`]), an array of
+//! drives (`kind = "array"`) or zones emulated over a conventional device (`kind = "emulated"`),
+//! validated into the [`LayerSpec`] the host module builds layers from. Static zones and eZNS
+//! stack over the device or over the layer in `[layer.over]`, itself over another. Every option
+//! the eZNS paper leaves open has a default stated in [`ezns`].
 
 mod ezns;
 
@@ -89,23 +90,19 @@ fn err(name: &str, message: impl Into<String>) -> ConfigError {
 
 impl LayerConfig {
     pub fn validate(&self, device: &ZnsSpec) -> Result<LayerSpec, ConfigError> {
+        let dies = device.nand.geometry.dies();
         match self {
             LayerConfig::Static { over, .. } => {
-                let under = match over.as_deref() {
-                    None => None,
-                    Some(LayerConfig::Ezns(_)) => {
-                        return Err(err(
-                            "over.kind",
-                            "eZNS places v-zones on one drive's dies; it cannot sit under \
-                             another layer (\"array\" or \"static\" can)",
-                        ));
-                    }
-                    Some(o) => Some(Box::new(o.validate(device).map_err(under_over)?)),
-                };
+                let under = Self::under(over, |o| o.validate(device))?;
                 let info = under.as_ref().map_or(device.info(), |u| u.info(device));
                 Ok(LayerSpec::Static(self.static_spec(&info)?, under))
             }
-            LayerConfig::Ezns(e) => e.validate(device).map(LayerSpec::Elastic),
+            LayerConfig::Ezns(e) => {
+                let under = Self::under(&e.over, |o| o.validate(device))?;
+                let info = under.as_ref().map_or(device.info(), |u| u.info(device));
+                let dies = under.as_ref().map_or(dies, |u| u.dies(dies));
+                Ok(LayerSpec::Elastic(e.validate(&info, dies)?, under))
+            }
             LayerConfig::Array {
                 drives,
                 stripe_size,
@@ -118,33 +115,64 @@ impl LayerConfig {
         }
     }
 
-    /// The layer over a conventional device: emulated zones, or static zones over them.
-    pub fn validate_over_block(&self, device: &DeviceInfo) -> Result<LayerSpec, ConfigError> {
+    /// The layer over a conventional device of `dies` NAND dies: emulated zones, or static
+    /// zones or eZNS over them.
+    pub fn validate_over_block(
+        &self,
+        device: &DeviceInfo,
+        dies: u32,
+    ) -> Result<LayerSpec, ConfigError> {
+        let zoned_over = |over: &Option<Box<LayerConfig>>, what: &str| match over {
+            Some(_) => Self::under(over, |o| o.validate_over_block(device, dies)),
+            None => Err(err(
+                "over",
+                format!(
+                    "{what} over a conventional device: put them on emulated zones \
+                     ([layer.over] kind = \"emulated\")"
+                ),
+            )),
+        };
         match self {
             LayerConfig::Static { over, .. } => {
-                let Some(o) = over.as_deref() else {
-                    return Err(err(
-                        "over",
-                        "static zones stripe over zones: over a conventional device, put them on \
-                         emulated zones ([layer.over] kind = \"emulated\")",
-                    ));
-                };
-                let under = o.validate_over_block(device).map_err(under_over)?;
-                let info = under.info_over_block(device);
-                Ok(LayerSpec::Static(
-                    self.static_spec(&info)?,
-                    Some(Box::new(under)),
-                ))
+                let under = zoned_over(over, "static zones stripe over zones")?;
+                let info = under
+                    .as_ref()
+                    .map_or(device.clone(), |u| u.info_over_block(device));
+                Ok(LayerSpec::Static(self.static_spec(&info)?, under))
+            }
+            LayerConfig::Ezns(e) => {
+                let under = zoned_over(&e.over, "eZNS builds v-zones from zones")?;
+                let info = under
+                    .as_ref()
+                    .map_or(device.clone(), |u| u.info_over_block(device));
+                Ok(LayerSpec::Elastic(e.validate(&info, dies)?, under))
             }
             LayerConfig::Emulated {
                 zone_size,
                 max_active,
             } => validate_emulated(device, zone_size.0, *max_active),
-            _ => Err(err(
+            LayerConfig::Array { .. } => Err(err(
                 "kind",
-                "eZNS and arrays need a ZNS device (\"emulated\" presents zones over a \
-                 conventional one, and \"static\" can sit on those)",
+                "an array is of ZNS drives (\"emulated\" presents zones over a conventional \
+                 device, and \"static\" or \"ezns\" can sit on those)",
             )),
+        }
+    }
+
+    /// The layer `over` names, validated by `validate` (errors named `layer.over.X`). eZNS
+    /// completes commands it queues later, so no layer stacks on it.
+    fn under(
+        over: &Option<Box<LayerConfig>>,
+        validate: impl FnOnce(&LayerConfig) -> Result<LayerSpec, ConfigError>,
+    ) -> Result<Option<Box<LayerSpec>>, ConfigError> {
+        match over.as_deref() {
+            None => Ok(None),
+            Some(LayerConfig::Ezns(_)) => Err(err(
+                "over.kind",
+                "eZNS schedules commands and completes them later; it cannot sit under another \
+                 layer (\"array\", \"static\" or \"emulated\" can)",
+            )),
+            Some(o) => Ok(Some(Box::new(validate(o).map_err(under_over)?))),
         }
     }
 

@@ -236,6 +236,30 @@ impl ZoneBackend for DriveArray {
         Ok((done, wait))
     }
 
+    fn peek(&self, zone: u32, offset: u64, buf: &mut [u8]) -> Result<(), Status> {
+        let lba_bytes = self.lba_bytes;
+        let written = self
+            .lz
+            .data(zone)
+            .clamp(offset, offset + buf.len() as u64 / lba_bytes);
+        buf[((written - offset) * lba_bytes) as usize..].fill(0);
+        let mut x = offset;
+        while x < written {
+            let (drive, at, left) = self.locate(x);
+            let len = left.min(written - x);
+            let part = &mut buf
+                [((x - offset) * lba_bytes) as usize..((x - offset + len) * lba_bytes) as usize];
+            if self.parity.is_some() && self.drives[drive].zone(0, zone).state == ZoneState::Offline
+            {
+                self.rebuild_peek(zone, drive, at, part)?;
+            } else {
+                self.drives[drive].peek(0, self.drive_lba(zone, at), part)?;
+            }
+            x += len;
+        }
+        Ok(())
+    }
+
     fn write(
         &mut self,
         now: Instant,
@@ -346,6 +370,10 @@ impl DeviceModel for DriveArray {
     }
 
     lzone::zone_queries!();
+
+    fn retains_data(&self) -> bool {
+        self.drives[0].retains_data()
+    }
 
     fn idle_at(&self) -> Instant {
         self.drives

@@ -14,9 +14,9 @@ use std::collections::VecDeque;
 
 use smallvec::SmallVec;
 
+use super::below::Below;
 use super::hal::Hal;
 use crate::time::Instant;
-use crate::zns::Device;
 
 pub struct Allocator {
     /// Physical zones holding nothing, in the order they were freed.
@@ -45,7 +45,7 @@ impl Allocator {
     }
 
     /// Takes a free zone and writes its header, which binds it to the next die.
-    fn reserve(&mut self, dev: &mut Device, hal: &Hal, now: Instant) -> u32 {
+    fn reserve(&mut self, dev: &mut Below, hal: &Hal, now: Instant) -> u32 {
         let pz = self
             .free
             .pop_front()
@@ -57,7 +57,7 @@ impl Allocator {
     }
 
     /// Fills the pool of zones reserved ahead.
-    pub fn refill(&mut self, dev: &mut Device, hal: &Hal, now: Instant) {
+    pub fn refill(&mut self, dev: &mut Below, hal: &Hal, now: Instant) {
         while (self.pool.len() as u32) < self.pool_size && !self.free.is_empty() {
             let pz = self.reserve(dev, hal, now);
             self.pool.push_back(pz);
@@ -67,7 +67,7 @@ impl Allocator {
     /// One stripe group's physical zones, served atomically in firmware order.
     pub fn open_group(
         &mut self,
-        dev: &mut Device,
+        dev: &mut Below,
         hal: &Hal,
         now: Instant,
         width: u32,

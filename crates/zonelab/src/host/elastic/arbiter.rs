@@ -173,7 +173,7 @@ impl Elastic {
         for pz in pzs {
             if self.dev.zone_descriptor(pz).state.is_active() {
                 self.dev
-                    .zone_mgmt_send(now, self.hal.zslba(pz), ZoneAction::Finish, false)
+                    .manage(now, self.hal.zslba(pz), ZoneAction::Finish)
                     .expect("finish of a group's physical zone");
             }
         }
@@ -193,11 +193,11 @@ impl Elastic {
         let mut done = now;
         for &pz in &gr.pzs {
             if self.dev.zone_descriptor(pz).state != ZoneState::Empty {
-                let a = self
+                let d = self
                     .dev
-                    .zone_mgmt_send(now, self.hal.zslba(pz), ZoneAction::Reset, false)
+                    .manage(now, self.hal.zslba(pz), ZoneAction::Reset)
                     .expect("reset of a group's physical zone");
-                done = done.max(a.done.expect("the ZNS device completes at once"));
+                done = done.max(d);
             }
             self.alloc.release(pz);
         }

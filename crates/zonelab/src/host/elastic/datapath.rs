@@ -129,11 +129,10 @@ impl Elastic {
                         lba_bytes,
                     )
                 });
-                let a = self
+                let d = self
                     .dev
                     .write(now, slba, run.len, bytes)
                     .expect("a v-zone write lands at its physical zone's write pointer");
-                let d = a.done.expect("the ZNS device completes at once");
                 done = done.max(d);
                 if self.spec.sched.write_admission {
                     self.adm.record(vid, now, d, run.len);
@@ -238,11 +237,10 @@ impl Elastic {
                 .as_deref_mut()
                 .map(|b| &mut b[at..at + (c.len * lba_bytes) as usize]);
             if !cc_on || (gr.cc.queue.is_empty() && gr.cc.can_send()) {
-                let a = self
+                let d = self
                     .dev
                     .read(now, slba, c.len, part)
                     .expect("a stripe read inside a physical zone");
-                let d = a.done.expect("the ZNS device completes at once");
                 *done = (*done).max(d);
                 if cc_on {
                     gr.cc.sent(now, d);
@@ -303,11 +301,11 @@ impl Elastic {
                 .queue,
         );
         for r in queue {
-            let a = self
+            let d = self
                 .dev
                 .read(now, r.slba, r.nlb, None)
                 .expect("a queued stripe read");
-            self.complete_part(r.tag, a.done.expect("completes at once"));
+            self.complete_part(r.tag, d);
         }
     }
 
@@ -413,11 +411,10 @@ impl Elastic {
                 continue;
             }
             let r = gr.cc.queue.pop_front().expect("a queued read");
-            let a = self
+            let d = self
                 .dev
                 .read(now, r.slba, r.nlb, None)
                 .expect("a queued stripe read");
-            let d = a.done.expect("completes at once");
             gr.cc.sent(now, d);
             self.complete_part(r.tag, d);
             *cursor = (i + 1) % groups.len();

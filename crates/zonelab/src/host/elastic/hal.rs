@@ -1,9 +1,9 @@
 //! eZNS's hardware abstraction (ezns.md, "Zone arbiter"): what the layer learns of the device
-//! and builds on: the active limit (MAR), the page size, the physical zone's size and capacity,
-//! and how many dies there are. From these it fixes the header every physical zone starts with
-//! (the allocator's reservation and metadata) and the usable LBAs after it.
+//! and builds on: the active limit (MAR), the physical zone's size and capacity, and how many
+//! dies there are. From these it fixes the header every physical zone starts with (the
+//! allocator's reservation and metadata) and the usable LBAs after it.
 
-use crate::zns::ZnsSpec;
+use crate::device::DeviceInfo;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hal {
@@ -15,7 +15,6 @@ pub struct Hal {
     /// Max Active Resources.
     pub mar: u32,
     pub dies: u32,
-    pub page_lbas: u64,
     /// LBAs at the start of each physical zone the allocator writes when it reserves the zone:
     /// the reservation block and the allocation history after it (one largest stripe).
     pub header_lbas: u64,
@@ -24,24 +23,22 @@ pub struct Hal {
 }
 
 impl Hal {
-    pub fn probe(device: &ZnsSpec, max_stripe_lbas: u64) -> Hal {
-        let lba = device.zones.lba_size_bytes;
-        let cap = device.zone_capacity_lbas();
+    /// What the layer builds on over `device` (a zoned model: a ZNS drive or a layer) with
+    /// `dies` NAND dies under it; `None` for a device without zones.
+    pub fn probe(device: &DeviceInfo, dies: u32, max_stripe_lbas: u64) -> Option<Hal> {
+        let z = device.zoned()?;
+        let cap = z.zone_capacity_lbas;
         let header = max_stripe_lbas;
-        Hal {
-            lba_bytes: lba,
-            pz_lbas: device.zone_size_lbas(),
+        Some(Hal {
+            lba_bytes: device.lba_size_bytes,
+            pz_lbas: z.zone_size_lbas,
             pz_cap_lbas: cap,
-            zone_count: device.zones.zone_count,
-            mar: device
-                .zones
-                .max_active_zones
-                .unwrap_or(device.zones.zone_count),
-            dies: device.nand.geometry.dies(),
-            page_lbas: (device.nand.geometry.page_size_bytes / lba).max(1),
+            zone_count: z.zone_count,
+            mar: z.max_active_zones.unwrap_or(z.zone_count),
+            dies,
             header_lbas: header,
             usable_lbas: cap.saturating_sub(header) / max_stripe_lbas * max_stripe_lbas,
-        }
+        })
     }
 
     /// A physical zone's first LBA on the device.

@@ -2,10 +2,12 @@
 //! docs/reference/ezns.md is the spec): a host-side layer over a small-zone ZNS SSD that
 //! presents namespaces of *v-zones*, logical zones built from single-die physical zones, grows
 //! and shrinks them with the workload (zone ballooning), and schedules each tenant's I/O to cut
-//! die interference. It sits behind the device seam: it is a [`DeviceModel`] wrapping the ZNS
-//! device, so every front end drives it as it drives a device.
+//! die interference. It sits behind the device seam: it is a [`DeviceModel`] over any zoned
+//! [`DeviceModel`] (a ZNS drive, an array of drives, static zones, zones emulated over a
+//! conventional SSD; [`below`]), so every front end drives it as it drives a device.
 //!
 //! One module per component:
+//! - [`below`]: the device under the layer;
 //! - [`hal`]: the hardware abstraction (MAR, page size, physical zone size, headers);
 //! - [`allocator`]: the serial zone allocator (reservations, no die collision in a group);
 //! - [`vzone`]: v-zones and their stripe groups;
@@ -25,6 +27,7 @@
 
 mod allocator;
 mod arbiter;
+mod below;
 mod datapath;
 mod hal;
 mod overdrive;
@@ -49,12 +52,12 @@ use sched::admission::{Admission, AdmissionParams, Bucket};
 use sched::read_cc::CcParams;
 use sched::wrr::Wrr;
 
-use crate::device::{Completed, DeviceInfo, ZonedInfo};
+use crate::device::{Completed, DeviceInfo, DeviceModel, ZonedInfo};
 use crate::host::lzone::LogicalZones;
 use crate::metrics::series::{Sampling, StepSeries};
 use crate::time::{Duration, Instant};
-use crate::zns::{Device, ZnsSpec};
 use allocator::Allocator;
+use below::Below;
 use overdrive::{Ewma, Global};
 use reclaim::Migration;
 use resources::Resources;
@@ -104,6 +107,8 @@ pub struct ElasticSpec {
     pub reclaim: bool,
     /// With local overdrive off: each namespace's group width (empty: the minimum width).
     pub fixed_width: Vec<u32>,
+    /// What the layer builds on, probed from the device under it at validation.
+    pub hal: Hal,
     /// A global-overdrive cycle every this many allocations (32 in the authors' code).
     pub redistribute_every: u32,
     /// Allocations a namespace must appear in to count as active (the essentials).
@@ -129,9 +134,9 @@ impl ElasticSpec {
             .unwrap_or(self.base_width())
     }
 
-    /// What the layer presents: `namespaces` namespaces of v-zones.
-    pub fn info(&self, device: &ZnsSpec) -> DeviceInfo {
-        let hal = Hal::probe(device, self.max_stripe_lbas);
+    /// What the layer presents over `device`: `namespaces` namespaces of v-zones.
+    pub fn info(&self, device: &DeviceInfo) -> DeviceInfo {
+        let hal = self.hal;
         let cap = hal.usable_lbas * self.zones_per_vzone as u64;
         let size = cap.next_power_of_two();
         DeviceInfo {
@@ -166,7 +171,7 @@ struct Stats {
 }
 
 pub struct Elastic {
-    dev: Device,
+    dev: Below,
     spec: ElasticSpec,
     hal: Hal,
     info: DeviceInfo,
@@ -208,10 +213,11 @@ pub struct Elastic {
 }
 
 impl Elastic {
-    /// eZNS over `dev`; its spare series sample as `sampling` says.
-    pub fn new(dev: Device, spec: &ElasticSpec, sampling: Sampling) -> Self {
-        let hal = Hal::probe(dev.spec(), spec.max_stripe_lbas);
-        let info = spec.info(dev.spec());
+    /// eZNS over `dev` (the zoned device `spec` was validated over); its spare series sample
+    /// as `sampling` says.
+    pub fn new(dev: Box<dyn DeviceModel>, spec: &ElasticSpec, sampling: Sampling) -> Self {
+        let hal = spec.hal;
+        let info = spec.info(dev.info());
         let z = info.zoned.clone().expect("zoned");
         let n = spec.namespaces as usize;
         let base = spec.base_width();
@@ -261,7 +267,7 @@ impl Elastic {
             hal,
             info,
             spec: spec.clone(),
-            dev,
+            dev: Below::new(dev),
         };
         for ns in 0..n {
             e.sample_spares(Instant::ZERO, ns);
@@ -269,8 +275,9 @@ impl Elastic {
         e
     }
 
-    pub fn device(&self) -> &Device {
-        &self.dev
+    /// The device under the layer.
+    pub fn device(&self) -> &dyn DeviceModel {
+        self.dev.as_model()
     }
 
     pub fn hal(&self) -> &Hal {
@@ -360,9 +367,15 @@ impl Elastic {
         })
     }
 
-    /// The dies of every open stripe group (tests: no two zones of a group on one die).
+    /// The dies of every open stripe group (tests: no two zones of a group on one die). Over a
+    /// ZNS drive only: other devices do not say where a zone's bytes go.
     pub fn open_group_dies(&self) -> Vec<Vec<u32>> {
         let dies = self.hal.dies;
+        let drive = self
+            .dev
+            .as_any()
+            .downcast_ref::<crate::zns::Device>()
+            .expect("the dies of a group are known over a ZNS drive");
         self.groups
             .iter()
             .flatten()
@@ -371,10 +384,7 @@ impl Elastic {
                 g.pzs
                     .iter()
                     .map(|&pz| {
-                        let phys = self
-                            .dev
-                            .physical_zone(pz)
-                            .expect("a reserved zone is mapped");
+                        let phys = drive.physical_zone(pz).expect("a reserved zone is mapped");
                         phys % dies
                     })
                     .collect()

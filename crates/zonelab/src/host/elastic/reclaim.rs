@@ -84,11 +84,11 @@ impl Elastic {
             };
             if len > 0 {
                 let part = self.retain.then_some(&mut buf[..]);
-                let a = self
+                let d = self
                     .dev
                     .read(now, self.hal.data_lba(pz, 0), len, part)
                     .expect("a reclaim read");
-                ready = ready.max(a.done.expect("completes at once"));
+                ready = ready.max(d);
             }
             zone_data.push(buf);
         }
@@ -109,7 +109,7 @@ impl Elastic {
         for pz in pzs {
             if self.dev.zone_descriptor(pz).state.is_active() {
                 self.dev
-                    .zone_mgmt_send(now, self.hal.zslba(pz), ZoneAction::Finish, false)
+                    .manage(now, self.hal.zslba(pz), ZoneAction::Finish)
                     .expect("finish of a reclaimed group's zone");
             }
         }

@@ -65,7 +65,8 @@ struct Tenant {
 
 /// `t_dev` of the module comment for the tiny device with `tenants` tenants at most.
 fn t_dev(e: &Elastic, tenants: u64) -> u64 {
-    let spec = e.device().spec();
+    let drive = e.device().as_any().downcast_ref::<crate::zns::Device>();
+    let spec = drive.expect("the tests' device").spec();
     let g = &spec.nand.geometry;
     let t = &spec.nand.timing;
     let unit_bytes = g.program_unit_bytes();

@@ -72,7 +72,7 @@ impl DeviceModel for Elastic {
                 }
             }
             (Op::Trim, _) => (Some(now), slba),
-            (Op::Flush, _) => (self.dev.flush(now)?.done, 0),
+            (Op::Flush, _) => (Some(self.dev.flush(now)?), 0),
         };
         Ok(Accepted {
             done,
@@ -84,6 +84,10 @@ impl DeviceModel for Elastic {
 
     fn has_background_work(&self) -> bool {
         true
+    }
+
+    fn retains_data(&self) -> bool {
+        self.retain
     }
 
     fn advance(&mut self, now: Instant, done: &mut Vec<Completed>) -> Option<Instant> {
@@ -127,7 +131,7 @@ impl DeviceModel for Elastic {
     }
 
     fn idle_at(&self) -> Instant {
-        DeviceModel::idle_at(&self.dev)
+        self.dev.idle_at()
     }
 
     fn report(&self, now: Instant) -> DeviceReport {

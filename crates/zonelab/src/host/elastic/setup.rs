@@ -51,15 +51,13 @@ impl Elastic {
             }
             self.vz[vid as usize].dispatched = lbas;
         }
-        self.dev
-            .prefill(&crate::zns::PrefillPlan { zones: device_plan });
+        self.dev.prefill_zones(&device_plan);
         for pz in finish {
             self.dev
-                .zone_mgmt_send(
+                .manage(
                     Instant::ZERO,
                     self.hal.zslba(pz),
                     crate::device::ZoneAction::Finish,
-                    false,
                 )
                 .expect("finish of a prefilled physical zone");
         }

@@ -67,21 +67,82 @@ reclaim_wait = "1ms"
 pub(super) const CAP: u64 = 120;
 const ZONE: u64 = 128;
 
+/// What the layer is tested over: the tiny drive, an array of two, static zones of two of its
+/// zones, zones of its size emulated over a conventional SSD of its NAND.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Under {
+    Drive,
+    Array,
+    Static,
+    Emulated,
+}
+
+impl Under {
+    fn toml(self) -> String {
+        let over = match self {
+            Under::Drive => "",
+            Under::Array => "[layer.over]\nkind = \"array\"\ndrives = 2\nstripe_size = \"8KiB\"\n",
+            Under::Static => {
+                "[layer.over]\nkind = \"static\"\nzones_per_logical = 2\nstripe_width = 2\nstripe_size = \"8KiB\"\n"
+            }
+            Under::Emulated => {
+                "[layer.over]\nkind = \"emulated\"\nzone_size = \"128KiB\"\nmax_active = 16\n"
+            }
+        };
+        let device = match self {
+            Under::Emulated => crate::testing::fixtures::TINY_CONVENTIONAL,
+            _ => DEVICE,
+        };
+        format!("{device}\n{LAYER}\n{over}")
+    }
+
+    /// Settings the layer needs over it: static zones of two zones have half the active limit;
+    /// the conventional SSD gets the drive's 16 dies.
+    fn overrides(self) -> &'static [&'static str] {
+        match self {
+            Under::Static => &["layer.essentials=4", "layer.spares=4"],
+            Under::Emulated => &[
+                "device.geometry.channels=4",
+                "device.geometry.dies_per_channel=4",
+            ],
+            _ => &[],
+        }
+    }
+}
+
 pub(super) fn layer(overrides: &[&str], retention: bool) -> Elastic {
-    let text = format!("[data]\nretention = {retention}\n{DEVICE}\n{LAYER}");
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    layer_over(Under::Drive, overrides, retention)
+}
+
+/// The layer over `under`, built as a run builds it.
+pub(super) fn layer_over(under: Under, overrides: &[&str], retention: bool) -> Elastic {
+    let text = format!("[data]\nretention = {retention}\n{}", under.toml());
+    let o: Vec<String> = (under.overrides().iter().chain(overrides))
+        .map(|s| s.to_string())
+        .collect();
     let exp = ExperimentConfig::parse(&text, &o)
         .unwrap()
         .validate_device("t")
         .unwrap();
-    let Some(crate::host::LayerSpec::Elastic(spec)) = &exp.layer else {
+    let Some(crate::host::LayerSpec::Elastic(spec, over)) = &exp.layer else {
         panic!("an eZNS layer")
     };
-    let crate::experiment::DeviceSpec::Zns(zns) = &exp.device else {
-        panic!("a ZNS device")
+    let sampling = exp.sampling();
+    let dev: Box<dyn DeviceModel> = match (&exp.device, over) {
+        (crate::experiment::DeviceSpec::Zns(zns), over) => {
+            let mut make = || crate::zns::Device::build(zns, &exp.firmware, retention, sampling);
+            match over {
+                Some(o) => o.build(&mut make, &[], sampling),
+                None => Box::new(make()),
+            }
+        }
+        (crate::experiment::DeviceSpec::Conventional(c), Some(o)) => {
+            let ftl = crate::ftl::Ftl::new(c, retention, sampling);
+            o.build_over_block(Box::new(ftl), sampling)
+        }
+        _ => panic!("eZNS over a conventional device sits on emulated zones"),
     };
-    let dev = Device::build(zns, &exp.firmware, retention, exp.sampling());
-    Elastic::new(dev, spec, exp.sampling())
+    Elastic::new(dev, spec, sampling)
 }
 
 pub(super) fn at(ns: u64) -> Instant {
@@ -125,6 +186,13 @@ fn read(e: &mut Elastic, now: u64, ns: u32, lba: u64, nlb: u64, tag: u64) -> Vec
 }
 
 fn no_collision(e: &Elastic) {
+    if e.device()
+        .as_any()
+        .downcast_ref::<crate::zns::Device>()
+        .is_none()
+    {
+        return;
+    }
     for dies in e.open_group_dies() {
         let mut d = dies.clone();
         d.sort_unstable();
@@ -219,19 +287,22 @@ struct Model {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// Random commands on two namespaces, with idle time, the scheduler on and off, reclaim
-    /// after 1 ms idle: every command the host may issue is accepted, every read returns what
-    /// was written (zeros elsewhere), every LBA sent to the device has one place, no stripe
-    /// group has two zones on one die, spares are conserved, and every queued command
-    /// completes.
+    /// after 1 ms idle, over each device the layer stacks on: every command the host may issue
+    /// is accepted, every read returns what was written (zeros elsewhere), every LBA sent to
+    /// the device has one place, no stripe group has two zones on one die (over a drive),
+    /// spares are conserved, and every queued command completes.
     #[test]
     fn v_zones_keep_their_data_through_overdrive_and_reclaim(
         cmds in proptest::collection::vec(cmd(), 1..120),
         scheduler in any::<bool>(),
+        under in prop_oneof![Just(Under::Drive), Just(Under::Array), Just(Under::Static), Just(Under::Emulated)],
     ) {
-        let mut e = layer(&[], true);
+        let mut e = layer_over(under, &[], true);
+        let z = e.info().zoned.clone().expect("v-zones");
+        let (zone_lbas, cap) = (z.zone_size_lbas, z.zone_capacity_lbas);
         if !scheduler {
             e.spec.sched.read_cc = false;
             e.spec.sched.write_admission = false;
@@ -256,7 +327,7 @@ proptest! {
                     if state == ZoneState::Empty && e.lz[ns as usize].active() >= 2 {
                         continue;
                     }
-                    let nlb = nlb.min(CAP - have);
+                    let nlb = nlb.min(cap - have);
                     if nlb == 0 {
                         continue;
                     }
@@ -267,14 +338,14 @@ proptest! {
                     }
                     let m = &mut model[ns as usize][zone as usize];
                     m.data.extend(std::iter::repeat_n(fill, (nlb * 4096) as usize));
-                    if m.data.len() as u64 == CAP * 4096 {
+                    if m.data.len() as u64 == cap * 4096 {
                         m.full = true;
                     }
                 }
                 Cmd::Read { ns, zone, offset, nlb } => {
-                    let nlb = nlb.min(ZONE - offset);
+                    let nlb = nlb.min(zone_lbas - offset);
                     let mut buf = vec![0xeeu8; (nlb * 4096) as usize];
-                    let a = e.submit(at(now), Command::read(zone * ZONE + offset, nlb).on(ns).tagged(tag).with_data(Data::In(&mut buf))).unwrap();
+                    let a = e.submit(at(now), Command::read(zone * zone_lbas + offset, nlb).on(ns).tagged(tag).with_data(Data::In(&mut buf))).unwrap();
                     if a.done.is_none() {
                         outstanding.insert(tag);
                     }
@@ -286,7 +357,7 @@ proptest! {
                     }
                 }
                 Cmd::Manage { ns, zone, action } => {
-                    let r = e.submit(at(now), Command::zone(action, zone * ZONE).on(ns).tagged(tag));
+                    let r = e.submit(at(now), Command::zone(action, zone * zone_lbas).on(ns).tagged(tag));
                     match r {
                         Ok(a) => {
                             if a.done.is_none() {
@@ -318,8 +389,8 @@ proptest! {
             for ns in 0..2u32 {
                 let mut places = Vec::new();
                 for zone in 0..3u64 {
-                    for l in 0..CAP {
-                        if let Some(p) = e.locate(ns, zone * ZONE + l) {
+                    for l in 0..cap {
+                        if let Some(p) = e.locate(ns, zone * zone_lbas + l) {
                             places.push(p);
                         }
                     }
