@@ -71,13 +71,6 @@ pub fn open(
         };
         let exp = validate(&cfg)?;
         refuse_faults(path, &exp)?;
-        if exp.device.info().zoned.is_none() {
-            bail!(
-                "{}: device `{}` is a conventional SSD; state files hold ZNS devices only",
-                path.display(),
-                exp.device.name()
-            );
-        }
         let device = build_device(&exp);
         let start = device.idle_at();
         return Ok(Loaded {
@@ -114,7 +107,7 @@ pub fn open(
     })
 }
 
-/// [`state::check_storable`], naming the file.
+/// [`state::check_storable`] (no host layer, no run-time faults), naming the file.
 fn refuse_faults(path: &Path, exp: &Experiment) -> Result<()> {
     state::check_storable(exp).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }

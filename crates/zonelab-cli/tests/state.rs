@@ -317,3 +317,92 @@ fn a_state_file_in_use_is_refused_and_a_killed_save_leaves_nothing() {
 fn zonelab_io_lock(path: &Path) -> zonelab_io::StateLock {
     zonelab_io::lock(path, "the test holding it").unwrap()
 }
+
+/// The device manager keeps a conventional SSD too: written in one process, read back and
+/// overwritten in others, its map and NAND state carried between them; zone commands get
+/// a clear error, and a device under a host layer is refused before anything is written.
+#[test]
+fn a_conventional_ssd_lives_in_a_state_file() {
+    let tmp = temp_dir("conventional");
+    let dir = tmp.path();
+    let small = [
+        "--preset",
+        "zn540-conv-op28",
+        "--set",
+        "device.geometry.blocks_per_die=32",
+        "--set",
+        "device.geometry.pages_per_block=128",
+        "--set",
+        "device.ftl.gc_free_superblocks=3",
+        "--set",
+        "device.ftl.background_gc_free_superblocks=4",
+    ];
+    let data: Vec<u8> = (0..20_000u32).map(|i| (i * 13 % 251) as u8 + 1).collect();
+    std::fs::write(dir.join("in.bin"), &data).unwrap();
+    let mut create = vec![
+        "io", "write", "--state", "c.state", "--lba", "1000", "--data", "in.bin",
+    ];
+    create.extend(small);
+    ok(dir, &create);
+    let read = |dir: &Path| {
+        ok(
+            dir,
+            &[
+                "io", "read", "--state", "c.state", "--lba", "1000", "--len", "5", "--data",
+                "out.bin",
+            ],
+        );
+        std::fs::read(dir.join("out.bin")).unwrap()
+    };
+    let back = read(dir);
+    assert_eq!(&back[..data.len()], &data[..]);
+    assert!(back[data.len()..].iter().all(|&b| b == 0));
+    // Overwritten in place (a block device's LBAs take any order), then read by another process.
+    let other: Vec<u8> = data.iter().map(|b| b ^ 0x5a).collect();
+    std::fs::write(dir.join("in.bin"), &other).unwrap();
+    ok(
+        dir,
+        &[
+            "io", "write", "--state", "c.state", "--lba", "1000", "--data", "in.bin",
+        ],
+    );
+    assert_eq!(&read(dir)[..other.len()], &other[..]);
+    let o = zonelab(dir, &["zone", "report", "--state", "c.state"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("not zoned") && !err.contains("panicked"),
+        "{err}"
+    );
+    // Beyond the namespace: the NVMe status, the device unchanged.
+    let o = zonelab(
+        dir,
+        &["io", "read", "--state", "c.state", "--lba", "999999999"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("LBA Out of Range"));
+    assert_eq!(&read(dir)[..other.len()], &other[..]);
+    // Emulated zones over it: a host layer, which a state file does not hold.
+    std::fs::write(
+        dir.join("layered.toml"),
+        "preset = \"zn540-conv-op28\"\n[layer]\nkind = \"emulated\"\nzone_size = \"64MiB\"\n",
+    )
+    .unwrap();
+    let o = zonelab(
+        dir,
+        &[
+            "io",
+            "write",
+            "--state",
+            "l.state",
+            "--experiment",
+            "layered.toml",
+            "--lba",
+            "0",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("without a host layer"), "{err}");
+    assert!(!dir.join("l.state").exists());
+}

@@ -21,6 +21,7 @@ mod prefetch;
 pub mod report;
 pub mod seed;
 pub mod sim;
+mod sparse;
 pub mod state;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -5,8 +5,9 @@
 //! A state file is a header (magic, format version, CRC-32 of the body, body length) and a
 //! body in postcard's binary serde format: the device's identity (the TOML of the `[device]`,
 //! `[firmware]` and `[data]` tables it was built from), the front end's clock, and the device
-//! model's state (zones, write pointers, firmware tables and queues, counters, NAND timelines and
-//! wear, retained data without its zero pages). Decoding checks the header and the checksum;
+//! model's state: a ZNS drive's (zones, write pointers, firmware tables and queues, counters,
+//! NAND timelines and wear, retained data without its zero pages) or a conventional SSD's (its
+//! map, superblocks, streams, collection, counters, NAND timelines and wear, retained data). Decoding checks the header and the checksum;
 //! restoring checks that the state fits the device the identity describes. A damaged file, one of
 //! another version, or one of another device is refused with an error saying which; nothing is
 //! half-loaded.
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{DataConfig, DeviceConfig, ExperimentConfig, FirmwareConfig};
 use crate::device::DeviceModel;
 use crate::experiment::{DeviceSpec, Experiment};
+use crate::ftl::{Ftl, FtlState};
 use crate::time::Instant;
 use crate::zns::{Device, ZnsState};
 
@@ -50,7 +52,7 @@ pub enum StateError {
     Mismatch(String),
     #[error("the state file does not fit its device: {0}")]
     Invalid(String),
-    #[error("{0}: state files hold ZNS devices only")]
+    #[error("{0}: state files hold one drive (a ZNS or a conventional SSD), without a host layer")]
     Unsupported(String),
     #[error("cannot write the state file: {0}")]
     Write(String),
@@ -60,11 +62,13 @@ pub enum StateError {
     RunTimeFaults,
 }
 
-/// Whether the device `exp` builds can be kept in a state file: the file keeps zones, not
-/// faults still to come, so a device with run-time faults is refused (before any work is done
-/// on it, by every front end that keeps state files).
+/// Whether the device `exp` builds can be kept in a state file: the file keeps one drive, not a
+/// host layer over it nor faults still to come, so either is refused (before any work is done
+/// on the device, by every front end that keeps state files).
 pub fn check_storable(exp: &Experiment) -> Result<(), StateError> {
-    if exp.faults.is_empty() {
+    if exp.layer.is_some() {
+        Err(StateError::Unsupported(exp.info().name))
+    } else if exp.faults.is_empty() {
         Ok(())
     } else {
         Err(StateError::RunTimeFaults)
@@ -75,6 +79,7 @@ pub fn check_storable(exp: &Experiment) -> Result<(), StateError> {
 #[derive(Serialize, Deserialize)]
 pub enum DeviceState<'a> {
     Zns(#[serde(borrow)] ZnsState<'a>),
+    Conventional(#[serde(borrow)] FtlState<'a>),
 }
 
 #[derive(Serialize, Deserialize)]
@@ -195,11 +200,15 @@ fn body<'a>(
     })
 }
 
-/// What a state file keeps of `device`: the state of a ZNS device; any other model (the
-/// conventional FTL, a host layer) is refused.
+/// What a state file keeps of `device`: the state of a ZNS drive or a conventional SSD; a host
+/// layer (whose configuration the identity does not hold) is refused.
 fn saved(device: &dyn DeviceModel) -> Result<DeviceState<'_>, StateError> {
-    match device.as_any().downcast_ref::<Device>() {
-        Some(zns) => Ok(DeviceState::Zns(zns.save())),
+    let any = device.as_any();
+    if let Some(zns) = any.downcast_ref::<Device>() {
+        return Ok(DeviceState::Zns(zns.save()));
+    }
+    match any.downcast_ref::<Ftl>() {
+        Some(ftl) => Ok(DeviceState::Conventional(ftl.save())),
         None => Err(StateError::Unsupported(device.info().name.clone())),
     }
 }
@@ -401,8 +410,14 @@ pub fn restore(
     device: DeviceState<'_>,
 ) -> Result<Box<dyn DeviceModel>, StateError> {
     match (&exp.device, device) {
+        _ if exp.layer.is_some() => Err(StateError::Unsupported(exp.info().name)),
         (DeviceSpec::Zns(spec), DeviceState::Zns(s)) => {
             Device::restore(spec, &exp.firmware, exp.retain_data, exp.sampling(), s)
+                .map(|d| Box::new(d) as Box<dyn DeviceModel>)
+                .map_err(StateError::Invalid)
+        }
+        (DeviceSpec::Conventional(spec), DeviceState::Conventional(s)) => {
+            Ftl::restore(spec, exp.retain_data, exp.sampling(), s)
                 .map(|d| Box::new(d) as Box<dyn DeviceModel>)
                 .map_err(StateError::Invalid)
         }

@@ -92,7 +92,7 @@ impl Geo {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(super) enum SbState {
     Free,
     /// A frontier: the host's or GC's stream writes into it.
@@ -102,7 +102,7 @@ pub(super) enum SbState {
     Collecting,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct Superblock {
     pub valid: u32,
     pub state: SbState,
@@ -115,7 +115,7 @@ pub(super) struct Superblock {
 }
 
 /// Where a stream writes next.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct Frontier {
     pub sb: u32,
     /// Slots handed out in it.
@@ -464,64 +464,116 @@ impl Ftl {
     /// broken one. A whole-device scan: tests and debug builds.
     pub fn check_invariants(&self) {
         self.nand.check_invariants();
+        if let Err(e) = self.check() {
+            panic!("{e}");
+        }
+    }
+
+    /// The invariants of the map, the superblocks, the free list and the streams: the first
+    /// broken one. What a restored state must hold (`persist`) before any code indexes by it.
+    pub(super) fn check(&self) -> Result<(), String> {
+        let n = self.sbs.len() as u32;
+        let in_sb = |sb: u32| sb == NONE || sb < n;
+        if !in_sb(self.host.sb) || !in_sb(self.gc.sb) || !in_sb(self.collection.victim) {
+            return Err("a stream or the collection names a superblock out of range".into());
+        }
+        self.check_streams()?;
         let mut valid = vec![0u32; self.sbs.len()];
         for lpn in 0..self.map.logical_units() as u32 {
             if let Some(slot) = self.map.get(lpn) {
-                assert_eq!(self.map.owner(slot), Some(lpn), "unit {lpn}: reverse map");
+                if self.map.owner(slot) != Some(lpn) {
+                    return Err(format!("unit {lpn}: reverse map"));
+                }
                 let sb = slot / self.geo.slots_per_sb;
-                let s = &self.sbs[sb as usize];
-                assert!(
-                    s.state != SbState::Free,
-                    "unit {lpn} maps into free superblock {sb}"
-                );
+                if self.sbs[sb as usize].state == SbState::Free {
+                    return Err(format!("unit {lpn} maps into free superblock {sb}"));
+                }
                 let off = slot % self.geo.slots_per_sb;
-                if sb == self.host.sb {
-                    assert!(off < self.host.next, "unit {lpn} beyond its frontier");
-                } else if sb == self.gc.sb {
-                    assert!(
-                        self.gc_slot_handed_out(slot),
-                        "unit {lpn} beyond its GC die's fill"
-                    );
+                if sb == self.host.sb && off >= self.host.next {
+                    return Err(format!("unit {lpn} beyond its frontier"));
+                }
+                if sb == self.gc.sb && !self.gc_slot_handed_out(slot) {
+                    return Err(format!("unit {lpn} beyond its GC die's fill"));
                 }
                 valid[sb as usize] += 1;
             }
         }
         for (i, s) in self.sbs.iter().enumerate() {
-            assert_eq!(s.valid, valid[i], "superblock {i}: valid count");
+            if s.valid != valid[i] {
+                return Err(format!(
+                    "superblock {i}: valid count {} for {} units mapped into it",
+                    s.valid, valid[i]
+                ));
+            }
         }
-        for slot in 0..self.spec.physical_units() as u32 {
-            assert!(self.map.consistent(slot), "slot {slot}: valid bit");
+        if let Some(slot) =
+            (0..self.spec.physical_units() as u32).find(|&slot| !self.map.consistent(slot))
+        {
+            return Err(format!("slot {slot}: valid bit"));
         }
+        self.check_free()
+    }
+
+    /// The free list: no duplicates, in range, exactly the free superblocks; the collection's
+    /// victim is the one superblock being collected.
+    fn check_free(&self) -> Result<(), String> {
         let mut free = self.free.clone();
         free.sort_unstable();
         free.dedup();
-        assert_eq!(free.len(), self.free.len(), "free list has duplicates");
+        if free.len() != self.free.len() {
+            return Err("free list has duplicates".into());
+        }
+        if free.last().is_some_and(|&sb| sb as usize >= self.sbs.len()) {
+            return Err("free list names a superblock out of range".into());
+        }
+        if free
+            .iter()
+            .any(|&sb| self.sbs[sb as usize].state != SbState::Free)
+        {
+            return Err("free list names a superblock in use".into());
+        }
         let collecting: Vec<usize> = (0..self.sbs.len())
             .filter(|&i| self.sbs[i].state == SbState::Collecting)
             .collect();
-        match self.collection.victim {
-            NONE => assert!(collecting.is_empty(), "a victim with no collection"),
-            v => assert_eq!(collecting, [v as usize], "the collection's victim"),
+        let victim = self.collection.victim;
+        if victim == NONE && !collecting.is_empty() {
+            return Err("a victim with no collection".into());
+        }
+        if victim != NONE && collecting != [victim as usize] {
+            return Err("the collection's victim".into());
         }
         let states_free = self.sbs.iter().filter(|s| s.state == SbState::Free).count();
-        assert_eq!(states_free, self.free.len(), "free list matches states");
+        if states_free != self.free.len() {
+            return Err("free list matches states".into());
+        }
+        Ok(())
+    }
+
+    /// The host and GC streams' superblocks are open and their fills within them.
+    fn check_streams(&self) -> Result<(), String> {
         let f = &self.host;
-        if f.sb != NONE {
-            assert_eq!(self.sbs[f.sb as usize].state, SbState::Open);
-            assert!(
-                f.programmed * self.geo.slots_per_pu <= f.next && f.next < self.geo.slots_per_sb
-            );
+        if f.sb != NONE
+            && (self.sbs[f.sb as usize].state != SbState::Open
+                || f.programmed * self.geo.slots_per_pu > f.next
+                || f.next >= self.geo.slots_per_sb)
+        {
+            return Err("the host frontier's superblock and fill".into());
+        }
+        if self.gc.dies.len() != self.geo.dies as usize {
+            return Err("the GC stream's dies".into());
         }
         if self.gc.sb != NONE {
-            assert_eq!(self.sbs[self.gc.sb as usize].state, SbState::Open);
             let upb = self.geo.pus_per_die;
-            assert!(
-                self.gc
+            if self.sbs[self.gc.sb as usize].state != SbState::Open
+                || !self
+                    .gc
                     .dies
                     .iter()
-                    .all(|d| d.units <= upb && d.slots < self.geo.slots_per_pu),
-                "GC die fills within the block"
-            );
+                    .all(|d| d.units <= upb && d.slots < self.geo.slots_per_pu)
+            {
+                return Err("GC die fills within the block".into());
+            }
         }
+        Ok(())
     }
 }

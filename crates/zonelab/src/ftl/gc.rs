@@ -43,7 +43,7 @@ pub(super) enum Trigger {
 }
 
 /// The collection in progress.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct Collection {
     /// The victim superblock (`NONE`: no collection).
     pub victim: u32,

@@ -14,7 +14,7 @@ use super::device::{Ftl, NONE};
 use crate::time::Instant;
 
 /// One die's part of the GC superblock.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct DieFill {
     /// Program units of its block written (or booked).
     pub units: u32,
@@ -25,7 +25,7 @@ pub(super) struct DieFill {
 }
 
 /// The GC stream's superblock and each die's fill of it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct GcStream {
     pub sb: u32,
     pub dies: Vec<DieFill>,

@@ -135,6 +135,60 @@ impl Map {
     pub fn logical_units(&self) -> u64 {
         self.l2p.len() as u64
     }
+
+    /// The forward table as runs of mapped units: (first unit, its entries, slot + 1 each). The
+    /// rest of the map follows from it (a state file keeps only this).
+    pub fn runs(&self) -> Vec<(u32, &[u32])> {
+        let mut out = Vec::new();
+        let mut lpn = 0;
+        while lpn < self.l2p.len() {
+            if self.l2p[lpn] == 0 {
+                lpn += 1;
+                continue;
+            }
+            let end = self.l2p[lpn..]
+                .iter()
+                .position(|&e| e == 0)
+                .map_or(self.l2p.len(), |k| lpn + k);
+            out.push((lpn as u32, &self.l2p[lpn..end]));
+            lpn = end;
+        }
+        out
+    }
+
+    /// The map of `runs` ([`Map::runs`]): each unit at its slot, valid. Errors name a unit or
+    /// slot out of range, or two units in one slot.
+    pub fn from_runs(
+        logical_units: u64,
+        physical_units: u64,
+        runs: &[(u32, Vec<u32>)],
+    ) -> Result<Map, String> {
+        let mut map = Map::new(logical_units, physical_units);
+        for (first, entries) in runs {
+            if *first as u64 + entries.len() as u64 > logical_units {
+                return Err(format!(
+                    "map entries for units {first}..{} of {logical_units}",
+                    *first as u64 + entries.len() as u64
+                ));
+            }
+            for (k, &entry) in entries.iter().enumerate() {
+                let lpn = first + k as u32;
+                let Some(slot) = entry
+                    .checked_sub(1)
+                    .filter(|&s| (s as u64) < physical_units)
+                else {
+                    return Err(format!(
+                        "unit {lpn}: slot entry {entry} of {physical_units}"
+                    ));
+                };
+                if map.p2l[slot as usize] != 0 || map.l2p[lpn as usize] != 0 {
+                    return Err(format!("unit {lpn}: slot {slot} held twice"));
+                }
+                map.set(lpn, slot);
+            }
+        }
+        Ok(map)
+    }
 }
 
 /// Asks the kernel to back `table` with transparent huge pages where it can (Linux; a hint that

@@ -36,6 +36,7 @@ mod gc;
 mod gc_stream;
 mod io;
 mod map;
+mod persist;
 mod precondition;
 mod report;
 mod seam;
@@ -45,6 +46,7 @@ pub mod victim;
 pub use crate::device::report::ftl::{FtlReport, FtlSample, PreconditionReport};
 pub use device::Ftl;
 pub(crate) use map::huge_pages;
+pub use persist::FtlState;
 pub use precondition::PreconditionPlan;
 pub use victim::{Candidate, VictimChoice, VictimPolicy};
 
@@ -146,6 +148,8 @@ impl FtlSpec {
     }
 }
 
+#[cfg(test)]
+mod persist_tests;
 #[cfg(test)]
 mod run_tests;
 #[cfg(test)]

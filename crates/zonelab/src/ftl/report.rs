@@ -7,7 +7,7 @@ use crate::device::report::ftl::{FtlReport, FtlSample};
 use crate::metrics::series::{BucketSeries, Sampling, StepSeries};
 use crate::time::{Duration, Instant};
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct FtlCounters {
     /// Mapping units the host wrote (including overwrites of units still in the controller).
     pub host_units: u64,

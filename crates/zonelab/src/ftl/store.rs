@@ -50,6 +50,19 @@ impl BlockStore {
         }
     }
 
+    /// The chunks holding bytes, with their index (a state file keeps these).
+    pub fn held(&self) -> impl Iterator<Item = (u32, &[u8])> {
+        self.chunks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| c.as_deref().map(|c| (i as u32, c)))
+    }
+
+    /// The size in bytes of chunk `index`, if there is one.
+    pub fn chunk_bytes(&self, index: u32) -> Option<u64> {
+        ((index as usize) < self.chunks.len()).then_some(CHUNK_BYTES as u64)
+    }
+
     /// Bytes `offset..offset + len` read as zeros from now on.
     pub fn zero(&mut self, mut offset: u64, len: u64) {
         let end = offset + len;

@@ -238,7 +238,7 @@ fn every_module_imports_only_modules_listed_below_it() {
 
 /// Functions longer than [`MAX_FUNCTION_LINES`] when this check began (2026-11-29), as (file
 /// under src, name). The list only shrinks: a function split below the bound must leave it.
-const LONG_FUNCTIONS: [(&str, &str); 30] = [
+const LONG_FUNCTIONS: [(&str, &str); 29] = [
     ("config/device/aging.rs", "aging"),
     ("config/device/ftl.rs", "validate_conventional"),
     ("config/device/mod.rs", "check_nand"),
@@ -249,7 +249,6 @@ const LONG_FUNCTIONS: [(&str, &str); 30] = [
     ("config/kv/dbbench.rs", "validate"),
     ("config/kv/mod.rs", "apply"),
     ("config/kv/ycsb.rs", "validate"),
-    ("config/layer/ezns.rs", "validate"),
     ("config/mod.rs", "validate_with"),
     ("config/workload.rs", "validate"),
     ("config/workload.rs", "validate_block"),

@@ -4,8 +4,6 @@
 //! sparse (runs of pages that are not all zeros). Restoring checks everything that later code
 //! indexes by, so a damaged or foreign state is refused with an error instead of panicking later.
 
-use std::borrow::Cow;
-
 use serde::{Deserialize, Serialize};
 
 use super::ZnsSpec;
@@ -15,11 +13,8 @@ use crate::device::{DeviceCounters, ZoneState};
 use crate::firmware::{self, PolicySpec, PolicyState};
 use crate::metrics::series::Sampling;
 use crate::nand::NandState;
+use crate::sparse::{Extent, extents, well_formed};
 use crate::time::Instant;
-
-/// Data is kept in runs of whole pages of this size that are not all zeros (chosen: the usual
-/// LBA and file system block size; a prefilled zone's zeros then take no room at all).
-const PAGE: usize = 4096;
 
 /// Everything a ZNS device holds beyond its configuration.
 #[derive(Serialize, Deserialize)]
@@ -49,40 +44,6 @@ struct ZoneData<'a> {
     len: u64,
     #[serde(borrow)]
     extents: Vec<Extent<'a>>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct Extent<'a> {
-    offset: u64,
-    #[serde(with = "serde_bytes", borrow)]
-    bytes: Cow<'a, [u8]>,
-}
-
-/// Runs of `PAGE`-sized pages of `bytes` that hold something other than zeros.
-fn extents(bytes: &[u8]) -> Vec<Extent<'_>> {
-    let mut out = Vec::new();
-    let mut run: Option<usize> = None;
-    for (i, page) in bytes.chunks(PAGE).enumerate() {
-        let zero = page.iter().all(|&b| b == 0);
-        match (zero, run) {
-            (false, None) => run = Some(i * PAGE),
-            (true, Some(start)) => {
-                out.push(Extent {
-                    offset: start as u64,
-                    bytes: Cow::Borrowed(&bytes[start..i * PAGE]),
-                });
-                run = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(start) = run {
-        out.push(Extent {
-            offset: start as u64,
-            bytes: Cow::Borrowed(&bytes[start..]),
-        });
-    }
-    out
 }
 
 impl Device {
@@ -177,13 +138,8 @@ impl Device {
                         zd.len, s.zones[i].data_lbas
                     ));
                 }
-                let mut end = 0;
-                for e in &zd.extents {
-                    let stop = e.offset.checked_add(e.bytes.len() as u64);
-                    if e.offset < end || stop.is_none_or(|stop| stop > zd.len) {
-                        return Err(format!("zone {i}: retained data out of order or range"));
-                    }
-                    end = e.offset + e.bytes.len() as u64;
+                if !well_formed(&zd.extents, zd.len) {
+                    return Err(format!("zone {i}: retained data out of order or range"));
                 }
             }
         }

@@ -190,6 +190,54 @@ impl EznsConfig {
                 format!("{per} must be a power of two, at most the {dies} dies"),
             ));
         }
+        let (essentials, spares) = self.split_active(mar, n, per)?;
+        let (hal, vzones) = self.layout(device, dies, n, per)?;
+        let weights = self.check_scheduling(n, zone_count, lba)?;
+        Ok(ElasticSpec {
+            namespaces: n,
+            vzones_per_namespace: vzones,
+            zones_per_vzone: per,
+            max_active_vzones: self.max_active_vzones,
+            essentials,
+            spares,
+            max_stripe_lbas: self.max_stripe_size.0 / lba,
+            reserve_pool: self.reserve_pool,
+            ewma_weight: self.ewma_weight,
+            ewma_sample: match self.ewma_sample {
+                EwmaSampleConfig::GroupOpen => EwmaSample::GroupOpen,
+                EwmaSampleConfig::FirstGroup => EwmaSample::FirstGroup,
+            },
+            local_overdrive: self.local_overdrive,
+            global_overdrive: self.global_overdrive,
+            reclaim: self.reclaim,
+            fixed_width: self.fixed_width.clone(),
+            hal,
+            redistribute_every: self.redistribute_every,
+            history: self.history.unwrap_or(essentials),
+            reclaim_cycles: self.reclaim_cycles,
+            reclaim_wait: self.reclaim_wait,
+            sched: SchedSpec {
+                weights,
+                read_cc: self.scheduler && self.read_cc,
+                write_admission: self.scheduler && self.write_admission,
+                cc: CcParams {
+                    threshold: self.latency_threshold,
+                    ai_every: self.cwnd_increase_every,
+                    max_factor: self.cwnd_max_factor,
+                },
+                admission: AdmissionParams {
+                    refresh: self.token_refresh,
+                    monitor: self.monitor_period,
+                    initial_delay: self.initial_delay,
+                    bucket_lbas_per_width: self.bucket_per_width.0 / lba,
+                },
+            },
+        })
+    }
+
+    /// The device's active limit split: v-zones, reserve pool, essentials and spares, the
+    /// minimum stripe width they give.
+    fn split_active(&self, mar: u32, n: u32, per: u32) -> Result<(u32, u32), ConfigError> {
         if self.max_active_vzones == 0 {
             return Err(err("max_active_vzones", "must be at least 1"));
         }
@@ -242,6 +290,20 @@ impl EznsConfig {
                 ),
             ));
         }
+        Ok((essentials, spares))
+    }
+
+    /// The largest stripe, the physical zone's room for it and the v-zones that fit, the fixed
+    /// widths.
+    fn layout(
+        &self,
+        device: &DeviceInfo,
+        dies: u32,
+        n: u32,
+        per: u32,
+    ) -> Result<(Hal, u32), ConfigError> {
+        let lba = device.lba_size_bytes;
+        let zone_count = device.zoned().map_or(0, |z| z.zone_count);
         let stripe = self.max_stripe_size.0;
         if stripe < lba || !stripe.is_multiple_of(lba) || !(stripe / lba).is_power_of_two() {
             return Err(err(
@@ -281,6 +343,11 @@ impl EznsConfig {
                 format!("gives {} widths for {n} namespaces", self.fixed_width.len()),
             ));
         }
+        Ok((hal, vzones))
+    }
+
+    /// The scheduler's weights (returned, one per namespace), counts, periods and bucket.
+    fn check_scheduling(&self, n: u32, zone_count: u32, lba: u64) -> Result<Vec<u32>, ConfigError> {
         let weights = if self.weights.is_empty() {
             vec![1; n as usize]
         } else {
@@ -343,45 +410,6 @@ impl EznsConfig {
                 ),
             ));
         }
-        Ok(ElasticSpec {
-            namespaces: n,
-            vzones_per_namespace: vzones,
-            zones_per_vzone: per,
-            max_active_vzones: self.max_active_vzones,
-            essentials,
-            spares,
-            max_stripe_lbas: stripe / lba,
-            reserve_pool: self.reserve_pool,
-            ewma_weight: self.ewma_weight,
-            ewma_sample: match self.ewma_sample {
-                EwmaSampleConfig::GroupOpen => EwmaSample::GroupOpen,
-                EwmaSampleConfig::FirstGroup => EwmaSample::FirstGroup,
-            },
-            local_overdrive: self.local_overdrive,
-            global_overdrive: self.global_overdrive,
-            reclaim: self.reclaim,
-            fixed_width: self.fixed_width.clone(),
-            hal,
-            redistribute_every: self.redistribute_every,
-            history: self.history.unwrap_or(essentials),
-            reclaim_cycles: self.reclaim_cycles,
-            reclaim_wait: self.reclaim_wait,
-            sched: SchedSpec {
-                weights,
-                read_cc: self.scheduler && self.read_cc,
-                write_admission: self.scheduler && self.write_admission,
-                cc: CcParams {
-                    threshold: self.latency_threshold,
-                    ai_every: self.cwnd_increase_every,
-                    max_factor: self.cwnd_max_factor,
-                },
-                admission: AdmissionParams {
-                    refresh: self.token_refresh,
-                    monitor: self.monitor_period,
-                    initial_delay: self.initial_delay,
-                    bucket_lbas_per_width: self.bucket_per_width.0 / lba,
-                },
-            },
-        })
+        Ok(weights)
     }
 }

@@ -61,7 +61,7 @@ pub struct FtlReport {
 }
 
 /// What preconditioning did.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct PreconditionReport {
     pub filled_bytes: u64,
     pub overwritten_bytes: u64,
