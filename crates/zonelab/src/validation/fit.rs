@@ -66,10 +66,19 @@ pub const PARAMS: &[Param] = &[
     p("aging.read_latency_ns[2]", 1_000.0, 500_000.0),
 ];
 
-/// Whether `param` applies to `device`: a timing field always (absent ones have defaults), a
-/// per-page-type field when the device gives that list.
+/// Whether `param` applies to `device`: a timing field always (absent ones have defaults) but
+/// the zone commands' on a conventional device (which takes none), a per-page-type field when
+/// the device gives that list.
 pub fn applies(device: &toml::Table, param: &Param) -> bool {
+    let conventional = device.get("kind").and_then(toml::Value::as_str) == Some("conventional");
     match param.key {
+        "timing.append_overhead_ns"
+        | "timing.reset_overhead_ns"
+        | "timing.zone_mgmt_overhead_ns"
+            if conventional =>
+        {
+            false
+        }
         // With per-type partial-page tR given, the device's own only scales them.
         "timing.read_4k_latency_ns" => get(device, "aging.read_4k_latency_ns[0]").is_none(),
         k if k.starts_with("aging.") => get(device, k).is_some(),
@@ -628,6 +637,31 @@ mod tests {
             "{x:?}"
         );
         assert!(solve(vec![vec![1.0, 2.0], vec![2.0, 4.0]], vec![1.0, 2.0]).is_none());
+    }
+
+    /// A conventional device takes no zone commands: the fit leaves their overheads alone (the
+    /// config refuses them, so every run of the fit would fail).
+    #[test]
+    fn a_conventional_device_fits_no_zone_command_overheads() {
+        let zns: toml::Table = toml::from_str("name = \"z\"\n[timing]\n").unwrap();
+        let conv: toml::Table =
+            toml::from_str("kind = \"conventional\"\nname = \"c\"\n[timing]\n").unwrap();
+        let fitted = |d: &toml::Table| -> Vec<&str> {
+            PARAMS
+                .iter()
+                .filter(|p| applies(d, p))
+                .map(|p| p.key)
+                .collect()
+        };
+        for zone_only in [
+            "timing.append_overhead_ns",
+            "timing.reset_overhead_ns",
+            "timing.zone_mgmt_overhead_ns",
+        ] {
+            assert!(fitted(&zns).contains(&zone_only), "{zone_only}");
+            assert!(!fitted(&conv).contains(&zone_only), "{zone_only}");
+        }
+        assert!(fitted(&conv).contains(&"timing.write_overhead_ns"));
     }
 
     #[test]
