@@ -124,10 +124,10 @@ impl LayerSpec {
                 unreachable!("the config puts emulated zones over a conventional device only")
             }
             LayerSpec::Elastic(e, over) => {
-                let under: Box<dyn DeviceModel> = match over {
+                let under: elastic::Below = match over {
                     // The prefill is this layer's: the one under sees its part of it.
-                    Some(o) => o.build(make, &[], sampling),
-                    None => Box::new(make()),
+                    Some(o) => o.build(make, &[], sampling).into(),
+                    None => make().into(),
                 };
                 let mut layer = Elastic::new(under, e, sampling);
                 for (ns, plan) in prefill {

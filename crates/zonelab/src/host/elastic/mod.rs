@@ -27,7 +27,7 @@
 
 mod allocator;
 mod arbiter;
-mod below;
+pub mod below;
 mod datapath;
 mod hal;
 mod overdrive;
@@ -57,7 +57,7 @@ use crate::host::lzone::LogicalZones;
 use crate::metrics::series::{Sampling, StepSeries};
 use crate::time::{Duration, Instant};
 use allocator::Allocator;
-use below::Below;
+pub use below::Below;
 use overdrive::{Ewma, Global};
 use reclaim::Migration;
 use resources::Resources;
@@ -213,9 +213,10 @@ pub struct Elastic {
 }
 
 impl Elastic {
-    /// eZNS over `dev` (the zoned device `spec` was validated over); its spare series sample
-    /// as `sampling` says.
-    pub fn new(dev: Box<dyn DeviceModel>, spec: &ElasticSpec, sampling: Sampling) -> Self {
+    /// eZNS over `dev` (the zoned device `spec` was validated over: a drive, or any zoned
+    /// `Box<dyn DeviceModel>`); its spare series sample as `sampling` says.
+    pub fn new(dev: impl Into<Below>, spec: &ElasticSpec, sampling: Sampling) -> Self {
+        let dev: Below = dev.into();
         let hal = spec.hal;
         let info = spec.info(dev.info());
         let z = info.zoned.clone().expect("zoned");
@@ -267,7 +268,7 @@ impl Elastic {
             hal,
             info,
             spec: spec.clone(),
-            dev: Below::new(dev),
+            dev,
         };
         for ns in 0..n {
             e.sample_spares(Instant::ZERO, ns);

@@ -128,17 +128,17 @@ pub(super) fn layer_over(under: Under, overrides: &[&str], retention: bool) -> E
         panic!("an eZNS layer")
     };
     let sampling = exp.sampling();
-    let dev: Box<dyn DeviceModel> = match (&exp.device, over) {
+    let dev: Below = match (&exp.device, over) {
         (crate::experiment::DeviceSpec::Zns(zns), over) => {
             let mut make = || crate::zns::Device::build(zns, &exp.firmware, retention, sampling);
             match over {
-                Some(o) => o.build(&mut make, &[], sampling),
-                None => Box::new(make()),
+                Some(o) => o.build(&mut make, &[], sampling).into(),
+                None => make().into(),
             }
         }
         (crate::experiment::DeviceSpec::Conventional(c), Some(o)) => {
             let ftl = crate::ftl::Ftl::new(c, retention, sampling);
-            o.build_over_block(Box::new(ftl), sampling)
+            o.build_over_block(Box::new(ftl), sampling).into()
         }
         _ => panic!("eZNS over a conventional device sits on emulated zones"),
     };
