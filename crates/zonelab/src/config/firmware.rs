@@ -205,6 +205,25 @@ impl PairConfig {
                 ),
             ));
         }
+        self.check_unused()?;
+        let d = RenewableSettings::default();
+        spec.renewable = renewable_settings(
+            self.threshold.unwrap_or(d.threshold),
+            self.regc_fraction.unwrap_or(d.regc_fraction),
+            self.zombie_scan_period.unwrap_or(d.zombie_scan_period),
+            self.zombie_idle.unwrap_or(d.zombie_idle),
+        )?;
+        spec.t_free = check_t_free(self.t_free.unwrap_or(spec.t_free), zone_count)?;
+        spec.t_invalid = check_t_invalid(self.t_invalid.unwrap_or(spec.t_invalid), zone_count)?;
+        spec.s2_erases = self.s2_erases.unwrap_or_default();
+        spec.invalid_order = self.invalid_order.unwrap_or_default();
+        spec.idle = self.idle.unwrap_or_default();
+        spec.erase_all_blocks = self.erase_all_blocks;
+        Ok(spec)
+    }
+
+    /// A setting given for a part of the pair that does not use it is an error naming it.
+    fn check_unused(&self) -> Result<(), ConfigError> {
         let renewable = self.placement == PlacementKind::Renewable;
         let pooled = matches!(self.erase, EraseTiming::OnDemand | EraseTiming::Preemptive);
         let preemptive = self.erase == EraseTiming::Preemptive;
@@ -264,26 +283,13 @@ impl PairConfig {
                 "erase = \"preemptive\"",
             ),
         ];
-        if let Some((key, _, _, wants)) = unused.iter().find(|(_, set, used, _)| *set && !*used) {
-            return Err(ConfigError::field(
+        match unused.iter().find(|(_, set, used, _)| *set && !*used) {
+            Some((key, _, _, wants)) => Err(ConfigError::field(
                 format!("firmware.{key}"),
                 format!("applies only with {wants}; this pair does not use it"),
-            ));
+            )),
+            None => Ok(()),
         }
-        let d = RenewableSettings::default();
-        spec.renewable = renewable_settings(
-            self.threshold.unwrap_or(d.threshold),
-            self.regc_fraction.unwrap_or(d.regc_fraction),
-            self.zombie_scan_period.unwrap_or(d.zombie_scan_period),
-            self.zombie_idle.unwrap_or(d.zombie_idle),
-        )?;
-        spec.t_free = check_t_free(self.t_free.unwrap_or(spec.t_free), zone_count)?;
-        spec.t_invalid = check_t_invalid(self.t_invalid.unwrap_or(spec.t_invalid), zone_count)?;
-        spec.s2_erases = self.s2_erases.unwrap_or_default();
-        spec.invalid_order = self.invalid_order.unwrap_or_default();
-        spec.idle = self.idle.unwrap_or_default();
-        spec.erase_all_blocks = self.erase_all_blocks;
-        Ok(spec)
     }
 }
 

@@ -104,45 +104,8 @@ impl Device {
         if owners != s.owners {
             return Err("the owners of the physical zones do not match the zones' pieces".into());
         }
-        let mut open_pos = vec![u32::MAX; n];
-        for (i, &z) in s.open_list.iter().enumerate() {
-            let slot = open_pos
-                .get_mut(z as usize)
-                .ok_or_else(|| format!("open zone {z} does not exist"))?;
-            if *slot != u32::MAX || !s.zones[z as usize].state.is_open() {
-                return Err(format!("zone {z} is listed as open but is not, or twice"));
-            }
-            *slot = i as u32;
-        }
-        let open = s.zones.iter().filter(|z| z.state.is_open()).count();
-        let active = s.zones.iter().filter(|z| z.state.is_active()).count();
-        if open != s.open_list.len() {
-            return Err(format!(
-                "{open} zones are open but {} are listed",
-                s.open_list.len()
-            ));
-        }
-        let limits = &spec.zones;
-        if limits.max_open_zones.is_some_and(|m| open > m as usize)
-            || limits.max_active_zones.is_some_and(|m| active > m as usize)
-        {
-            return Err(format!(
-                "{open} open and {active} active zones exceed the device's limits"
-            ));
-        }
-        if let Some(data) = &s.data {
-            for (i, zd) in data.iter().enumerate() {
-                if zd.len != s.zones[i].data_lbas * d.lba_bytes {
-                    return Err(format!(
-                        "zone {i}: {} bytes of data retained for {} LBAs written",
-                        zd.len, s.zones[i].data_lbas
-                    ));
-                }
-                if !well_formed(&zd.extents, zd.len) {
-                    return Err(format!("zone {i}: retained data out of order or range"));
-                }
-            }
-        }
+        let (open_pos, open, active) = check_open(spec, &s)?;
+        check_data(&s, d.lba_bytes)?;
         let policy_state = firmware::restore(s.policy, policy, spec.zones.zone_count, d.cap_units)?;
         d.nand.restore(s.nand)?;
         // Everything is checked: from here on nothing fails.
@@ -176,6 +139,54 @@ impl Device {
         d.last_now = s.last_now;
         Ok(d)
     }
+}
+
+/// The open list names each open zone once and the zones keep the device's limits: (each
+/// zone's place in the open list, open zones, active zones).
+fn check_open(spec: &ZnsSpec, s: &ZnsState<'_>) -> Result<(Vec<u32>, usize, usize), String> {
+    let mut open_pos = vec![u32::MAX; s.zones.len()];
+    for (i, &z) in s.open_list.iter().enumerate() {
+        let slot = open_pos
+            .get_mut(z as usize)
+            .ok_or_else(|| format!("open zone {z} does not exist"))?;
+        if *slot != u32::MAX || !s.zones[z as usize].state.is_open() {
+            return Err(format!("zone {z} is listed as open but is not, or twice"));
+        }
+        *slot = i as u32;
+    }
+    let open = s.zones.iter().filter(|z| z.state.is_open()).count();
+    let active = s.zones.iter().filter(|z| z.state.is_active()).count();
+    if open != s.open_list.len() {
+        return Err(format!(
+            "{open} zones are open but {} are listed",
+            s.open_list.len()
+        ));
+    }
+    let limits = &spec.zones;
+    if limits.max_open_zones.is_some_and(|m| open > m as usize)
+        || limits.max_active_zones.is_some_and(|m| active > m as usize)
+    {
+        return Err(format!(
+            "{open} open and {active} active zones exceed the device's limits"
+        ));
+    }
+    Ok((open_pos, open, active))
+}
+
+/// Each zone's retained bytes are as many as its data and in order.
+fn check_data(s: &ZnsState<'_>, lba_bytes: u64) -> Result<(), String> {
+    for (i, zd) in s.data.iter().flatten().enumerate() {
+        if zd.len != s.zones[i].data_lbas * lba_bytes {
+            return Err(format!(
+                "zone {i}: {} bytes of data retained for {} LBAs written",
+                zd.len, s.zones[i].data_lbas
+            ));
+        }
+        if !well_formed(&zd.extents, zd.len) {
+            return Err(format!("zone {i}: retained data out of order or range"));
+        }
+    }
+    Ok(())
 }
 
 /// Vector lengths and the data's presence fit the device.

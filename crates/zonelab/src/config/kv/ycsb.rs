@@ -86,6 +86,49 @@ impl YcsbConfig {
         } else {
             spec.name = format!("ycsb{index}");
         }
+        self.operation_mix(&mut spec, &f)?;
+        within(&f("recordcount"), self.recordcount, 1, MAX_KV_KEYS)?;
+        within(
+            &f("operationcount"),
+            self.operationcount,
+            0,
+            MAX_KV_OPERATIONS,
+        )?;
+        // Inserts add keys: the store must hold the records and what the run inserts.
+        let inserts = (self.operationcount as f64 * spec.insert
+            / (spec.read + spec.update + spec.insert + spec.scan + spec.read_modify_write))
+            .ceil() as u64;
+        if self.recordcount + inserts > MAX_KV_KEYS {
+            return Err(ConfigError::field(
+                f("operationcount"),
+                format!(
+                    "inserts about {inserts} keys beside recordcount {}: a store holds at most {MAX_KV_KEYS} keys",
+                    self.recordcount
+                ),
+            ));
+        }
+        self.check_sizes(&f)?;
+        spec.record_count = self.recordcount;
+        spec.operation_count = self.operationcount;
+        spec.field_count = self.fieldcount;
+        spec.field_length = self.fieldlength;
+        spec.threads = self.threadcount;
+        spec.max_scan_length = self.maxscanlength;
+        spec.load = self.load;
+        spec.seed = self.seed.unwrap_or(seed);
+        spec.files = files_choice(&self.files, f("files"))?;
+        spec.namespace = namespace(&self.files, self.namespace, f("namespace"))?;
+        spec.options = self.options.apply(binding_options(cores), &f("options."))?;
+        Ok(spec)
+    }
+
+    /// The request distribution and the operation proportions the file sets over the core
+    /// workload's, each in range and not all zero.
+    fn operation_mix(
+        &self,
+        spec: &mut YcsbSpec,
+        f: &dyn Fn(&str) -> String,
+    ) -> Result<(), ConfigError> {
         if let Some(d) = &self.requestdistribution {
             spec.distribution = match d.as_str() {
                 "zipfian" => Distribution::Zipfian,
@@ -129,26 +172,11 @@ impl YcsbConfig {
                 "the operation proportions add up to 0",
             ));
         }
-        within(&f("recordcount"), self.recordcount, 1, MAX_KV_KEYS)?;
-        within(
-            &f("operationcount"),
-            self.operationcount,
-            0,
-            MAX_KV_OPERATIONS,
-        )?;
-        // Inserts add keys: the store must hold the records and what the run inserts.
-        let inserts = (self.operationcount as f64 * spec.insert
-            / (spec.read + spec.update + spec.insert + spec.scan + spec.read_modify_write))
-            .ceil() as u64;
-        if self.recordcount + inserts > MAX_KV_KEYS {
-            return Err(ConfigError::field(
-                f("operationcount"),
-                format!(
-                    "inserts about {inserts} keys beside recordcount {}: a store holds at most {MAX_KV_KEYS} keys",
-                    self.recordcount
-                ),
-            ));
-        }
+        Ok(())
+    }
+
+    /// Fields, field length, threads and scan length in range.
+    fn check_sizes(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
         if !(1..=1000).contains(&self.fieldcount) {
             return Err(ConfigError::field(
                 f("fieldcount"),
@@ -173,17 +201,6 @@ impl YcsbConfig {
             1,
             MAX_SCAN_LENGTH,
         )?;
-        spec.record_count = self.recordcount;
-        spec.operation_count = self.operationcount;
-        spec.field_count = self.fieldcount;
-        spec.field_length = self.fieldlength;
-        spec.threads = self.threadcount;
-        spec.max_scan_length = self.maxscanlength;
-        spec.load = self.load;
-        spec.seed = self.seed.unwrap_or(seed);
-        spec.files = files_choice(&self.files, f("files"))?;
-        spec.namespace = namespace(&self.files, self.namespace, f("namespace"))?;
-        spec.options = self.options.apply(binding_options(cores), &f("options."))?;
-        Ok(spec)
+        Ok(())
     }
 }
