@@ -97,24 +97,7 @@ pub const DB_BENCH_COMPRESSED_BLOCK_RATIO: f64 = 0.56;
 impl DbBenchConfig {
     pub fn validate(&self, index: usize, seed: u64) -> Result<DbBenchSpec, ConfigError> {
         let f = |name: &str| format!("dbbench[{index}].{name}");
-        let mut benchmarks = Vec::new();
-        for b in self
-            .benchmarks
-            .split(',')
-            .map(str::trim)
-            .filter(|b| !b.is_empty())
-        {
-            let known: Vec<&str> = Benchmark::ALL.iter().map(|(n, _)| *n).collect();
-            benchmarks.push(Benchmark::parse(b).ok_or_else(|| {
-                ConfigError::field(
-                    f("benchmarks"),
-                    format!("`{b}` is not a benchmark; known: {}", known.join(", ")),
-                )
-            })?);
-        }
-        if benchmarks.is_empty() {
-            return Err(ConfigError::field(f("benchmarks"), "names no benchmark"));
-        }
+        let benchmarks = self.parse_benchmarks(&f)?;
         within(&f("num"), self.num, 1, MAX_KV_KEYS)?;
         if let Some(r) = self.reads {
             within(&f("reads"), r, 0, MAX_KV_OPERATIONS)?;
@@ -157,6 +140,53 @@ impl DbBenchConfig {
             }
         }
         let options = self.options.apply(base, &f("options."))?;
+        let mix = self.mixgraph(&f)?;
+        Ok(DbBenchSpec {
+            name: self
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("dbbench{index}")),
+            benchmarks,
+            num: self.num,
+            reads: self.reads.unwrap_or(self.num),
+            key_size: self.key_size,
+            value_size: self.value_size,
+            threads: self.threads,
+            seed: self.seed.unwrap_or(seed),
+            benchmark_write_rate_limit: self.benchmark_write_rate_limit.map_or(0, |b| b.0),
+            mix,
+            options,
+            files: files_choice(&self.files, f("files"))?,
+            namespace: namespace(&self.files, self.namespace, f("namespace"))?,
+        })
+    }
+
+    /// The comma-separated benchmarks, each one db_bench knows, at least one.
+    fn parse_benchmarks(&self, f: &dyn Fn(&str) -> String) -> Result<Vec<Benchmark>, ConfigError> {
+        let mut benchmarks = Vec::new();
+        for b in self
+            .benchmarks
+            .split(',')
+            .map(str::trim)
+            .filter(|b| !b.is_empty())
+        {
+            let known: Vec<&str> = Benchmark::ALL.iter().map(|(n, _)| *n).collect();
+            benchmarks.push(Benchmark::parse(b).ok_or_else(|| {
+                ConfigError::field(
+                    f("benchmarks"),
+                    format!("`{b}` is not a benchmark; known: {}", known.join(", ")),
+                )
+            })?);
+        }
+        if benchmarks.is_empty() {
+            return Err(ConfigError::field(f("benchmarks"), "names no benchmark"));
+        }
+        Ok(benchmarks)
+    }
+
+    /// mixgraph's ratios and distributions, db_bench's defaults where the file gives none, each
+    /// in range and the ratios not all zero.
+    fn mixgraph(&self, f: &dyn Fn(&str) -> String) -> Result<MixGraph, ConfigError> {
         let d = MixGraph::default();
         let mix = MixGraph {
             get_ratio: self.mix_get_ratio.unwrap_or(d.get_ratio),
@@ -215,23 +245,6 @@ impl DbBenchConfig {
                 "the mix ratios add up to 0",
             ));
         }
-        Ok(DbBenchSpec {
-            name: self
-                .name
-                .clone()
-                .unwrap_or_else(|| format!("dbbench{index}")),
-            benchmarks,
-            num: self.num,
-            reads: self.reads.unwrap_or(self.num),
-            key_size: self.key_size,
-            value_size: self.value_size,
-            threads: self.threads,
-            seed: self.seed.unwrap_or(seed),
-            benchmark_write_rate_limit: self.benchmark_write_rate_limit.map_or(0, |b| b.0),
-            mix,
-            options,
-            files: files_choice(&self.files, f("files"))?,
-            namespace: namespace(&self.files, self.namespace, f("namespace"))?,
-        })
+        Ok(mix)
     }
 }
