@@ -170,6 +170,15 @@ impl KvOptionsConfig {
             bytes
         );
         set!(o.delayed_write_rate, self.delayed_write_rate, bytes);
+        self.apply_tables_and_wal(&mut o);
+        self.apply_cpu(&mut o.cpu, prefix)?;
+        o.check()
+            .map_err(|(name, msg)| ConfigError::field(format!("{prefix}{name}"), msg))?;
+        Ok(o)
+    }
+
+    /// The table, cache, compression, WAL and file-buffer options over `o`.
+    fn apply_tables_and_wal(&self, o: &mut KvOptions) {
         set!(o.block_size, self.block_size, bytes);
         set!(o.block_restart_interval, self.block_restart_interval);
         set!(o.bloom_bits, self.bloom_bits);
@@ -200,8 +209,11 @@ impl KvOptionsConfig {
             self.compaction_readahead_size,
             bytes
         );
+    }
+
+    /// The CPU costs (`[...options.cpu]`) over `cpu`, each in range.
+    fn apply_cpu(&self, cpu: &mut CpuCosts, prefix: &str) -> Result<(), ConfigError> {
         let c = &self.cpu;
-        let cpu: &mut CpuCosts = &mut o.cpu;
         set!(cpu.put_per_byte_ns, c.put_per_byte_ns);
         set!(cpu.put_per_doubling_ns, c.put_per_doubling_ns);
         set!(cpu.get_base_ns, c.get_base_ns);
@@ -234,9 +246,7 @@ impl KvOptionsConfig {
         ] {
             within_f64(&format!("{prefix}cpu.{name}"), v, 0.0, 1e9)?;
         }
-        o.check()
-            .map_err(|(name, msg)| ConfigError::field(format!("{prefix}{name}"), msg))?;
-        Ok(o)
+        Ok(())
     }
 }
 
