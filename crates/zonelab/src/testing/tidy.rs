@@ -238,7 +238,7 @@ fn every_module_imports_only_modules_listed_below_it() {
 
 /// Functions longer than [`MAX_FUNCTION_LINES`] when this check began (2026-11-29), as (file
 /// under src, name). The list only shrinks: a function split below the bound must leave it.
-const LONG_FUNCTIONS: [(&str, &str); 24] = [
+const LONG_FUNCTIONS: [(&str, &str); 23] = [
     ("config/device/aging.rs", "aging"),
     ("config/device/ftl.rs", "validate_conventional"),
     ("config/device/mod.rs", "check_nand"),
@@ -256,7 +256,6 @@ const LONG_FUNCTIONS: [(&str, &str); 24] = [
     ("host/fs/zenfs.rs", "allocate_io_zone"),
     ("host/kv/compaction/merge.rs", "merge"),
     ("host/kv/compaction/picker.rs", "pick"),
-    ("host/kv/options.rs", "check"),
     ("host/kv/read.rs", "scan"),
     ("nand/calendar.rs", "reserve"),
     ("validation/kv/compare.rs", "compare"),

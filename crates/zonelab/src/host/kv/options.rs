@@ -233,8 +233,73 @@ impl KvOptions {
     /// Checks the combination; the error names the option.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
         let bad = |name: &'static str, msg: String| Err((name, msg));
-        // Upper bounds (chosen, far beyond RocksDB deployments): no product or sum of them
-        // overflows, and nothing the model allocates grows past what a run can hold.
+        self.check_sizes()?;
+        self.check_counts()?;
+        if self.min_write_buffer_number_to_merge == 0
+            || self.min_write_buffer_number_to_merge >= self.max_write_buffer_number
+        {
+            return bad(
+                "min_write_buffer_number_to_merge",
+                "must be at least 1 and below max_write_buffer_number".into(),
+            );
+        }
+        if !(2..=64).contains(&self.num_levels) {
+            return bad("num_levels", "must be between 2 and 64".into());
+        }
+        if self.level0_slowdown_writes_trigger < self.level0_file_num_compaction_trigger {
+            return bad(
+                "level0_slowdown_writes_trigger",
+                "must be at least level0_file_num_compaction_trigger".into(),
+            );
+        }
+        if self.level0_stop_writes_trigger < self.level0_slowdown_writes_trigger {
+            return bad(
+                "level0_stop_writes_trigger",
+                "must be at least level0_slowdown_writes_trigger".into(),
+            );
+        }
+        if !(self.max_bytes_for_level_multiplier >= 1.0
+            && self.max_bytes_for_level_multiplier <= 1000.0)
+        {
+            return bad(
+                "max_bytes_for_level_multiplier",
+                "must be between 1 and 1000".into(),
+            );
+        }
+        if self.max_background_jobs == 0 || self.max_background_jobs > 256 {
+            return bad("max_background_jobs", "must be between 1 and 256".into());
+        }
+        for (name, v) in [
+            ("max_background_flushes", self.max_background_flushes),
+            (
+                "max_background_compactions",
+                self.max_background_compactions,
+            ),
+        ] {
+            if v < -1 || v == 0 || v > 256 {
+                return bad(name, "must be -1 (derived) or between 1 and 256".into());
+            }
+        }
+        if !(256..=(1 << 20)).contains(&self.block_size) {
+            return bad("block_size", "must be between 256 B and 1 MiB".into());
+        }
+        if self.bloom_bits > 64 {
+            return bad("bloom_bits", "must be between 0 (no filter) and 64".into());
+        }
+        if !(self.compression_ratio > 0.0 && self.compression_ratio <= 1.0) {
+            return bad(
+                "compression_ratio",
+                "must be above 0 and at most 1 (1 = no compression)".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Byte sizes and rates in range (their upper bounds, chosen far beyond RocksDB
+    /// deployments, keep every product and sum from overflowing).
+    fn check_sizes(&self) -> Result<(), (&'static str, String)> {
+        let bad = |name: &'static str, msg: String| Err((name, msg));
+        // Nothing the model allocates grows past what a run can hold.
         for (name, v, lo, hi) in [
             (
                 "write_buffer_size",
@@ -298,6 +363,12 @@ impl KvOptions {
                 return bad(name, format!("{v} must be between {lo} and {hi} bytes"));
             }
         }
+        Ok(())
+    }
+
+    /// Counts (memtables, multipliers, restart interval, L0 triggers) in range.
+    fn check_counts(&self) -> Result<(), (&'static str, String)> {
+        let bad = |name: &'static str, msg: String| Err((name, msg));
         for (name, v, lo, hi) in [
             (
                 "max_write_buffer_number",
@@ -339,63 +410,6 @@ impl KvOptions {
             if !(lo..=hi).contains(&v) {
                 return bad(name, format!("{v} must be between {lo} and {hi}"));
             }
-        }
-        if self.min_write_buffer_number_to_merge == 0
-            || self.min_write_buffer_number_to_merge >= self.max_write_buffer_number
-        {
-            return bad(
-                "min_write_buffer_number_to_merge",
-                "must be at least 1 and below max_write_buffer_number".into(),
-            );
-        }
-        if !(2..=64).contains(&self.num_levels) {
-            return bad("num_levels", "must be between 2 and 64".into());
-        }
-        if self.level0_slowdown_writes_trigger < self.level0_file_num_compaction_trigger {
-            return bad(
-                "level0_slowdown_writes_trigger",
-                "must be at least level0_file_num_compaction_trigger".into(),
-            );
-        }
-        if self.level0_stop_writes_trigger < self.level0_slowdown_writes_trigger {
-            return bad(
-                "level0_stop_writes_trigger",
-                "must be at least level0_slowdown_writes_trigger".into(),
-            );
-        }
-        if !(self.max_bytes_for_level_multiplier >= 1.0
-            && self.max_bytes_for_level_multiplier <= 1000.0)
-        {
-            return bad(
-                "max_bytes_for_level_multiplier",
-                "must be between 1 and 1000".into(),
-            );
-        }
-        if self.max_background_jobs == 0 || self.max_background_jobs > 256 {
-            return bad("max_background_jobs", "must be between 1 and 256".into());
-        }
-        for (name, v) in [
-            ("max_background_flushes", self.max_background_flushes),
-            (
-                "max_background_compactions",
-                self.max_background_compactions,
-            ),
-        ] {
-            if v < -1 || v == 0 || v > 256 {
-                return bad(name, "must be -1 (derived) or between 1 and 256".into());
-            }
-        }
-        if !(256..=(1 << 20)).contains(&self.block_size) {
-            return bad("block_size", "must be between 256 B and 1 MiB".into());
-        }
-        if self.bloom_bits > 64 {
-            return bad("bloom_bits", "must be between 0 (no filter) and 64".into());
-        }
-        if !(self.compression_ratio > 0.0 && self.compression_ratio <= 1.0) {
-            return bad(
-                "compression_ratio",
-                "must be above 0 and at most 1 (1 = no compression)".into(),
-            );
         }
         Ok(())
     }
