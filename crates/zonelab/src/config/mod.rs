@@ -542,7 +542,7 @@ impl ExperimentConfig {
         // the other layers hide the device's zones and dies.
         let dies = device.nand().geometry.dies();
         let (dies, drives, hides_device) = match &layer {
-            Some(crate::host::LayerSpec::Array(a)) => (dies * a.drives, Some(a.drives), false),
+            Some(l @ crate::host::LayerSpec::Array(a)) => (l.dies(dies), Some(a.drives), false),
             Some(_) => (dies, None, true),
             None => (dies, None, false),
         };

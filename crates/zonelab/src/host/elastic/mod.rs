@@ -27,7 +27,7 @@
 
 mod allocator;
 mod arbiter;
-pub mod below;
+mod below;
 mod datapath;
 mod hal;
 mod overdrive;
