@@ -397,6 +397,13 @@ pub fn validate(
             format!("two file workloads are named `{}`; names must differ", w[0]),
         ));
     }
+    if spec.unmount && workloads.is_empty() {
+        return Err(ConfigError::field(
+            "fs.unmount",
+            "unmounts at the end of the file workloads ([[filebench]], [[fio_files]], \
+             [[updates]]), and there are none: the key-value stores on the layer do not unmount it",
+        ));
+    }
     Ok(Some(FilesSpec {
         fs: spec,
         workloads,

@@ -876,3 +876,20 @@ fn f2fs_cleaner_settings_follow_the_mode() {
         crate::time::Duration::from_secs(300)
     );
 }
+
+/// `fs.unmount` unmounts at the end of the file workloads; a layer only key-value stores use
+/// has none, and says so rather than ignoring the key.
+#[test]
+fn an_unmount_needs_file_workloads() {
+    let kv = "preset = \"rezns-40g\"\n[fs]\nunmount = true\n[[dbbench]]\nfiles = \"fs\"\nbenchmarks = \"fillrandom\"\nnum = 1000\n";
+    let (path, msg) = field_error(parse(kv));
+    assert_eq!(path, "fs.unmount");
+    assert!(msg.contains("key-value stores"), "{msg}");
+    let files = "preset = \"rezns-40g\"\n[fs]\nunmount = true\n[[fio_files]]\nthreads = 2\nsize = \"4MiB\"\nfsync = 16\n";
+    let exp = parse(files).unwrap();
+    assert!(
+        exp.host
+            .iter()
+            .any(|w| matches!(w, crate::workload::HostWorkload::Files(f) if f.fs.unmount))
+    );
+}

@@ -209,6 +209,10 @@ pub struct FsConfig {
     /// queued behind it merged (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zone_write_plug: Option<bool>,
+    /// Unmount once the file workloads end: write back every dirty page and checkpoint, as
+    /// `umount` does (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmount: Option<bool>,
     /// A write the device refuses: "stop" (default) or "relocate".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_zone_error: Option<OnZoneErrorConfig>,
@@ -297,6 +301,7 @@ impl FsConfig {
             spec.max_io_blocks = blocks_of("fs.max_io", m, 16 << 20)?;
         }
         spec.zone_write_plug = self.zone_write_plug.unwrap_or(spec.zone_write_plug);
+        spec.unmount = self.unmount.unwrap_or(spec.unmount);
         self.validate_gc(&mut spec.gc, cap_bytes, zone_count)?;
         self.validate_cache(&mut spec.cache)?;
         let c = &self.cpu;

@@ -24,6 +24,9 @@ pub struct FsSpec {
     pub data: bool,
     /// What a write the device refuses does to the layer.
     pub on_zone_error: OnZoneError,
+    /// Unmount once the file workloads end (`Fs::unmount`): the dirty pages written back and a
+    /// checkpoint, as `umount` does at the end of a captured run.
+    pub unmount: bool,
 }
 
 /// What the layer does when the device refuses one of its writes (`[fs] on_zone_error`).
@@ -389,6 +392,7 @@ impl FsSpec {
             zone_write_plug: false,
             data: false,
             on_zone_error: OnZoneError::Stop,
+            unmount: false,
         }
     }
 
@@ -405,6 +409,7 @@ impl FsSpec {
             zone_write_plug: false,
             data: false,
             on_zone_error: OnZoneError::Stop,
+            unmount: false,
         }
     }
 }

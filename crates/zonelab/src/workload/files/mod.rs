@@ -155,19 +155,38 @@ pub fn spawn(spec: &FilesSpec, host: &Host) -> Fs {
             };
             tasks.push((i, ids));
         }
-        for (i, ids) in tasks {
-            for id in ids {
-                h.join(id).await;
-            }
-            let mut r = reports.borrow_mut();
-            let rep = &mut r[i];
-            if rep.elapsed_ns == 0 {
-                rep.elapsed_ns = (h.now() - t0).ns();
-            }
-            rep.finish();
-        }
+        end(&fs, &h, &reports, tasks, t0).await;
     });
     mounted
+}
+
+/// Waits for each workload's threads and closes its report; then the unmount, if asked for
+/// (its writes count in the measured phase, not in a workload's elapsed time).
+async fn end(
+    fs: &Fs,
+    h: &Host,
+    reports: &Shared<Vec<FileWorkloadReport>>,
+    tasks: Vec<(usize, Vec<TaskId>)>,
+    t0: crate::time::Instant,
+) {
+    for (i, ids) in tasks {
+        for id in ids {
+            h.join(id).await;
+        }
+        let mut r = reports.borrow_mut();
+        let rep = &mut r[i];
+        if rep.elapsed_ns == 0 {
+            rep.elapsed_ns = (h.now() - t0).ns();
+        }
+        rep.finish();
+    }
+    if fs.spec().unmount
+        && let Err(e) = fs.unmount(h).await
+    {
+        for r in reports.borrow_mut().iter_mut() {
+            r.fail(&format!("unmount ({e})"));
+        }
+    }
 }
 
 /// A workload's report before it runs: its name and kind.
