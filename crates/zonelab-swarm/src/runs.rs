@@ -123,7 +123,8 @@ fn fs(rng: &mut Rng, d: &DeviceDraw, s: &mut String) {
     let personality = rng.pick(&["f2fs", "zenfs"]);
     let _ = writeln!(
         s,
-        "[fs]\npersonality = \"{personality}\"\nzone_write_plug = {}",
+        "[fs]\npersonality = \"{personality}\"\nzone_write_plug = {}\nunmount = {}",
+        rng.chance(50),
         rng.chance(50)
     );
     let budget = d.cap_bytes * d.zone_count;

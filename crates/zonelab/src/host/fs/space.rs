@@ -260,6 +260,9 @@ pub struct Space {
     free: BTreeSet<u32>,
     /// Zones active on the device (written, not full).
     pub active: u32,
+    /// Zones given up after a refused write whose device Finish is still on its way: finished
+    /// here, still active on the device until it completes.
+    pub finishing: u32,
     pub max_active: Option<u32>,
     pub max_open: Option<u32>,
     pub valid_total: u64,
@@ -286,6 +289,7 @@ impl Space {
             block_lbas,
             free: (0..count).collect(),
             active: 0,
+            finishing: 0,
             max_active,
             max_open,
             valid_total: 0,
@@ -317,7 +321,8 @@ impl Space {
 
     /// Whether one more zone may become active on the device.
     pub fn can_activate(&self) -> bool {
-        self.max_active.is_none_or(|m| self.active < m)
+        self.max_active
+            .is_none_or(|m| self.active + self.finishing < m)
     }
 
     /// Takes an empty zone for `role`: the lowest-numbered one (ZenFS scans zones in order) or,

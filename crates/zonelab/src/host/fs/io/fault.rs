@@ -169,6 +169,7 @@ pub(crate) async fn finish_given_up(
     for z in zones {
         let r = zone_action(fs, h, ZoneAction::Finish, z).await;
         let mut st = fs.st.borrow_mut();
+        st.space.finishing -= 1;
         st.space.zones[z as usize].collecting = false;
         st.check_dead(z);
         r?;
@@ -185,6 +186,9 @@ fn give_up(st: &mut State, z: u32) -> bool {
     }
     release_writer(st, z);
     st.dead.remove(&z);
+    // Still active on the device until its Finish completes: no zone may take its place
+    // before then (the device would refuse it: Too Many Active Zones).
+    st.space.finishing += 1;
     st.space.finish(z);
     st.space.zones[z as usize].collecting = true;
     st.stats.zone_errors.zones_finished += 1;
