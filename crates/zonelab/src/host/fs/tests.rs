@@ -661,3 +661,50 @@ fn fadvise_dontneed_drops_only_the_files_clean_pages() {
     });
     assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
 }
+
+/// `unmount` leaves nothing in the page cache or a ZenFS buffer: files written and left open,
+/// never synced, are on the device afterwards (they read back the same once the cache is
+/// dropped); F2FS has made a checkpoint, ZenFS has persisted the files' metadata.
+#[test]
+fn unmount_leaves_nothing_unwritten() {
+    for spec in [tiny_f2fs(GcPolicyKind::Native), tiny_zenfs(false)] {
+        let zenfs = matches!(spec.personality, Personality::Zenfs(_));
+        let out = with_fs(spec, None, move |fs, h| async move {
+            let mut rng = Pcg64Mcg::seed_from_u64(7);
+            let mut files = Vec::new();
+            for f in 0..6 {
+                let fd = fs
+                    .create(&h, &format!("/u{f}"), CreateOptions::default())
+                    .await
+                    .unwrap();
+                let d = bytes(&mut rng, 3 * BLOCK_BYTES as usize);
+                fs.append(&h, fd, d.len() as u64, Some(&d)).await.unwrap();
+                files.push((fd, d));
+            }
+            let before = fs.report();
+            assert!(
+                fs.inner.st.borrow().dirty_pages > 0,
+                "something to write back"
+            );
+            fs.unmount(&h).await.unwrap();
+            let after = fs.report();
+            assert_eq!(fs.inner.st.borrow().dirty_pages, 0, "zenfs: {zenfs}");
+            assert!(after.data_bytes_written > before.data_bytes_written);
+            if zenfs {
+                assert!(after.metadata_records > before.metadata_records);
+            } else {
+                assert_eq!(after.checkpoints, before.checkpoints + 1);
+            }
+            fs.check();
+            fs.drop_caches();
+            for (i, (fd, want)) in files.iter().enumerate() {
+                let mut buf = vec![0u8; want.len()];
+                fs.read(&h, *fd, 0, want.len() as u64, Some(&mut buf))
+                    .await
+                    .unwrap();
+                assert!(buf == *want, "file {i} differs (zenfs: {zenfs})");
+            }
+        });
+        assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+    }
+}
