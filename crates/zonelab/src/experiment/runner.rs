@@ -155,42 +155,8 @@ impl Runner {
 /// Issues commands for runner `r` until its queue is full or something makes it wait.
 pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
     let now = k.now();
-    loop {
-        // (A full queue first: it ends most calls, after the command that filled it.)
-        if run.inflight >= run.iodepth || run.stopped.is_some() || run.resetting {
-            return;
-        }
-        if now >= run.deadline {
-            run.stopped = Some(StopReason::Runtime);
-            return;
-        }
-        if run.issued_lbas >= run.target_lbas {
-            run.stopped = Some(StopReason::IoSize);
-            return;
-        }
-        let earliest = run.earliest_issue(lba_bytes);
-        if earliest > now {
-            if !run.wake_pending && earliest != Instant::NEVER {
-                run.wake_pending = true;
-                k.push(earliest, EventKind::RunnerWake(r));
-            }
-            return;
-        }
-        let next = match &mut run.source {
-            Source::Fio(g) => {
-                let inflight = run.inflight;
-                k.device.with(|d| g.next(&**d, inflight))
-            }
-            Source::Block(g) => {
-                let next = g.next_request();
-                if let Some(lba) = g.next_lba_hint() {
-                    k.device.with(|d| d.prefetch_lba(run.nsid, lba));
-                }
-                next
-            }
-            Source::Replay(g) => g.next_request(),
-        };
-        let request = match next {
+    while may_issue(k, run, r, now, lba_bytes) {
+        let request = match next_request(k, run) {
             Next::Drain => return,
             Next::Done(why) => {
                 run.stopped = Some(why);
@@ -198,59 +164,119 @@ pub(crate) fn pump(k: &Kernel, run: &mut Runner, r: u32, lba_bytes: u64) {
             }
             Next::Issue(request) => request,
         };
-        let Request { op, slba, nlb } = request;
-        let kind = kind_of(op);
-        let bytes = if matches!(op, Op::Read | Op::Write | Op::Append) {
-            nlb * lba_bytes
-        } else {
-            0
-        };
-        let host = run.host_overhead;
-        let waiter = || Waiter::Runner {
-            runner: r,
-            kind,
-            submitted: now,
-            bytes,
-            host,
-        };
-        match k.submit(Command::new(op, slba, nlb).on(run.nsid), run.origin, waiter) {
-            Ok(s) => {
-                if let Source::Fio(g) = &mut run.source {
-                    k.device.with(|d| g.issued(&**d, request));
-                }
-                run.inflight += 1;
-                if bytes > 0 {
-                    run.issued_lbas += nlb;
-                    run.issued_ios += 1;
-                }
-                if op == Op::ZoneMgmt(ZoneAction::Reset) {
-                    run.resetting = true;
-                }
-                if !run.thinktime.is_zero() {
-                    // fio's thinktime_blocks=1: one I/O, its completion, the think, the next.
-                    run.next_issue = Instant::NEVER;
-                }
-                if let Some(done) = s.done {
-                    k.push(
-                        done + host,
-                        EventKind::RunnerComplete {
-                            runner: r,
-                            kind,
-                            submitted: now,
-                            bytes,
-                        },
-                    );
-                }
+        if !issue(k, run, r, request, now, lba_bytes) {
+            return;
+        }
+    }
+}
+
+/// Whether runner `r` may issue a command at `now`: its queue has room and nothing stopped it
+/// or makes it wait (a wake-up is booked for the time it may).
+fn may_issue(k: &Kernel, run: &mut Runner, r: u32, now: Instant, lba_bytes: u64) -> bool {
+    // (A full queue first: it ends most calls, after the command that filled it.)
+    if run.inflight >= run.iodepth || run.stopped.is_some() || run.resetting {
+        return false;
+    }
+    if now >= run.deadline {
+        run.stopped = Some(StopReason::Runtime);
+        return false;
+    }
+    if run.issued_lbas >= run.target_lbas {
+        run.stopped = Some(StopReason::IoSize);
+        return false;
+    }
+    let earliest = run.earliest_issue(lba_bytes);
+    if earliest > now {
+        if !run.wake_pending && earliest != Instant::NEVER {
+            run.wake_pending = true;
+            k.push(earliest, EventKind::RunnerWake(r));
+        }
+        return false;
+    }
+    true
+}
+
+/// The runner's next request from its source.
+fn next_request(k: &Kernel, run: &mut Runner) -> Next {
+    match &mut run.source {
+        Source::Fio(g) => {
+            let inflight = run.inflight;
+            k.device.with(|d| g.next(&**d, inflight))
+        }
+        Source::Block(g) => {
+            let next = g.next_request();
+            if let Some(lba) = g.next_lba_hint() {
+                k.device.with(|d| d.prefetch_lba(run.nsid, lba));
             }
-            Err(status) => {
-                if let Source::Replay(g) = &run.source
-                    && let Some(e) = k.errors.borrow_mut().latest_mut()
-                {
-                    e.trace_line = Some(g.line);
-                }
-                run.stopped = Some(StopReason::Device(status));
-                return;
+            next
+        }
+        Source::Replay(g) => g.next_request(),
+    }
+}
+
+/// Submits `request` for runner `r` at `now`; false when the device refused it (the runner
+/// stops).
+fn issue(
+    k: &Kernel,
+    run: &mut Runner,
+    r: u32,
+    request: Request,
+    now: Instant,
+    lba_bytes: u64,
+) -> bool {
+    let Request { op, slba, nlb } = request;
+    let kind = kind_of(op);
+    let bytes = if matches!(op, Op::Read | Op::Write | Op::Append) {
+        nlb * lba_bytes
+    } else {
+        0
+    };
+    let host = run.host_overhead;
+    let waiter = || Waiter::Runner {
+        runner: r,
+        kind,
+        submitted: now,
+        bytes,
+        host,
+    };
+    match k.submit(Command::new(op, slba, nlb).on(run.nsid), run.origin, waiter) {
+        Ok(s) => {
+            if let Source::Fio(g) = &mut run.source {
+                k.device.with(|d| g.issued(&**d, request));
             }
+            run.inflight += 1;
+            if bytes > 0 {
+                run.issued_lbas += nlb;
+                run.issued_ios += 1;
+            }
+            if op == Op::ZoneMgmt(ZoneAction::Reset) {
+                run.resetting = true;
+            }
+            if !run.thinktime.is_zero() {
+                // fio's thinktime_blocks=1: one I/O, its completion, the think, the next.
+                run.next_issue = Instant::NEVER;
+            }
+            if let Some(done) = s.done {
+                k.push(
+                    done + host,
+                    EventKind::RunnerComplete {
+                        runner: r,
+                        kind,
+                        submitted: now,
+                        bytes,
+                    },
+                );
+            }
+            true
+        }
+        Err(status) => {
+            if let Source::Replay(g) = &run.source
+                && let Some(e) = k.errors.borrow_mut().latest_mut()
+            {
+                e.trace_line = Some(g.line);
+            }
+            run.stopped = Some(StopReason::Device(status));
+            false
         }
     }
 }

@@ -76,44 +76,7 @@ impl Simulation<'_> {
                 break;
             }
             k.now.set(now);
-            match event.kind {
-                EventKind::RunnerComplete {
-                    runner,
-                    kind,
-                    submitted,
-                    bytes,
-                } => {
-                    let run = &mut self.runners[runner as usize];
-                    let key = run.key(&k, kind);
-                    k.metrics.with(|m| m.record(key, submitted, now, bytes));
-                    run.completed(kind, bytes, now);
-                    k.advance_device();
-                    pump(&k, run, runner, self.lba_bytes);
-                    // It had a command in flight, so it was running.
-                    running -= run.done() as usize;
-                }
-                EventKind::RunnerWake(runner) => {
-                    let run = &mut self.runners[runner as usize];
-                    let was_running = !run.done();
-                    run.wake_pending = false;
-                    k.advance_device();
-                    pump(&k, run, runner, self.lba_bytes);
-                    running -= (was_running && run.done()) as usize;
-                }
-                EventKind::DeviceWake => {
-                    k.device_woke(now);
-                    k.advance_device();
-                    // Host tasks all waiting on each other while the device's timers run on
-                    // would otherwise keep the run going forever in simulated time.
-                    if running == 0 && self.tasks.live() > 0 && k.host_cannot_wake() {
-                        return Err(RunError::Deadlock(self.tasks.stuck()));
-                    }
-                }
-                EventKind::TaskWake(task) => {
-                    k.advance_device();
-                    poll_task(&k, &self.tasks, task);
-                }
-            }
+            self.dispatch(&k, event.kind, now, &mut running)?;
             events += 1;
             if events.is_multiple_of(1 << 16) {
                 progress(Progress {
@@ -129,6 +92,62 @@ impl Simulation<'_> {
         if let Some(why) = stopped {
             return Ok(Some(why));
         }
+        self.finish(running)
+    }
+
+    /// Handles one event at `now`: a runner's completion or wake-up, the device's timer, or a
+    /// host task's wake-up. `running` counts the runners not done yet.
+    #[inline]
+    fn dispatch(
+        &mut self,
+        k: &Kernel,
+        kind: EventKind,
+        now: Instant,
+        running: &mut usize,
+    ) -> Result<(), RunError> {
+        match kind {
+            EventKind::RunnerComplete {
+                runner,
+                kind,
+                submitted,
+                bytes,
+            } => {
+                let run = &mut self.runners[runner as usize];
+                let key = run.key(k, kind);
+                k.metrics.with(|m| m.record(key, submitted, now, bytes));
+                run.completed(kind, bytes, now);
+                k.advance_device();
+                pump(k, run, runner, self.lba_bytes);
+                // It had a command in flight, so it was running.
+                *running -= run.done() as usize;
+            }
+            EventKind::RunnerWake(runner) => {
+                let run = &mut self.runners[runner as usize];
+                let was_running = !run.done();
+                run.wake_pending = false;
+                k.advance_device();
+                pump(k, run, runner, self.lba_bytes);
+                *running -= (was_running && run.done()) as usize;
+            }
+            EventKind::DeviceWake => {
+                k.device_woke(now);
+                k.advance_device();
+                // Host tasks all waiting on each other while the device's timers run on
+                // would otherwise keep the run going forever in simulated time.
+                if *running == 0 && self.tasks.live() > 0 && k.host_cannot_wake() {
+                    return Err(RunError::Deadlock(self.tasks.stuck()));
+                }
+            }
+            EventKind::TaskWake(task) => {
+                k.advance_device();
+                poll_task(k, &self.tasks, task);
+            }
+        }
+        Ok(())
+    }
+    /// The end of a run no limit stopped: an error if host tasks are left waiting or a replay
+    /// met a malformed trace.
+    fn finish(&self, running: usize) -> Result<Option<EarlyStop>, RunError> {
         debug_assert_eq!(
             running,
             self.runners.iter().filter(|r| !r.done()).count(),

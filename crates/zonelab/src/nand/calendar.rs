@@ -95,12 +95,21 @@ impl Calendar {
             last.1 += len;
             return Instant::from_ns(start);
         }
+        Instant::from_ns(self.place_in_gaps(ready, len))
+    }
+
+    /// Books `len` ns in the first gap long enough at or after `ready` (in ns) when the last
+    /// interval ends after `ready`, the case the fast paths of [`Self::reserve`] leave; returns
+    /// the start in ns.
+    #[inline]
+    fn place_in_gaps(&mut self, ready: u64, len: u64) -> u64 {
+        let n = self.busy.len();
         // The first interval ending after `ready` (ends increase with the index). Transfers are
         // booked about in the order their data is ready, so it is usually a few intervals back
         // from the end: look there first (faster than a binary search, whose steps depend on
         // each other: BENCHMARKS.md, "What the hot path does"), and search the rest only past
         // that.
-        // (The last interval ends after `ready`: the fast paths above took the other cases.)
+        // (The last interval ends after `ready`: the fast paths in `reserve` took the others.)
         let before_last = &self.busy[..n - 1];
         let near = before_last.len().saturating_sub(BACKWARD_SCAN);
         let h = self.hint;
@@ -124,7 +133,7 @@ impl Calendar {
             k += 1;
         }
         self.insert(k, t, t + len);
-        Instant::from_ns(t)
+        t
     }
 
     /// Drops the intervals that are over (ends increase: they are a prefix), when the vector is

@@ -44,6 +44,30 @@ impl Device {
     /// (the invariant `check_invariants` asserts): a zone with room to compact always exists
     /// when the firmware has no space left.
     pub(super) fn compact(&mut self, now: Instant) {
+        let victim = self.compaction_victim();
+        let start = self.foreground_start(now);
+        // Every piece in the victim, in the order of its units there.
+        let mut owners: Vec<(usize, usize)> = Vec::new();
+        for (zi, z) in self.zones.iter().enumerate() {
+            for (k, p) in z.pieces.iter().enumerate() {
+                if p.pz == victim {
+                    owners.push((zi, k));
+                }
+            }
+        }
+        owners.sort_by_key(|&(zi, k)| self.zones[zi].pieces[k].punit);
+        let erased = self.read_and_erase(victim, &owners, start);
+        let (next, programmed_end, done) = self.program_back(victim, &owners, erased);
+        self.programs_done = self.programs_done.max(done);
+        self.phys_high[victim as usize] = programmed_end;
+        self.counters.compacted_units += next;
+        self.blocked_until = self.blocked_until.max(done);
+        self.firmware.compacted(victim, next);
+    }
+
+    /// The physical zone the policy picks to compact, with the pieces still being written into
+    /// it given back the units they reserved beyond their data.
+    fn compaction_victim(&mut self) -> u32 {
         let unit = self.layout.unit_bytes;
         let mut live: Vec<CompactionCandidate> = (0..self.phys_high.len() as u32)
             .map(|zone| CompactionCandidate {
@@ -77,21 +101,21 @@ impl Device {
         for zi in open {
             self.release_unused(zi);
         }
-        let start = self.foreground_start(now);
+        victim
+    }
+
+    /// Reads the victim's programmed units (`owners`' pieces) into the controller from `start`
+    /// (staged bytes are there already), then erases it; returns when the erase ends.
+    fn read_and_erase(
+        &mut self,
+        victim: u32,
+        owners: &[(usize, usize)],
+        start: Instant,
+    ) -> Instant {
         let layout = self.layout;
         let pages = layout.pages_per_unit as u64;
-        // Read what is programmed; staged bytes are in the controller already.
         let mut in_ram = start;
-        let mut owners: Vec<(usize, usize)> = Vec::new();
-        for (zi, z) in self.zones.iter().enumerate() {
-            for (k, p) in z.pieces.iter().enumerate() {
-                if p.pz == victim {
-                    owners.push((zi, k));
-                }
-            }
-        }
-        owners.sort_by_key(|&(zi, k)| self.zones[zi].pieces[k].punit);
-        for &(zi, k) in &owners {
+        for &(zi, k) in owners {
             let p = &self.zones[zi].pieces[k];
             for j in 0..p.programmed_units {
                 let die = layout.unit(victim, p.punit + j).die;
@@ -104,6 +128,19 @@ impl Device {
         for addr in layout.blocks_holding(victim, self.phys_high[victim as usize]) {
             erased = erased.max(self.nand.erase_block(in_ram, addr));
         }
+        erased
+    }
+
+    /// Programs `owners`' pieces back into the erased victim from unit 0, starting at `erased`.
+    /// Returns (units reserved, the programmed frontier, when the last program ends).
+    fn program_back(
+        &mut self,
+        victim: u32,
+        owners: &[(usize, usize)],
+        erased: Instant,
+    ) -> (u64, u64, Instant) {
+        let layout = self.layout;
+        let unit = layout.unit_bytes;
         let mut next = 0;
         // The programmed frontier: a staged partial unit is reserved (in `next`) but not
         // programmed, so a reset that drops it leaves its unit erased, to be handed out again
@@ -111,7 +148,7 @@ impl Device {
         // units": the swarm's seed 223204).
         let mut programmed_end = 0;
         let mut done = erased;
-        for &(zi, k) in &owners {
+        for &(zi, k) in owners {
             let p = &mut self.zones[zi].pieces[k];
             // What was programmed is programmed again; a staged partial unit stays staged.
             let units = p.programmed_units;
@@ -135,11 +172,7 @@ impl Device {
             }
             next += reserved;
         }
-        self.programs_done = self.programs_done.max(done);
-        self.phys_high[victim as usize] = programmed_end;
-        self.counters.compacted_units += next;
-        self.blocked_until = self.blocked_until.max(done);
-        self.firmware.compacted(victim, next);
+        (next, programmed_end, done)
     }
 
     /// Offers the firmware the device's idle time and its timers at `now`. Returns when to call

@@ -11,6 +11,7 @@
 use super::Elastic;
 use super::vzone::{GroupId, Queued};
 use crate::device::ZoneAction;
+use crate::host::stripe::Stripe;
 use crate::time::Instant;
 
 #[derive(Debug)]
@@ -70,49 +71,11 @@ impl Elastic {
         if narrow >= width || self.device_room() + width < narrow {
             return;
         }
-        // Read what the old group holds, zone by zone.
-        let lba_bytes = self.hal.lba_bytes;
-        let mut ready = now;
-        let mut zone_data: Vec<Vec<u8>> = Vec::new();
-        for i in 0..width {
-            let len = stripe.on_zone(i, written);
-            let pz = self.group(g).pzs[i as usize];
-            let mut buf = if self.retain {
-                vec![0u8; (len * lba_bytes) as usize]
-            } else {
-                Vec::new()
-            };
-            if len > 0 {
-                let part = self.retain.then_some(&mut buf[..]);
-                let d = self
-                    .dev
-                    .read(now, self.hal.data_lba(pz, 0), len, part)
-                    .expect("a reclaim read");
-                ready = ready.max(d);
-            }
-            zone_data.push(buf);
-        }
-        let data = self.retain.then(|| {
-            let mut d = Vec::with_capacity((written * lba_bytes) as usize);
-            for c in stripe.chunks(0, written) {
-                let at = (c.offset * lba_bytes) as usize;
-                d.extend_from_slice(
-                    &zone_data[c.index as usize][at..at + (c.len * lba_bytes) as usize],
-                );
-            }
-            d
-        });
+        let (ready, data) = self.read_for_copy(now, g, written, stripe);
         // Finish the old group's zones; it keeps its spares until the switch.
         self.group_mut(g).open = false;
         self.open_pzs -= width;
-        let pzs = self.group(g).pzs.clone();
-        for pz in pzs {
-            if self.dev.zone_descriptor(pz).state.is_active() {
-                self.dev
-                    .manage(now, self.hal.zslba(pz), ZoneAction::Finish)
-                    .expect("finish of a reclaimed group's zone");
-            }
-        }
+        self.finish_zones(now, g);
         // The narrower group takes its place in the v-zone.
         let zones = self.alloc.open_group(&mut self.dev, &self.hal, now, narrow);
         {
@@ -150,6 +113,61 @@ impl Elastic {
         self.stats.reclaims += 1;
         self.stats.reclaimed_lbas += written;
         self.mark_waiting(now, vid);
+    }
+
+    /// Reads the `written` LBAs group `g` holds, zone by zone, from `now`: when they are in the
+    /// host's memory, and (when data is kept) the bytes in logical order.
+    fn read_for_copy(
+        &mut self,
+        now: Instant,
+        g: GroupId,
+        written: u64,
+        stripe: Stripe,
+    ) -> (Instant, Option<Vec<u8>>) {
+        let lba_bytes = self.hal.lba_bytes;
+        let mut ready = now;
+        let mut zone_data: Vec<Vec<u8>> = Vec::new();
+        for i in 0..self.group(g).width() {
+            let len = stripe.on_zone(i, written);
+            let pz = self.group(g).pzs[i as usize];
+            let mut buf = if self.retain {
+                vec![0u8; (len * lba_bytes) as usize]
+            } else {
+                Vec::new()
+            };
+            if len > 0 {
+                let part = self.retain.then_some(&mut buf[..]);
+                let d = self
+                    .dev
+                    .read(now, self.hal.data_lba(pz, 0), len, part)
+                    .expect("a reclaim read");
+                ready = ready.max(d);
+            }
+            zone_data.push(buf);
+        }
+        let data = self.retain.then(|| {
+            let mut d = Vec::with_capacity((written * lba_bytes) as usize);
+            for c in stripe.chunks(0, written) {
+                let at = (c.offset * lba_bytes) as usize;
+                d.extend_from_slice(
+                    &zone_data[c.index as usize][at..at + (c.len * lba_bytes) as usize],
+                );
+            }
+            d
+        });
+        (ready, data)
+    }
+
+    /// Finishes group `g`'s zones that are still active.
+    fn finish_zones(&mut self, now: Instant, g: GroupId) {
+        let pzs = self.group(g).pzs.clone();
+        for pz in pzs {
+            if self.dev.zone_descriptor(pz).state.is_active() {
+                self.dev
+                    .manage(now, self.hal.zslba(pz), ZoneAction::Finish)
+                    .expect("finish of a reclaimed group's zone");
+            }
+        }
     }
 
     /// Migrations whose copy is written by `now` switch.

@@ -344,65 +344,12 @@ async fn allocate_io_zone(fs: &Rc<Inner>, h: &Host, ino: Ino) -> Result<(), FsEr
     };
     // 1. The finish threshold (non-WAL files).
     if !wal && spec.finish_threshold_pct > 0 {
-        let victims: Vec<u32> = {
-            let st = fs.st.borrow();
-            st.space
-                .zones
-                .iter()
-                .enumerate()
-                .filter(|(_, z)| {
-                    z.role == Role::Data
-                        && z.wp > 0
-                        && !z.is_full()
-                        && z.head.is_none()
-                        && (z.room() as u64) * 100 < z.cap as u64 * spec.finish_threshold_pct as u64
-                })
-                .map(|(i, _)| i as u32)
-                .collect()
-        };
-        for z in victims {
-            finish(fs, h, z).await?;
-        }
+        finish_nearly_full(fs, h, spec.finish_threshold_pct as u64).await?;
     }
     // 2. An open token: WAL files may use every slot, the others all but one.
-    loop {
-        let got = {
-            let mut st = fs.st.borrow_mut();
-            let ok = st.zen.max_open_io.is_none_or(|m| {
-                let limit = if wal { m } else { (m - 1).max(1) };
-                st.zen.open_io < limit
-            });
-            if ok {
-                st.zen.open_io += 1;
-            }
-            ok
-        };
-        if got {
-            break;
-        }
-        fs.space_cv.notified(h).await;
-    }
+    take_open_token(fs, h, wal).await;
     // 3. The best non-full zone holding live data (ties: the last one scanned).
-    let (best, best_diff) = {
-        let st = fs.st.borrow();
-        let mut best = None;
-        let mut best_diff = DIFF_NOT_GOOD + 1;
-        for (i, z) in st.space.zones.iter().enumerate() {
-            if z.role == Role::Data
-                && z.valid > 0
-                && !z.is_full()
-                && z.head.is_none()
-                && !z.collecting
-            {
-                let d = lifetime_diff(z.lifetime, lifetime);
-                if d <= best_diff {
-                    best_diff = d;
-                    best = Some(i as u32);
-                }
-            }
-        }
-        (best, best_diff)
-    };
+    let (best, best_diff) = best_zone(&fs.st.borrow(), lifetime);
     let mut chosen = None;
     if best_diff < DIFF_COULD_BE_WORSE {
         chosen = best;
@@ -412,32 +359,7 @@ async fn allocate_io_zone(fs: &Rc<Inner>, h: &Host, ino: Ino) -> Result<(), FsEr
             // Avoids a finish by relaxing the lifetime match.
             chosen = best;
         } else {
-            // An empty zone: finish the cheapest zones until an active token frees.
-            while !active_token(&fs.st.borrow()) {
-                let cheapest = {
-                    let st = fs.st.borrow();
-                    st.space
-                        .zones
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, z)| {
-                            z.role == Role::Data
-                                && z.wp > 0
-                                && !z.is_full()
-                                && z.head.is_none()
-                                && !z.collecting
-                        })
-                        .min_by_key(|(i, z)| (z.room(), *i))
-                        .map(|(i, _)| i as u32)
-                };
-                match cheapest {
-                    Some(z) => finish(fs, h, z).await?,
-                    None => {
-                        // Every active zone is held by a writer: wait for one to go.
-                        fs.space_cv.notified(h).await;
-                    }
-                }
-            }
+            free_active_token(fs, h).await?;
         }
     }
     let mut st = fs.st.borrow_mut();
@@ -456,6 +378,98 @@ async fn allocate_io_zone(fs: &Rc<Inner>, h: &Host, ino: Ino) -> Result<(), FsEr
     };
     st.space.zones[z as usize].head = Some(FILE_HEAD | ino);
     st.inode_mut(ino).zone = Some(z);
+    Ok(())
+}
+
+/// Finishes every written data zone no file writes to with less than `pct`% of it left.
+async fn finish_nearly_full(fs: &Rc<Inner>, h: &Host, pct: u64) -> Result<(), FsError> {
+    let victims: Vec<u32> = {
+        let st = fs.st.borrow();
+        st.space
+            .zones
+            .iter()
+            .enumerate()
+            .filter(|(_, z)| {
+                z.role == Role::Data
+                    && z.wp > 0
+                    && !z.is_full()
+                    && z.head.is_none()
+                    && (z.room() as u64) * 100 < z.cap as u64 * pct
+            })
+            .map(|(i, _)| i as u32)
+            .collect()
+    };
+    for z in victims {
+        finish(fs, h, z).await?;
+    }
+    Ok(())
+}
+
+/// Waits for an open-zone token and takes it: a WAL may use every slot, other files all but
+/// one.
+async fn take_open_token(fs: &Rc<Inner>, h: &Host, wal: bool) {
+    loop {
+        let got = {
+            let mut st = fs.st.borrow_mut();
+            let ok = st.zen.max_open_io.is_none_or(|m| {
+                let limit = if wal { m } else { (m - 1).max(1) };
+                st.zen.open_io < limit
+            });
+            if ok {
+                st.zen.open_io += 1;
+            }
+            ok
+        };
+        if got {
+            return;
+        }
+        fs.space_cv.notified(h).await;
+    }
+}
+
+/// The non-full data zone holding live data whose lifetime best matches `lifetime` (ties: the
+/// last one scanned), and how well it matches.
+fn best_zone(st: &State, lifetime: Lifetime) -> (Option<u32>, u32) {
+    let mut best = None;
+    let mut best_diff = DIFF_NOT_GOOD + 1;
+    for (i, z) in st.space.zones.iter().enumerate() {
+        if z.role == Role::Data && z.valid > 0 && !z.is_full() && z.head.is_none() && !z.collecting
+        {
+            let d = lifetime_diff(z.lifetime, lifetime);
+            if d <= best_diff {
+                best_diff = d;
+                best = Some(i as u32);
+            }
+        }
+    }
+    (best, best_diff)
+}
+
+/// For an empty zone: finishes the cheapest written zones until an active token frees (or,
+/// with every active zone held by a writer, waits for one to go).
+async fn free_active_token(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> {
+    while !active_token(&fs.st.borrow()) {
+        let cheapest = {
+            let st = fs.st.borrow();
+            st.space
+                .zones
+                .iter()
+                .enumerate()
+                .filter(|(_, z)| {
+                    z.role == Role::Data
+                        && z.wp > 0
+                        && !z.is_full()
+                        && z.head.is_none()
+                        && !z.collecting
+                })
+                .min_by_key(|(i, z)| (z.room(), *i))
+                .map(|(i, _)| i as u32)
+        };
+        match cheapest {
+            Some(z) => finish(fs, h, z).await?,
+            None => fs.space_cv.notified(h).await,
+        }
+    }
     Ok(())
 }
 

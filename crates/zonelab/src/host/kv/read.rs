@@ -129,104 +129,10 @@ impl<F: KvFiles + 'static> Db<F> {
     /// crosses them). Returns the keys read.
     pub async fn scan(&self, h: &Host, start: u64, count: usize) -> Result<usize, KvError> {
         let i = &*self.inner;
-        // Gather: every memtable, each L0 file, each level's files from `start`.
         let (keys, runs, blocks) = {
             let mut st = i.st.borrow_mut();
             st.stats.scans += 1;
-            let mut mem_keys: std::collections::BTreeMap<u64, u32> =
-                std::collections::BTreeMap::new();
-            for m in st
-                .imm
-                .iter()
-                .map(|m| &*m.mem)
-                .chain(std::iter::once(&st.mem))
-            {
-                for (&k, v) in m.map.range(start..).take(count) {
-                    mem_keys.insert(k, v.vlen);
-                }
-            }
-            let v = &st.version;
-            let mut sources: Vec<Vec<Rc<Table>>> = Vec::new();
-            for t in &v.levels[0] {
-                if t.largest >= start {
-                    sources.push(vec![t.clone()]);
-                }
-            }
-            for l in 1..v.num_levels() {
-                let files = &v.levels[l];
-                let a = files.partition_point(|f| f.largest < start);
-                if a < files.len() {
-                    sources.push(files[a..].to_vec());
-                }
-            }
-            // Merge, newest source first (memtables, then L0 newest first, then levels).
-            let mut cursors: Vec<(usize, usize)> = sources
-                .iter()
-                .map(|s| (0usize, s[0].find(start).unwrap_or_else(|x| x)))
-                .collect();
-            let mut touched: Vec<(Rc<Table>, usize)> = Vec::new();
-            let note = |t: &Rc<Table>, e: usize, touched: &mut Vec<(Rc<Table>, usize)>| {
-                let b = t.block_of(e);
-                if !touched.iter().any(|(x, y)| x.number == t.number && *y == b) {
-                    touched.push((t.clone(), b));
-                }
-            };
-            let head = |s: &[Rc<Table>], c: (usize, usize)| -> Option<u64> {
-                let (ti, e) = c;
-                s.get(ti).and_then(|t| t.entries.get(e)).map(|x| x.key)
-            };
-            // Seek: every source positions on a block.
-            for (s, c) in sources.iter().zip(&cursors) {
-                if let Some(t) = s.get(c.0)
-                    && c.1 < t.entries.len()
-                {
-                    note(t, c.1, &mut touched);
-                }
-            }
-            let mut mem_iter = mem_keys.iter().peekable();
-            let mut got = 0usize;
-            while got < count {
-                let mut best: Option<(u64, usize)> = None;
-                for (si, s) in sources.iter().enumerate() {
-                    if let Some(k) = head(s, cursors[si])
-                        && best.is_none_or(|b| k < b.0)
-                    {
-                        best = Some((k, si));
-                    }
-                }
-                let mk = mem_iter.peek().map(|(k, _)| **k);
-                let (k, vlen) = match (best, mk) {
-                    (None, None) => break,
-                    (b, Some(m)) if b.is_none_or(|b| m <= b.0) => {
-                        let (_, &v) = mem_iter.next().expect("peeked");
-                        (m, v)
-                    }
-                    (Some((k, si)), _) => {
-                        let (ti, e) = cursors[si];
-                        (k, sources[si][ti].entries[e].vlen)
-                    }
-                    (None, Some(_)) => unreachable!("covered above"),
-                };
-                // Advance every source past k (older versions of k are skipped).
-                for (si, s) in sources.iter().enumerate() {
-                    while head(s, cursors[si]) == Some(k) {
-                        let (mut ti, mut e) = cursors[si];
-                        e += 1;
-                        if e >= s[ti].entries.len() {
-                            ti += 1;
-                            e = 0;
-                        }
-                        cursors[si] = (ti, e);
-                        if let Some(t) = s.get(ti) {
-                            note(t, e, &mut touched);
-                        }
-                    }
-                }
-                if vlen != TOMBSTONE {
-                    got += 1;
-                }
-            }
-            (got, sources.len() as u32, touched)
+            plan_scan(&st, start, count)
         };
         let mut misses = 0u32;
         for (t, b) in &blocks {
@@ -236,6 +142,147 @@ impl<F: KvFiles + 'static> Db<F> {
         h.cpu(i.opts.cpu.get(runs, misses, 0) + i.opts.cpu.nexts(keys as u64))
             .await;
         Ok(keys)
+    }
+}
+
+/// A scan of up to `count` live keys from `start` as RocksDB's merging iterator makes it, over
+/// every memtable, each L0 file and each level's files from `start`: (keys read, sorted runs,
+/// the (table, block) pairs it reads, in order).
+fn plan_scan(st: &State, start: u64, count: usize) -> (usize, u32, Vec<(Rc<Table>, usize)>) {
+    let mut mem_keys: std::collections::BTreeMap<u64, u32> = std::collections::BTreeMap::new();
+    for m in st
+        .imm
+        .iter()
+        .map(|m| &*m.mem)
+        .chain(std::iter::once(&st.mem))
+    {
+        for (&k, v) in m.map.range(start..).take(count) {
+            mem_keys.insert(k, v.vlen);
+        }
+    }
+    let mut runs = SortedRuns::seek(&st.version, start);
+    let mut mem_iter = mem_keys.iter().peekable();
+    let mut got = 0usize;
+    while got < count {
+        let best = runs.smallest();
+        let mk = mem_iter.peek().map(|(k, _)| **k);
+        let (k, vlen) = match (best, mk) {
+            (None, None) => break,
+            (b, Some(m)) if b.is_none_or(|b| m <= b.0) => {
+                let (_, &v) = mem_iter.next().expect("peeked");
+                (m, v)
+            }
+            (Some((k, si)), _) => {
+                let (ti, e) = runs.cursors[si];
+                (k, runs.sources[si][ti].entries[e].vlen)
+            }
+            (None, Some(_)) => unreachable!("covered above"),
+        };
+        runs.advance_past(k);
+        if vlen != TOMBSTONE {
+            got += 1;
+        }
+    }
+    (got, runs.sources.len() as u32, runs.touched)
+}
+
+/// A scan's position in every sorted run on the device, newest first (L0 newest first, then
+/// the levels), and the data blocks it has read.
+struct SortedRuns {
+    sources: Vec<Vec<Rc<Table>>>,
+    /// (table, entry) in each source.
+    cursors: Vec<(usize, usize)>,
+    touched: Vec<(Rc<Table>, usize)>,
+}
+
+impl SortedRuns {
+    /// Every run positioned on the first key at or after `start` (each seek reads a block).
+    fn seek(v: &version::Version, start: u64) -> Self {
+        let mut sources: Vec<Vec<Rc<Table>>> = Vec::new();
+        for t in &v.levels[0] {
+            if t.largest >= start {
+                sources.push(vec![t.clone()]);
+            }
+        }
+        for l in 1..v.num_levels() {
+            let files = &v.levels[l];
+            let a = files.partition_point(|f| f.largest < start);
+            if a < files.len() {
+                sources.push(files[a..].to_vec());
+            }
+        }
+        let cursors = sources
+            .iter()
+            .map(|s| (0usize, s[0].find(start).unwrap_or_else(|x| x)))
+            .collect();
+        let mut runs = SortedRuns {
+            sources,
+            cursors,
+            touched: Vec::new(),
+        };
+        for si in 0..runs.sources.len() {
+            let (ti, e) = runs.cursors[si];
+            if let Some(t) = runs.sources[si].get(ti)
+                && e < t.entries.len()
+            {
+                let t = t.clone();
+                runs.note(&t, e);
+            }
+        }
+        runs
+    }
+
+    /// Records that the scan reads the block holding entry `e` of `t` (once per block).
+    fn note(&mut self, t: &Rc<Table>, e: usize) {
+        let b = t.block_of(e);
+        if !self
+            .touched
+            .iter()
+            .any(|(x, y)| x.number == t.number && *y == b)
+        {
+            self.touched.push((t.clone(), b));
+        }
+    }
+
+    /// The key source `si` is on, if it has one left.
+    fn head(&self, si: usize) -> Option<u64> {
+        let (ti, e) = self.cursors[si];
+        self.sources[si]
+            .get(ti)
+            .and_then(|t| t.entries.get(e))
+            .map(|x| x.key)
+    }
+
+    /// The smallest key any run is on, and the first (newest) run on it.
+    fn smallest(&self) -> Option<(u64, usize)> {
+        let mut best: Option<(u64, usize)> = None;
+        for si in 0..self.sources.len() {
+            if let Some(k) = self.head(si)
+                && best.is_none_or(|b| k < b.0)
+            {
+                best = Some((k, si));
+            }
+        }
+        best
+    }
+
+    /// Moves every run past `k` (older versions of it are skipped), reading the blocks entered.
+    fn advance_past(&mut self, k: u64) {
+        for si in 0..self.sources.len() {
+            while self.head(si) == Some(k) {
+                let (mut ti, mut e) = self.cursors[si];
+                e += 1;
+                if e >= self.sources[si][ti].entries.len() {
+                    ti += 1;
+                    e = 0;
+                }
+                self.cursors[si] = (ti, e);
+                if let Some(t) = self.sources[si].get(ti) {
+                    let t = t.clone();
+                    self.note(&t, e);
+                }
+            }
+        }
     }
 }
 

@@ -130,91 +130,134 @@ pub fn compare(shape: &str, model: &[ModelCase], reference: &[Value]) -> Vec<Che
         if refs.is_empty() {
             continue;
         }
-        let runs = |key: &str| -> Option<Runs> {
-            Runs::of(refs.iter().filter_map(|r| r.get(key)?.as_f64()).collect())
-        };
-        let s = &m.stats;
-        let rel = |case: &str, counter: &str, r: Runs, model: f64, checked: bool| {
-            Check::new(shape, case, counter, r, 0.25 * r.mean.abs(), model, checked)
-        };
-        for (counter, model_value, checked) in [
-            ("wal_bytes", s.wal_bytes as f64, true),
-            ("wal_file_bytes", s.wal_file_bytes as f64, false),
-            ("flush_bytes", s.flush_bytes as f64, true),
-            (
-                "compaction_read_bytes",
-                s.compaction_read_bytes as f64,
-                true,
-            ),
-            (
-                "compaction_write_bytes",
-                s.compaction_write_bytes as f64,
-                true,
-            ),
-            ("flushes", s.flushes as f64, true),
-            ("compactions", s.compactions as f64, true),
-            ("trivial_moves", s.trivial_moves as f64, false),
-            ("stall_micros", s.stall_ns as f64 / 1e3, false),
-            // mixgraph's: how many gets found their key (the key distribution against the
-            // keys written) and the operation mix.
-            ("gets", s.gets as f64, false),
-            ("puts", s.writes as f64, false),
-            ("gets_found", s.gets_found as f64, true),
-        ] {
-            if let Some(r) = runs(counter) {
-                // Zero against zero passes; a counter db_bench never moved allows none.
-                checks.push(rel(&m.case, counter, r, model_value, checked));
-            }
-        }
-        // Per level, over the runs; and the total over levels of each run.
-        let levels = |key: &str| -> Option<(Vec<Runs>, Runs)> {
-            let per: Vec<Vec<f64>> = refs
-                .iter()
-                .filter_map(|r| {
-                    r.get(key)?
-                        .as_array()
-                        .map(|a| a.iter().filter_map(Value::as_f64).collect())
-                })
-                .collect();
-            let n = per.first()?.len();
-            let level = (0..n)
-                .map(|i| Runs::of(per.iter().filter_map(|p| p.get(i).copied()).collect()))
-                .collect::<Option<Vec<Runs>>>()?;
-            Some((
-                level,
-                Runs::of(per.iter().map(|p| p.iter().sum()).collect())?,
-            ))
-        };
-        if let Some((files, total)) = levels("files_per_level") {
-            for (l, &r) in files.iter().enumerate() {
-                let model = s.files_per_level.get(l).copied().unwrap_or(0) as f64;
-                if r.mean == 0.0 && model == 0.0 {
-                    continue;
-                }
-                // L0's count at the end is when real RocksDB's background compaction last ran
-                // against the last flushes: a loaded machine left 3 files where an idle one left
-                // none (both below the trigger of 4). Shown, not checked; the total is checked.
-                let checked = l > 0;
-                let counter = format!("files_L{l}");
-                let tolerance = (0.25 * r.mean).max(1.0);
-                checks.push(Check::new(
-                    shape, &m.case, &counter, r, tolerance, model, checked,
-                ));
-            }
-            let model_total: usize = s.files_per_level.iter().sum();
-            checks.push(rel(&m.case, "files_total", total, model_total as f64, true));
-        }
-        if let Some((bytes, _)) = levels("bytes_per_level") {
-            for (l, &r) in bytes.iter().enumerate() {
-                let model = s.bytes_per_level.get(l).copied().unwrap_or(0) as f64;
-                if r.mean == 0.0 && model == 0.0 {
-                    continue;
-                }
-                checks.push(rel(&m.case, &format!("bytes_L{l}"), r, model, false));
-            }
-        }
+        counter_checks(shape, m, &refs, &mut checks);
+        level_checks(shape, m, &refs, &mut checks);
     }
     checks
+}
+
+/// A check that `model` is within 25% of the reference runs' mean `r`.
+fn within_quarter(
+    shape: &str,
+    case: &str,
+    counter: &str,
+    r: Runs,
+    model: f64,
+    checked: bool,
+) -> Check {
+    Check::new(shape, case, counter, r, 0.25 * r.mean.abs(), model, checked)
+}
+
+/// The checks of case `m`'s counters against its reference runs `refs`.
+fn counter_checks(shape: &str, m: &ModelCase, refs: &[&Value], checks: &mut Vec<Check>) {
+    let runs = |key: &str| -> Option<Runs> {
+        Runs::of(refs.iter().filter_map(|r| r.get(key)?.as_f64()).collect())
+    };
+    let s = &m.stats;
+    for (counter, model_value, checked) in [
+        ("wal_bytes", s.wal_bytes as f64, true),
+        ("wal_file_bytes", s.wal_file_bytes as f64, false),
+        ("flush_bytes", s.flush_bytes as f64, true),
+        (
+            "compaction_read_bytes",
+            s.compaction_read_bytes as f64,
+            true,
+        ),
+        (
+            "compaction_write_bytes",
+            s.compaction_write_bytes as f64,
+            true,
+        ),
+        ("flushes", s.flushes as f64, true),
+        ("compactions", s.compactions as f64, true),
+        ("trivial_moves", s.trivial_moves as f64, false),
+        ("stall_micros", s.stall_ns as f64 / 1e3, false),
+        // mixgraph's: how many gets found their key (the key distribution against the
+        // keys written) and the operation mix.
+        ("gets", s.gets as f64, false),
+        ("puts", s.writes as f64, false),
+        ("gets_found", s.gets_found as f64, true),
+    ] {
+        if let Some(r) = runs(counter) {
+            // Zero against zero passes; a counter db_bench never moved allows none.
+            checks.push(within_quarter(
+                shape,
+                &m.case,
+                counter,
+                r,
+                model_value,
+                checked,
+            ));
+        }
+    }
+}
+
+/// A per-level array `key` of the reference runs: each level over the runs, and the total over
+/// levels of each run.
+fn levels(refs: &[&Value], key: &str) -> Option<(Vec<Runs>, Runs)> {
+    let per: Vec<Vec<f64>> = refs
+        .iter()
+        .filter_map(|r| {
+            r.get(key)?
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_f64).collect())
+        })
+        .collect();
+    let n = per.first()?.len();
+    let level = (0..n)
+        .map(|i| Runs::of(per.iter().filter_map(|p| p.get(i).copied()).collect()))
+        .collect::<Option<Vec<Runs>>>()?;
+    Some((
+        level,
+        Runs::of(per.iter().map(|p| p.iter().sum()).collect())?,
+    ))
+}
+
+/// The checks of case `m`'s files and bytes per level against its reference runs `refs`.
+fn level_checks(shape: &str, m: &ModelCase, refs: &[&Value], checks: &mut Vec<Check>) {
+    let s = &m.stats;
+    if let Some((files, total)) = levels(refs, "files_per_level") {
+        for (l, &r) in files.iter().enumerate() {
+            let model = s.files_per_level.get(l).copied().unwrap_or(0) as f64;
+            if r.mean == 0.0 && model == 0.0 {
+                continue;
+            }
+            // L0's count at the end is when real RocksDB's background compaction last ran
+            // against the last flushes: a loaded machine left 3 files where an idle one left
+            // none (both below the trigger of 4). Shown, not checked; the total is checked.
+            let checked = l > 0;
+            let counter = format!("files_L{l}");
+            let tolerance = (0.25 * r.mean).max(1.0);
+            checks.push(Check::new(
+                shape, &m.case, &counter, r, tolerance, model, checked,
+            ));
+        }
+        let model_total: usize = s.files_per_level.iter().sum();
+        checks.push(within_quarter(
+            shape,
+            &m.case,
+            "files_total",
+            total,
+            model_total as f64,
+            true,
+        ));
+    }
+    if let Some((bytes, _)) = levels(refs, "bytes_per_level") {
+        for (l, &r) in bytes.iter().enumerate() {
+            let model = s.bytes_per_level.get(l).copied().unwrap_or(0) as f64;
+            if r.mean == 0.0 && model == 0.0 {
+                continue;
+            }
+            checks.push(within_quarter(
+                shape,
+                &m.case,
+                &format!("bytes_L{l}"),
+                r,
+                model,
+                false,
+            ));
+        }
+    }
 }
 
 /// The checks as a Markdown table.

@@ -186,107 +186,107 @@ pub fn spawn_on<F: KvFiles + 'static>(spec: &DbBenchSpec, host: &Host, files: Rc
             Err(e) => return shared.fail(e),
         };
         *shared.db.borrow_mut() = Some(db.clone());
-        let done = Rc::new(Cell::new(0u64));
-        let total = spec.total_ops();
+        let run = Run {
+            total: spec.total_ops(),
+            h,
+            db,
+            spec,
+            done: Rc::new(Cell::new(0u64)),
+            shared,
+        };
         let mut threads_started = 0u64;
-        for &bench in &spec.benchmarks {
-            if shared.failed() {
+        for &bench in &run.spec.benchmarks {
+            if run.shared.failed() {
                 break;
             }
-            let phase = Phase::start(&h, bench.name());
-            let before = done.get();
+            let phase = Phase::start(&run.h, bench.name());
+            let before = run.done.get();
             match bench {
                 Benchmark::Flush => {
-                    if let Err(e) = db.flush(&h).await {
-                        shared.fail(e);
+                    if let Err(e) = run.db.flush(&run.h).await {
+                        run.shared.fail(e);
                     }
                 }
                 Benchmark::WaitForCompaction => {
-                    if let Err(e) = db.wait_for_compactions(&h).await {
-                        shared.fail(e);
+                    if let Err(e) = run.db.wait_for_compactions(&run.h).await {
+                        run.shared.fail(e);
                     }
                 }
-                _ => {
-                    let mut tasks = Vec::new();
-                    let stop = Rc::new(Cell::new(false));
-                    for t in 0..spec.threads {
-                        let stream = threads_started;
-                        threads_started += 1;
-                        let th = h.for_tenant(
-                            &format!("{}.{}", spec.name, bench.name()),
-                            &format!("{}.{}.{t}", spec.name, bench.name()),
-                        );
-                        let (db, spec, done, shared, stop) = (
-                            db.clone(),
-                            spec.clone(),
-                            done.clone(),
-                            shared.clone(),
-                            stop.clone(),
-                        );
-                        let name = format!("{}.{}.{t}", spec.name, bench.name());
-                        tasks.push(h.spawn(&name, false, async move {
-                            let mut w = Worker {
-                                db,
-                                h: th,
-                                spec: spec.clone(),
-                                rng: Pcg64Mcg::seed_from_u64(mix_seed(spec.seed, stream)),
-                                done,
-                                total,
-                                mixgen: None,
-                            };
-                            if let Err(e) = w.run(bench, t).await {
-                                shared.fail(e);
-                            }
-                            stop.set(true);
-                        }));
-                    }
-                    let writer = if bench == Benchmark::ReadWhileWriting {
-                        let stream = threads_started;
-                        threads_started += 1;
-                        let th = h.for_tenant(
-                            &format!("{}.{}", spec.name, bench.name()),
-                            &format!("{}.{}.writer", spec.name, bench.name()),
-                        );
-                        let (db, spec2, done, shared, stop) = (
-                            db.clone(),
-                            spec.clone(),
-                            done.clone(),
-                            shared.clone(),
-                            stop.clone(),
-                        );
-                        Some(h.spawn(
-                            &format!("{}.{}.writer", spec.name, bench.name()),
-                            false,
-                            async move {
-                                let w = Worker {
-                                    db,
-                                    h: th,
-                                    spec: spec2.clone(),
-                                    rng: Pcg64Mcg::seed_from_u64(mix_seed(spec2.seed, stream)),
-                                    done,
-                                    total,
-                                    mixgen: None,
-                                };
-                                if let Err(e) = w.background_writer(&stop).await {
-                                    shared.fail(e);
-                                }
-                            },
-                        ))
-                    } else {
-                        None
-                    };
-                    for t in tasks {
-                        h.join(t).await;
-                    }
-                    if let Some(w) = writer {
-                        h.join(w).await;
-                    }
-                }
+                _ => run.threads(bench, &mut threads_started).await,
             }
-            phase.end(&h, done.get() - before, &shared);
+            phase.end(&run.h, run.done.get() - before, &run.shared);
         }
-        h.set_progress(1.0);
+        run.h.set_progress(1.0);
     });
+}
+
+/// What every benchmark of one db_bench run shares.
+struct Run<F: KvFiles + 'static> {
+    h: Host,
+    db: Db<F>,
+    spec: Rc<DbBenchSpec>,
+    /// Operations done, every benchmark.
+    done: Rc<Cell<u64>>,
+    /// Operations in every benchmark, for the progress.
+    total: u64,
+    shared: Rc<Shared<F>>,
+}
+
+impl<F: KvFiles + 'static> Run<F> {
+    /// A benchmark of `--threads` workers (and for readwhilewriting a writer beside them, until
+    /// they end). Each thread takes the next of the run's random streams (`streams` counts those
+    /// handed out).
+    async fn threads(&self, bench: Benchmark, streams: &mut u64) {
+        let (h, spec) = (&self.h, &self.spec);
+        let mut tasks = Vec::new();
+        let stop = Rc::new(Cell::new(false));
+        for t in 0..spec.threads {
+            let mut w = self.worker(bench, &format!("{t}"), streams);
+            let (shared, stop) = (self.shared.clone(), stop.clone());
+            let name = format!("{}.{}.{t}", spec.name, bench.name());
+            tasks.push(h.spawn(&name, false, async move {
+                if let Err(e) = w.run(bench, t).await {
+                    shared.fail(e);
+                }
+                stop.set(true);
+            }));
+        }
+        let writer = (bench == Benchmark::ReadWhileWriting).then(|| {
+            let w = self.worker(bench, "writer", streams);
+            let (shared, stop) = (self.shared.clone(), stop.clone());
+            let name = format!("{}.{}.writer", spec.name, bench.name());
+            h.spawn(&name, false, async move {
+                if let Err(e) = w.background_writer(&stop).await {
+                    shared.fail(e);
+                }
+            })
+        });
+        for t in tasks {
+            h.join(t).await;
+        }
+        if let Some(w) = writer {
+            h.join(w).await;
+        }
+    }
+
+    /// A worker of `bench` named `who` in the run's tenant for it, on the next random stream.
+    fn worker(&self, bench: Benchmark, who: &str, streams: &mut u64) -> Worker<F> {
+        let stream = *streams;
+        *streams += 1;
+        let spec = &self.spec;
+        Worker {
+            db: self.db.clone(),
+            h: self.h.for_tenant(
+                &format!("{}.{}", spec.name, bench.name()),
+                &format!("{}.{}.{who}", spec.name, bench.name()),
+            ),
+            spec: spec.clone(),
+            rng: Pcg64Mcg::seed_from_u64(mix_seed(spec.seed, stream)),
+            done: self.done.clone(),
+            total: self.total,
+            mixgen: None,
+        }
+    }
 }
 
 struct Worker<F: KvFiles + 'static> {

@@ -174,47 +174,82 @@ pub fn spawn_on<F: KvFiles + 'static>(spec: &YcsbSpec, host: &Host, files: Rc<F>
             Err(e) => return shared.fail(e),
         };
         *shared.db.borrow_mut() = Some(db.clone());
-        let keys = Rc::new(Keys {
-            next_insert: Cell::new(0),
-        });
-        let done = Rc::new(Cell::new(0u64));
         let total = (if spec.load { spec.record_count } else { 0 } + spec.operation_count).max(1);
-        let mut stream = 0u64;
-        if spec.load {
-            let phase = Phase::start(&h, "load");
-            let mut tasks = Vec::new();
-            for t in 0..spec.threads {
-                let th = h.for_tenant(
-                    &format!("{}.load", spec.name),
-                    &format!("{}.load.{t}", spec.name),
-                );
-                let (db, spec, keys, done, shared) = (
-                    db.clone(),
-                    spec.clone(),
-                    keys.clone(),
-                    done.clone(),
-                    shared.clone(),
-                );
-                tasks.push(
-                    h.spawn(&format!("{}.load.{t}", spec.name), false, async move {
-                        if let Err(e) = load(&db, &th, &spec, &keys, &done, total).await {
-                            shared.fail(e);
-                        }
-                    }),
-                );
-            }
-            for t in tasks {
-                h.join(t).await;
-            }
-            phase.end(&h, done.get(), &shared);
+        let run = Phases {
+            h,
+            db,
+            spec,
+            keys: Rc::new(Keys {
+                next_insert: Cell::new(0),
+            }),
+            done: Rc::new(Cell::new(0u64)),
+            total,
+            shared,
+        };
+        if run.spec.load {
+            run.load().await;
         } else {
-            keys.next_insert.set(spec.record_count);
+            run.keys.next_insert.set(run.spec.record_count);
         }
-        if shared.failed() {
+        if run.shared.failed() {
             return;
         }
-        let phase = Phase::start(&h, "run");
-        let before = done.get();
+        run.run().await;
+        run.h.set_progress(1.0);
+    });
+}
+
+/// What the load and run phases of one store share.
+struct Phases<F: KvFiles + 'static> {
+    h: Host,
+    db: Db<F>,
+    spec: Rc<YcsbSpec>,
+    keys: Rc<Keys>,
+    /// Operations done, both phases.
+    done: Rc<Cell<u64>>,
+    /// Operations in both phases (at least 1), for the progress.
+    total: u64,
+    shared: Rc<Shared<F>>,
+}
+
+impl<F: KvFiles + 'static> Phases<F> {
+    /// The load phase: `recordcount` inserts shared by the threads.
+    async fn load(&self) {
+        let (h, spec, total) = (&self.h, &self.spec, self.total);
+        let phase = Phase::start(h, "load");
+        let mut tasks = Vec::new();
+        for t in 0..spec.threads {
+            let th = h.for_tenant(
+                &format!("{}.load", spec.name),
+                &format!("{}.load.{t}", spec.name),
+            );
+            let (db, spec, keys, done, shared) = (
+                self.db.clone(),
+                spec.clone(),
+                self.keys.clone(),
+                self.done.clone(),
+                self.shared.clone(),
+            );
+            tasks.push(
+                h.spawn(&format!("{}.load.{t}", spec.name), false, async move {
+                    if let Err(e) = load(&db, &th, &spec, &keys, &done, total).await {
+                        shared.fail(e);
+                    }
+                }),
+            );
+        }
+        for t in tasks {
+            h.join(t).await;
+        }
+        phase.end(h, self.done.get(), &self.shared);
+    }
+
+    /// The run phase: `operationcount` operations split over the threads, each thread with a
+    /// random stream of its own.
+    async fn run(&self) {
+        let (h, spec, total) = (&self.h, &self.spec, self.total);
+        let phase = Phase::start(h, "run");
+        let before = self.done.get();
         let mut tasks = Vec::new();
         let per = spec.operation_count / spec.threads as u64;
         for t in 0..spec.threads {
@@ -228,14 +263,13 @@ pub fn spawn_on<F: KvFiles + 'static>(spec: &YcsbSpec, host: &Host, files: Rc<F>
                 &format!("{}.run", spec.name),
                 &format!("{}.run.{t}", spec.name),
             );
-            let rng = Pcg64Mcg::seed_from_u64(mix_seed(spec.seed, stream));
-            stream += 1;
+            let rng = Pcg64Mcg::seed_from_u64(mix_seed(spec.seed, t as u64));
             let (db, spec, keys, done, shared) = (
-                db.clone(),
+                self.db.clone(),
                 spec.clone(),
-                keys.clone(),
-                done.clone(),
-                shared.clone(),
+                self.keys.clone(),
+                self.done.clone(),
+                self.shared.clone(),
             );
             tasks.push(
                 h.spawn(&format!("{}.run.{t}", spec.name), false, async move {
@@ -249,9 +283,8 @@ pub fn spawn_on<F: KvFiles + 'static>(spec: &YcsbSpec, host: &Host, files: Rc<F>
         for t in tasks {
             h.join(t).await;
         }
-        phase.end(&h, done.get() - before, &shared);
-        h.set_progress(1.0);
-    });
+        phase.end(h, self.done.get() - before, &self.shared);
+    }
 }
 
 fn key_of(record: u64) -> u64 {

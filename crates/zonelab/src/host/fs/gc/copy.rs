@@ -39,88 +39,8 @@ pub(crate) async fn collect_window(
     window: Range<u32>,
 ) -> Result<(), FsError> {
     let t0 = h.now();
-    let plan = {
-        let mut st = fs.st.borrow_mut();
-        let zone = &mut st.space.zones[victim as usize];
-        zone.collecting = true;
-        if window.start == 0 {
-            let tenth = (10 * zone.valid as u64 / zone.cap.max(1) as u64).min(10) as usize;
-            st.stats.victim_util_tenths[tenth] += 1;
-            st.stats.gc_live_at_pick += st.space.zones[victim as usize].valid as u64;
-            if fg {
-                st.stats.gc_runs_fg += 1;
-            } else {
-                st.stats.gc_runs_bg += 1;
-            }
-        }
-        let mut gc = fs.gc.borrow_mut();
-        gc.begin(&st, victim);
-        let plan = gc.read_plan(fs, &st, victim);
-        clip(plan, &window)
-    };
-    let unit = fs.gc.borrow().write_unit(fs).max(1);
-    let depth = fs.spec.gc.read_depth.max(1) as usize;
-    let mut pending: Pending = BTreeMap::new();
-    let mut result = Ok(());
-    let through_cache = fs.gc.borrow().reads_through_page_cache();
-    // Kept across batches: each lookup starts near where the last batch ended.
-    let (mut cache_owners, mut copy_owners) = (OwnerCursor::default(), OwnerCursor::default());
-    for batch in plan.chunks(depth) {
-        // Blocks whose file page is cached and clean need no device read (F2FS's
-        // `move_data_page` finds the page up to date); the rest are read, adjacent ones merged.
-        let (reads, cached) = if through_cache {
-            split_cached(&fs.st.borrow(), victim, batch, &mut cache_owners)
-        } else {
-            (batch.to_vec(), Cached::none())
-        };
-        let bufs = match read_ranges(fs, h, victim, &reads).await {
-            Ok(b) => b,
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        };
-        let found = (reads.as_slice(), bufs.as_slice());
-        sort_survivors(
-            fs,
-            (victim, batch),
-            found,
-            cached,
-            &mut copy_owners,
-            &mut pending,
-        );
-        let full: Vec<Dest> = pending
-            .iter()
-            .filter(|(d, v)| **d != Dest::Skip && v.len() >= unit as usize)
-            .map(|(d, _)| *d)
-            .collect();
-        for dest in full {
-            let blocks = pending.get_mut(&dest).expect("listed");
-            while blocks.len() >= unit as usize {
-                let chunk: Vec<_> = blocks.drain(..unit as usize).collect();
-                if let Err(e) = write_gc(fs, h, victim, dest, chunk).await {
-                    result = Err(e);
-                    break;
-                }
-            }
-        }
-        if result.is_err() {
-            break;
-        }
-    }
-    if result.is_ok() {
-        for (dest, blocks) in std::mem::take(&mut pending) {
-            if dest == Dest::Skip || blocks.is_empty() {
-                continue;
-            }
-            for chunk in blocks.chunks(unit as usize) {
-                if let Err(e) = write_gc(fs, h, victim, dest, chunk.to_vec()).await {
-                    result = Err(e);
-                    break;
-                }
-            }
-        }
-    }
+    let plan = begin_pass(fs, victim, fg, &window);
+    let result = copy_out(fs, h, victim, &plan).await;
     let empty = {
         let mut st = fs.st.borrow_mut();
         let zone = &mut st.space.zones[victim as usize];
@@ -156,6 +76,94 @@ pub(crate) async fn collect_window(
     }
     fs.space_cv.notify_all(h);
     Ok(())
+}
+
+/// Starts a pass over `victim`'s `window` (counting a new pick when the window starts at block
+/// 0); returns the ranges to read, as the policy plans them.
+fn begin_pass(fs: &Rc<Inner>, victim: u32, fg: bool, window: &Range<u32>) -> Vec<(u32, u32)> {
+    let mut st = fs.st.borrow_mut();
+    let zone = &mut st.space.zones[victim as usize];
+    zone.collecting = true;
+    if window.start == 0 {
+        let tenth = (10 * zone.valid as u64 / zone.cap.max(1) as u64).min(10) as usize;
+        st.stats.victim_util_tenths[tenth] += 1;
+        st.stats.gc_live_at_pick += st.space.zones[victim as usize].valid as u64;
+        if fg {
+            st.stats.gc_runs_fg += 1;
+        } else {
+            st.stats.gc_runs_bg += 1;
+        }
+    }
+    let mut gc = fs.gc.borrow_mut();
+    gc.begin(&st, victim);
+    let plan = gc.read_plan(fs, &st, victim);
+    clip(plan, window)
+}
+
+/// Reads `plan`'s ranges of `victim` at the policy's depth and writes the survivors out a write
+/// unit at a time, then the rest. A failed write ends its destination's turn, not the others'.
+async fn copy_out(
+    fs: &Rc<Inner>,
+    h: &Host,
+    victim: u32,
+    plan: &[(u32, u32)],
+) -> Result<(), FsError> {
+    let unit = fs.gc.borrow().write_unit(fs).max(1);
+    let depth = fs.spec.gc.read_depth.max(1) as usize;
+    let mut pending: Pending = BTreeMap::new();
+    let mut result = Ok(());
+    let through_cache = fs.gc.borrow().reads_through_page_cache();
+    // Kept across batches: each lookup starts near where the last batch ended.
+    let (mut cache_owners, mut copy_owners) = (OwnerCursor::default(), OwnerCursor::default());
+    for batch in plan.chunks(depth) {
+        // Blocks whose file page is cached and clean need no device read (F2FS's
+        // `move_data_page` finds the page up to date); the rest are read, adjacent ones merged.
+        let (reads, cached) = if through_cache {
+            split_cached(&fs.st.borrow(), victim, batch, &mut cache_owners)
+        } else {
+            (batch.to_vec(), Cached::none())
+        };
+        let bufs = read_ranges(fs, h, victim, &reads).await?;
+        let found = (reads.as_slice(), bufs.as_slice());
+        sort_survivors(
+            fs,
+            (victim, batch),
+            found,
+            cached,
+            &mut copy_owners,
+            &mut pending,
+        );
+        let full: Vec<Dest> = pending
+            .iter()
+            .filter(|(d, v)| **d != Dest::Skip && v.len() >= unit as usize)
+            .map(|(d, _)| *d)
+            .collect();
+        for dest in full {
+            let blocks = pending.get_mut(&dest).expect("listed");
+            while blocks.len() >= unit as usize {
+                let chunk: Vec<_> = blocks.drain(..unit as usize).collect();
+                if let Err(e) = write_gc(fs, h, victim, dest, chunk).await {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        if result.is_err() {
+            return result;
+        }
+    }
+    for (dest, blocks) in std::mem::take(&mut pending) {
+        if dest == Dest::Skip || blocks.is_empty() {
+            continue;
+        }
+        for chunk in blocks.chunks(unit as usize) {
+            if let Err(e) = write_gc(fs, h, victim, dest, chunk.to_vec()).await {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    result
 }
 
 /// Splits a batch of ranges of `zone` into the ranges to read from the device and the blocks
@@ -442,11 +450,53 @@ fn plan_gc_write(
         .filter(|(b, _)| st.space.zones[victim as usize].is_live(*b))
         .collect();
     let mut cmds: Vec<WriteCmd> = Vec::new();
-    let mut touched: Vec<Ino> = Vec::new();
-    let mut old = Vec::new();
-    // Every block's owner, found once; the moves below rewrite file-map slots that sit at
-    // random in large maps: start loading them all first, so the cache misses overlap instead
-    // of coming one after another.
+    let mut moved = Moved {
+        old: Vec::new(),
+        touched: Vec::new(),
+    };
+    let owners = owners_of(st, victim, &live);
+    let mut i = 0;
+    while i < live.len() {
+        let Some(z) = dest_zone(fs, st, dest, (live.len() - i) as u32) else {
+            break;
+        };
+        let (start, got) = st.space.alloc(z, (live.len() - i) as u32, now);
+        if got == 0 {
+            break;
+        }
+        if let Dest::Stream(s) = dest {
+            io::refill_log(fs, st, s, true);
+        }
+        let to = i..i + got as usize;
+        let data = move_blocks(fs, st, &live[to.clone()], &owners[to], z, start, &mut moved);
+        st.stats.gc_blocks_written += got as u64;
+        let class = st.space.zones[z as usize].class as usize;
+        st.stats.gc_class_blocks[class.min(3)] += got as u64;
+        cmds.push(WriteCmd {
+            zone: z,
+            block: start,
+            len: got,
+            data,
+        });
+        i += got as usize;
+    }
+    st.kill_runs(&moved.old);
+    let mut touched = moved.touched;
+    touched.sort_unstable();
+    touched.dedup();
+    (cmds, touched)
+}
+
+/// What moving blocks leaves: the runs they left (to kill), the files whose maps changed.
+struct Moved {
+    old: Vec<Run>,
+    touched: Vec<Ino>,
+}
+
+/// Every live block's owner, found once. The moves rewrite file-map slots that sit at random
+/// in large maps: start loading them all first, so the cache misses overlap instead of coming
+/// one after another.
+fn owners_of(st: &mut State, victim: u32, live: &[(u32, Option<Box<[u8]>>)]) -> Vec<Owner> {
     let mut cursor = OwnerCursor::default();
     let owners: Vec<Owner> = live
         .iter()
@@ -460,80 +510,70 @@ fn plan_gc_write(
             st.inode(ino).map.prefetch(index);
         }
     }
-    let mut i = 0;
-    while i < live.len() {
-        let Some(z) = dest_zone(fs, st, dest, (live.len() - i) as u32) else {
-            break;
-        };
-        let (start, got) = st.space.alloc(z, (live.len() - i) as u32, now);
-        if got == 0 {
-            break;
-        }
-        if let Dest::Stream(s) = dest {
-            io::refill_log(fs, st, s, true);
-        }
-        let mut data = fs
-            .spec
-            .data
-            .then(|| Vec::with_capacity((got as u64 * BLOCK_BYTES) as usize));
-        let mut k = 0usize;
-        while k < got as usize {
-            let owner = owners[i + k];
-            // Extend the run while the next victim block continues the same owner.
-            let mut n = 1usize;
-            while k + n < got as usize {
-                let cont = match (owner, owners[i + k + n]) {
-                    (Owner::Data { ino, index }, Owner::Data { ino: i2, index: x2 }) => {
-                        ino == i2 && x2 == index + n as u64
-                    }
-                    _ => false,
-                };
-                if !cont {
-                    break;
+    owners
+}
+
+/// Points the owners of the victim's blocks `live` (owned by `owners`) at blocks `start..` of
+/// zone `z`, one run per stretch of one file's consecutive pages; returns their bytes (data
+/// mode).
+fn move_blocks(
+    fs: &Inner,
+    st: &mut State,
+    live: &[(u32, Option<Box<[u8]>>)],
+    owners: &[Owner],
+    z: u32,
+    start: u32,
+    moved: &mut Moved,
+) -> Option<Vec<u8>> {
+    let got = live.len();
+    let mut data = fs
+        .spec
+        .data
+        .then(|| Vec::with_capacity((got as u64 * BLOCK_BYTES) as usize));
+    let mut k = 0usize;
+    while k < got {
+        let owner = owners[k];
+        // Extend the run while the next victim block continues the same owner.
+        let mut n = 1usize;
+        while k + n < got {
+            let cont = match (owner, owners[k + n]) {
+                (Owner::Data { ino, index }, Owner::Data { ino: i2, index: x2 }) => {
+                    ino == i2 && x2 == index + n as u64
                 }
-                n += 1;
+                _ => false,
+            };
+            if !cont {
+                break;
             }
-            let nb = start + k as u32;
-            match owner {
-                Owner::Data { ino, index } => {
-                    st.inode_mut(ino)
-                        .map
-                        .set(index, Run::new(z, nb, n as u32), &mut old);
-                    mark_moved(fs, st, ino, index, n as u64);
-                    touched.push(ino);
-                }
-                Owner::Node { ino, index } => {
-                    let prev = st.inode_mut(ino).nodes.insert(index as u32, (z, nb));
-                    if let Some((oz, ob)) = prev {
-                        old.push(Run::new(oz, ob, 1));
-                    }
-                    st.f2.note_node_moved(ino);
-                }
-                Owner::Meta => unreachable!("metadata zones are never collected"),
-            }
-            st.fill(z, nb, n as u32, owner);
-            for (_, d) in &live[i + k..i + k + n] {
-                if let (Some(buf), Some(d)) = (data.as_mut(), d) {
-                    buf.extend_from_slice(d);
-                }
-            }
-            k += n;
+            n += 1;
         }
-        st.stats.gc_blocks_written += got as u64;
-        let class = st.space.zones[z as usize].class as usize;
-        st.stats.gc_class_blocks[class.min(3)] += got as u64;
-        cmds.push(WriteCmd {
-            zone: z,
-            block: start,
-            len: got,
-            data,
-        });
-        i += got as usize;
+        let nb = start + k as u32;
+        match owner {
+            Owner::Data { ino, index } => {
+                st.inode_mut(ino)
+                    .map
+                    .set(index, Run::new(z, nb, n as u32), &mut moved.old);
+                mark_moved(fs, st, ino, index, n as u64);
+                moved.touched.push(ino);
+            }
+            Owner::Node { ino, index } => {
+                let prev = st.inode_mut(ino).nodes.insert(index as u32, (z, nb));
+                if let Some((oz, ob)) = prev {
+                    moved.old.push(Run::new(oz, ob, 1));
+                }
+                st.f2.note_node_moved(ino);
+            }
+            Owner::Meta => unreachable!("metadata zones are never collected"),
+        }
+        st.fill(z, nb, n as u32, owner);
+        for (_, d) in &live[k..k + n] {
+            if let (Some(buf), Some(d)) = (data.as_mut(), d) {
+                buf.extend_from_slice(d);
+            }
+        }
+        k += n;
     }
-    st.kill_runs(&old);
-    touched.sort_unstable();
-    touched.dedup();
-    (cmds, touched)
+    data
 }
 
 /// A moved data block changes its file's metadata: F2FS's node pointing at it, ZenFS's extents.

@@ -29,7 +29,18 @@ struct Cutter<'a> {
     switched: u64,
 }
 
-impl Cutter<'_> {
+impl<'a> Cutter<'a> {
+    fn new(gp: &'a [Rc<Table>]) -> Self {
+        Cutter {
+            gp,
+            index: 0,
+            in_gap: true,
+            seen_key: false,
+            overlapped: 0,
+            switched: 0,
+        }
+    }
+
     fn update(&mut self, key: u64) -> u64 {
         let mut crossed = 0;
         while self.index < self.gp.len() {
@@ -93,11 +104,11 @@ impl Run<'_> {
     }
 }
 
-/// Runs the merge of compaction `c`: the output tables (unnamed builders) in key order.
-pub fn merge(c: &Compaction, v: &Version, opts: &KvOptions, key: KeyFormat) -> MergeOutput {
+/// The sorted runs of compaction `c`'s inputs, newest first: each L0 table (newest first, as L0
+/// is ordered) or the start level's tables, then the output level's.
+fn input_runs(c: &Compaction) -> Vec<Run<'_>> {
     let mut runs: Vec<Run> = Vec::new();
     if c.start_level == 0 {
-        // Newest first, as L0 is ordered.
         let mut l0: Vec<&Table> = c.inputs.iter().map(|t| &**t).collect();
         l0.sort_by_key(|t| Reverse(t.max_seq));
         for t in l0 {
@@ -108,46 +119,73 @@ pub fn merge(c: &Compaction, v: &Version, opts: &KvOptions, key: KeyFormat) -> M
             });
         }
     } else {
-        let mut lv: Vec<&Table> = c.inputs.iter().map(|t| &**t).collect();
-        lv.sort_by_key(|t| t.smallest);
-        runs.push(Run {
-            tables: lv,
-            t: 0,
-            e: 0,
-        });
+        runs.push(sorted_run(&c.inputs));
     }
     if !c.output_inputs.is_empty() {
-        let mut lv: Vec<&Table> = c.output_inputs.iter().map(|t| &**t).collect();
-        lv.sort_by_key(|t| t.smallest);
-        runs.push(Run {
-            tables: lv,
-            t: 0,
-            e: 0,
-        });
+        runs.push(sorted_run(&c.output_inputs));
     }
+    runs
+}
+
+/// A level's tables as one run, in key order.
+fn sorted_run(tables: &[Rc<Table>]) -> Run<'_> {
+    let mut lv: Vec<&Table> = tables.iter().map(|t| &**t).collect();
+    lv.sort_by_key(|t| t.smallest);
+    Run {
+        tables: lv,
+        t: 0,
+        e: 0,
+    }
+}
+
+/// The sizes at which an output table is cut (compaction_outputs.cc, ShouldStopBefore).
+struct CutSizes {
+    target: u64,
+    /// Above the bottommost level, with grandparent cuts on, a file may grow to twice the
+    /// target before it must be cut (compaction.cc: "It could be 2x the size of the target").
+    max_output: u64,
+    max_compaction: u64,
+    dynamic: bool,
+}
+
+impl CutSizes {
+    /// Whether an output table of `size` bytes ends before the key that crossed `crossed`
+    /// grandparent boundaries, moving the overlap from `prev` to `cutter.overlapped`.
+    fn stop_before(&self, cutter: &Cutter, size: u64, crossed: u64, prev: u64) -> bool {
+        let mut stop = size >= self.max_output;
+        if !stop && crossed > 0 {
+            if cutter.overlapped + size > self.max_compaction {
+                stop = true;
+            } else if self.dynamic {
+                let skippable = if cutter.in_gap { 2 } else { 3 };
+                stop = (crossed >= skippable && cutter.overlapped - prev > self.target / 8)
+                    || size >= self.target.div_ceil(100) * (50 + (cutter.switched * 5).min(40));
+            }
+        }
+        stop
+    }
+}
+
+/// Runs the merge of compaction `c`: the output tables (unnamed builders) in key order.
+pub fn merge(c: &Compaction, v: &Version, opts: &KvOptions, key: KeyFormat) -> MergeOutput {
+    let mut runs = input_runs(c);
     // Deletions can go if no level below the output holds the range.
     let deeper_overlap = (c.output_level + 1..v.num_levels())
         .any(|l| !v.overlapping(l, c.smallest, c.largest).is_empty());
     let retain = opts.retain_values;
     let target = opts.target_file_size(c.output_level);
-    // Above the bottommost level, with grandparent cuts on, a file may grow to twice the
-    // target before it must be cut (compaction.cc: "It could be 2x the size of the target").
-    let max_output =
-        if !deeper_overlap || c.grandparents.is_empty() || !opts.level_compaction_dynamic_file_size
-        {
+    let dynamic = opts.level_compaction_dynamic_file_size;
+    let sizes = CutSizes {
+        target,
+        max_output: if !deeper_overlap || c.grandparents.is_empty() || !dynamic {
             target
         } else {
             2 * target
-        };
-    let max_compaction = opts.max_compaction();
-    let mut cutter = Cutter {
-        gp: &c.grandparents,
-        index: 0,
-        in_gap: true,
-        seen_key: false,
-        overlapped: 0,
-        switched: 0,
+        },
+        max_compaction: opts.max_compaction(),
+        dynamic,
     };
+    let mut cutter = Cutter::new(&c.grandparents);
     let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
     for (i, r) in runs.iter().enumerate() {
         if let Some((k, _, _)) = r.head() {
@@ -165,23 +203,7 @@ pub fn merge(c: &Compaction, v: &Version, opts: &KvOptions, key: KeyFormat) -> M
         let entry = table.entries[e];
         let payload = if retain { table.payload(e) } else { None };
         let (seq_lo, seq_hi) = (table.min_seq, table.max_seq);
-        out.input_entries += 1;
-        runs[i].advance();
-        if let Some((nk, _, _)) = runs[i].head() {
-            heap.push(Reverse((nk, i)));
-        }
-        // Older versions of the same key.
-        while let Some(&Reverse((k2, j))) = heap.peek() {
-            if k2 != k {
-                break;
-            }
-            heap.pop();
-            out.input_entries += 1;
-            runs[j].advance();
-            if let Some((nk, _, _)) = runs[j].head() {
-                heap.push(Reverse((nk, j)));
-            }
-        }
+        out.input_entries += 1 + skip_versions(&mut runs, &mut heap, i, k);
         if entry.vlen == TOMBSTONE
             && c.output_level > 0
             && (!deeper_overlap
@@ -189,29 +211,16 @@ pub fn merge(c: &Compaction, v: &Version, opts: &KvOptions, key: KeyFormat) -> M
         {
             continue;
         }
-        // ShouldStopBefore.
         let prev = cutter.overlapped;
         let crossed = cutter.update(k);
         if let Some(b) = &builder
             && !b.is_empty()
             && c.output_level > 0
+            && sizes.stop_before(&cutter, b.file_size(), crossed, prev)
         {
-            let size = b.file_size();
-            let mut stop = size >= max_output;
-            if !stop && crossed > 0 {
-                if cutter.overlapped + size > max_compaction {
-                    stop = true;
-                } else if opts.level_compaction_dynamic_file_size {
-                    let skippable = if cutter.in_gap { 2 } else { 3 };
-                    stop = (crossed >= skippable && cutter.overlapped - prev > target / 8)
-                        || size >= target.div_ceil(100) * (50 + (cutter.switched * 5).min(40));
-                }
-            }
-            if stop {
-                out.tables.push(builder.take().expect("open output"));
-                cutter.switched = 0;
-                cutter.overlapped = cutter.current_overlap();
-            }
+            out.tables.push(builder.take().expect("open output"));
+            cutter.switched = 0;
+            cutter.overlapped = cutter.current_overlap();
         }
         let b = builder.get_or_insert_with(|| TableBuilder::new(opts, key, c.output_level, retain));
         b.add(entry, payload, seq_lo, seq_hi);
@@ -223,6 +232,33 @@ pub fn merge(c: &Compaction, v: &Version, opts: &KvOptions, key: KeyFormat) -> M
         out.tables.push(b);
     }
     out
+}
+
+/// Advances run `i` past key `k`, just taken from it, and every run holding an older version
+/// of `k`; returns how many older versions were dropped.
+fn skip_versions(
+    runs: &mut [Run],
+    heap: &mut BinaryHeap<Reverse<(u64, usize)>>,
+    i: usize,
+    k: u64,
+) -> u64 {
+    runs[i].advance();
+    if let Some((nk, _, _)) = runs[i].head() {
+        heap.push(Reverse((nk, i)));
+    }
+    let mut older = 0;
+    while let Some(&Reverse((k2, j))) = heap.peek() {
+        if k2 != k {
+            break;
+        }
+        heap.pop();
+        older += 1;
+        runs[j].advance();
+        if let Some((nk, _, _)) = runs[j].head() {
+            heap.push(Reverse((nk, j)));
+        }
+    }
+    older
 }
 
 /// Merges memtable contents (newest first in `sources`) into one L0 table.

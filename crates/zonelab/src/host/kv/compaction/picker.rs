@@ -40,9 +40,53 @@ impl Picker<'_> {
 
     pub fn pick(&self) -> Option<Compaction> {
         let v = self.v;
+        let chosen = self.pick_initial();
+        let Initial {
+            start,
+            output,
+            mut inputs,
+            l0_trivial,
+            reason,
+        } = chosen?;
+        // SetupOtherL0FilesIfNeeded.
+        if start == 0 && output != 0 && !l0_trivial {
+            let (lo, hi) = range(&inputs);
+            inputs = v.overlapping(0, lo, hi);
+            let (lo, hi) = range(&inputs);
+            if compacting(&v.overlapping(output, lo, hi)) {
+                return None;
+            }
+        }
+        let (output_inputs, grandparents) = if output != 0 && !l0_trivial {
+            self.setup_other_inputs(start, output, &mut inputs)?
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let mut all = inputs.clone();
+        all.extend(output_inputs.iter().cloned());
+        let (smallest, largest) = range(&all);
+        let trivial_move =
+            l0_trivial || self.is_trivial_move(start, output, &inputs, output_inputs.is_empty());
+        Some(Compaction {
+            start_level: start,
+            output_level: output,
+            inputs,
+            output_inputs,
+            grandparents,
+            trivial_move,
+            reason,
+            smallest,
+            largest,
+        })
+    }
+
+    /// The level and first files to compact: the highest-scoring level with a file to pick
+    /// (compaction_picker_level.cc, SetupInitialFiles), or an intra-L0 compaction when L0
+    /// cannot go to L1.
+    fn pick_initial(&self) -> Option<Initial> {
         let mut chosen = None;
         let mut skipped_l0 = false;
-        for (level, score) in v.scores(self.opts) {
+        for (level, score) in self.v.scores(self.opts) {
             if score < 1.0 {
                 break;
             }
@@ -78,62 +122,41 @@ impl Picker<'_> {
                 }
             }
         }
-        let Initial {
-            start,
-            output,
-            mut inputs,
-            l0_trivial,
-            reason,
-        } = chosen?;
-        // SetupOtherL0FilesIfNeeded.
-        if start == 0 && output != 0 && !l0_trivial {
-            let (lo, hi) = range(&inputs);
-            inputs = v.overlapping(0, lo, hi);
-            let (lo, hi) = range(&inputs);
-            if compacting(&v.overlapping(output, lo, hi)) {
-                return None;
-            }
+        chosen
+    }
+
+    /// The output level's overlapping files and the grandparents for a compaction from `start`
+    /// to `output` (after growing `inputs` within them); None if a file it needs is being
+    /// compacted or the range overlaps a running compaction into `output`.
+    fn setup_other_inputs(
+        &self,
+        start: usize,
+        output: usize,
+        inputs: &mut Vec<Rc<Table>>,
+    ) -> Option<(Vec<Rc<Table>>, Vec<Rc<Table>>)> {
+        let v = self.v;
+        let (lo, hi) = range(inputs);
+        let output_inputs = v.overlapping(output, lo, hi);
+        if compacting(&output_inputs) {
+            return None;
         }
-        let mut output_inputs = Vec::new();
-        let mut grandparents = Vec::new();
-        if output != 0 && !l0_trivial {
-            let (lo, hi) = range(&inputs);
-            output_inputs = v.overlapping(output, lo, hi);
-            if compacting(&output_inputs) {
-                return None;
-            }
-            if !output_inputs.is_empty() {
-                self.expand_inputs(start, output, &mut inputs, &output_inputs);
-            }
-            let mut all = inputs.clone();
-            all.extend(output_inputs.iter().cloned());
-            let (lo, hi) = range(&all);
-            if self.overlaps_running(lo, hi, output) {
-                return None;
-            }
-            for level in output + 1..v.num_levels() {
-                grandparents = v.overlapping(level, lo, hi);
-                if !grandparents.is_empty() {
-                    break;
-                }
-            }
+        if !output_inputs.is_empty() {
+            self.expand_inputs(start, output, inputs, &output_inputs);
         }
         let mut all = inputs.clone();
         all.extend(output_inputs.iter().cloned());
-        let (smallest, largest) = range(&all);
-        let trivial_move =
-            l0_trivial || self.is_trivial_move(start, output, &inputs, output_inputs.is_empty());
-        Some(Compaction {
-            start_level: start,
-            output_level: output,
-            inputs,
-            output_inputs,
-            grandparents,
-            trivial_move,
-            reason,
-            smallest,
-            largest,
-        })
+        let (lo, hi) = range(&all);
+        if self.overlaps_running(lo, hi, output) {
+            return None;
+        }
+        let mut grandparents = Vec::new();
+        for level in output + 1..v.num_levels() {
+            grandparents = v.overlapping(level, lo, hi);
+            if !grandparents.is_empty() {
+                break;
+            }
+        }
+        Some((output_inputs, grandparents))
     }
 
     /// `SetupOtherInputs`: grow the input level within the range the output files cover, if
