@@ -238,9 +238,7 @@ fn every_module_imports_only_modules_listed_below_it() {
 
 /// Functions longer than [`MAX_FUNCTION_LINES`] when this check began (2026-11-29), as (file
 /// under src, name). The list only shrinks: a function split below the bound must leave it.
-const LONG_FUNCTIONS: [(&str, &str); 16] = [
-    ("config/workload.rs", "validate"),
-    ("config/workload.rs", "validate_block"),
+const LONG_FUNCTIONS: [(&str, &str); 14] = [
     ("experiment/runner.rs", "pump"),
     ("experiment/simulation.rs", "run"),
     ("host/elastic/reclaim.rs", "start_migration"),
