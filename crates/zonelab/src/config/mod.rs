@@ -32,7 +32,7 @@ pub use setup::{FillConfig, PatternConfig, PreconditionConfig, PrefillConfig};
 pub use threads::ThreadsConfig;
 pub use workload::JobConfig;
 
-use crate::experiment::{DeviceSpec, Experiment};
+use crate::experiment::Experiment;
 use crate::metrics::series::DEFAULT_MAX_BUCKETS;
 use crate::time::Duration;
 
