@@ -196,200 +196,283 @@ pub fn validate(
     let mut workloads = Vec::new();
     let mut names: Vec<String> = Vec::new();
     for (i, c) in filebench.iter().enumerate() {
-        let f = |n: &str| format!("filebench[{i}].{n}");
-        let kind = match c.personality {
-            FilebenchKindConfig::Varmail => FilebenchKind::Varmail,
-            FilebenchKindConfig::Fileserver => FilebenchKind::Fileserver,
-        };
-        let mut s = FilebenchSpec::defaults(kind);
-        if let Some(n) = &c.name {
-            s.name = n.clone();
-        }
-        s.nfiles = c.nfiles.unwrap_or(s.nfiles);
-        s.dir_width = c.meandirwidth.unwrap_or(s.dir_width);
-        s.file_bytes = c.meanfilesize.map_or(s.file_bytes, |b| b.0);
-        s.threads = c.nthreads.unwrap_or(s.threads);
-        s.io_bytes = c.iosize.map_or(s.io_bytes, |b| b.0);
-        s.append_bytes = c.meanappendsize.map_or(s.append_bytes, |b| b.0);
-        s.prealloc_pct = c.prealloc.unwrap_or(s.prealloc_pct);
-        s.run = c.run.unwrap_or(s.run);
-        s.ops = c.ops;
-        if let Some(n) = s.ops {
-            count(&f("ops"), n, i64::MAX as u64)?;
-        }
-        s.dir = c.dir.clone().unwrap_or_else(|| format!("/{}", s.name));
-        count(&f("nfiles"), s.nfiles as u64, MAX_FILES)?;
-        count(&f("meandirwidth"), s.dir_width as u64, MAX_FILES)?;
-        count(&f("nthreads"), s.threads as u64, MAX_THREADS)?;
-        count(&f("iosize"), s.io_bytes, MAX_FILE_IO)?;
-        count(&f("meanappendsize"), s.append_bytes, MAX_FILE_IO)?;
-        if s.run.is_zero() || s.run > MAX_RUNTIME {
-            return Err(ConfigError::field(
-                f("run"),
-                format!("{} must be above 0 and at most {MAX_RUNTIME}", s.run),
-            ));
-        }
-        if s.prealloc_pct > 100 {
-            return Err(ConfigError::field(
-                f("prealloc"),
-                format!("{} is a percentage: at most 100", s.prealloc_pct),
-            ));
-        }
-        check_dir(&f("dir"), &s.dir)?;
-        // In u128, as for fio: a mean file size near 2^64 must be refused, not overflow.
-        let block = u128::from(BLOCK_BYTES);
-        let need = u128::from(s.nfiles) * u128::from(s.file_bytes).div_ceil(block) * block;
-        if need > u128::from(capacity) {
-            return Err(ConfigError::field(
-                f("nfiles"),
-                format!(
-                    "{} files of {} bytes need {need} bytes; the file layer holds {capacity}",
-                    s.nfiles, s.file_bytes
-                ),
-            ));
-        }
+        let s = filebench_spec(i, c, capacity)?;
         names.push(s.name.clone());
         workloads.push(FileWorkload::Filebench(s));
     }
     for (i, c) in fio.iter().enumerate() {
-        let f = |n: &str| format!("fio_files[{i}].{n}");
-        let bs = c.bs.map_or(4096, |b| b.0);
-        if bs == 0 || !bs.is_multiple_of(512) {
-            return Err(ConfigError::field(
-                f("bs"),
-                format!("{bs} must be a positive multiple of 512"),
-            ));
-        }
-        count(&f("threads"), c.threads as u64, MAX_THREADS)?;
-        if let Some(l) = c.loops {
-            count(&f("loops"), l as u64, MAX_FILE_LOOPS)?;
-        }
-        if c.size.0 < bs || !c.size.0.is_multiple_of(bs) {
-            return Err(ConfigError::field(
-                f("size"),
-                format!("{} must be a positive multiple of bs {bs}", c.size.0),
-            ));
-        }
-        let random = match c.rw.as_deref() {
-            None | Some("randwrite") => true,
-            Some("write") => false,
-            Some(o) => {
-                return Err(ConfigError::field(
-                    f("rw"),
-                    format!("`{o}`: fio on files writes (\"randwrite\" or \"write\")"),
-                ));
-            }
-        };
-        if random && zenfs {
-            return Err(append_only(&f("rw")));
-        }
-        let name = c.name.clone().unwrap_or_else(|| format!("fio{i}"));
-        // In u128: threads times a size near 2^64 must be refused, not overflow.
-        let block = u128::from(BLOCK_BYTES);
-        let need = u128::from(c.threads) * u128::from(c.size.0).div_ceil(block) * block;
-        if need > u128::from(capacity) {
-            return Err(ConfigError::field(
-                f("size"),
-                format!(
-                    "{} files of {} bytes need {need} bytes; the file layer holds {capacity}",
-                    c.threads, c.size.0
-                ),
-            ));
-        }
-        let dir = c.dir.clone().unwrap_or_else(|| format!("/{name}"));
-        check_dir(&f("dir"), &dir)?;
-        names.push(name.clone());
-        workloads.push(FileWorkload::FioFiles(FioFilesSpec {
-            name,
-            threads: c.threads,
-            file_bytes: c.size.0,
-            bs,
-            fsync: c.fsync.unwrap_or(0),
-            loops: c.loops.unwrap_or(1),
-            random,
-            dir,
-            invalidate: c.invalidate.unwrap_or(true),
-        }));
+        let s = fio_files_spec(i, c, capacity, zenfs)?;
+        names.push(s.name.clone());
+        workloads.push(FileWorkload::FioFiles(s));
     }
     for (i, c) in updates.iter().enumerate() {
-        let f = |n: &str| format!("updates[{i}].{n}");
-        if zenfs {
-            return Err(append_only(&format!("updates[{i}]")));
-        }
-        let bs = c.bs.map_or(BLOCK_BYTES, |b| b.0);
-        if bs == 0 || !bs.is_multiple_of(BLOCK_BYTES) {
+        let s = updates_spec(i, c, capacity, zenfs)?;
+        names.push(s.name.clone());
+        workloads.push(FileWorkload::Updates(s));
+    }
+    check_names_and_unmount(&names, spec.unmount, workloads.is_empty())?;
+    Ok(Some(FilesSpec {
+        fs: spec,
+        workloads,
+        seed,
+    }))
+}
+
+/// `[[filebench]]` entry `i`: its workload file's defaults where unset, then its checks.
+fn filebench_spec(
+    i: usize,
+    c: &FilebenchConfig,
+    capacity: u64,
+) -> Result<FilebenchSpec, ConfigError> {
+    let kind = match c.personality {
+        FilebenchKindConfig::Varmail => FilebenchKind::Varmail,
+        FilebenchKindConfig::Fileserver => FilebenchKind::Fileserver,
+    };
+    let mut s = FilebenchSpec::defaults(kind);
+    if let Some(n) = &c.name {
+        s.name = n.clone();
+    }
+    s.nfiles = c.nfiles.unwrap_or(s.nfiles);
+    s.dir_width = c.meandirwidth.unwrap_or(s.dir_width);
+    s.file_bytes = c.meanfilesize.map_or(s.file_bytes, |b| b.0);
+    s.threads = c.nthreads.unwrap_or(s.threads);
+    s.io_bytes = c.iosize.map_or(s.io_bytes, |b| b.0);
+    s.append_bytes = c.meanappendsize.map_or(s.append_bytes, |b| b.0);
+    s.prealloc_pct = c.prealloc.unwrap_or(s.prealloc_pct);
+    s.run = c.run.unwrap_or(s.run);
+    s.ops = c.ops;
+    s.dir = c.dir.clone().unwrap_or_else(|| format!("/{}", s.name));
+    check_filebench(i, &s, capacity)?;
+    Ok(s)
+}
+
+/// The bounds of a `[[filebench]]` spec, and that its files fit the file layer.
+fn check_filebench(i: usize, s: &FilebenchSpec, capacity: u64) -> Result<(), ConfigError> {
+    let f = |n: &str| format!("filebench[{i}].{n}");
+    if let Some(n) = s.ops {
+        count(&f("ops"), n, i64::MAX as u64)?;
+    }
+    count(&f("nfiles"), s.nfiles as u64, MAX_FILES)?;
+    count(&f("meandirwidth"), s.dir_width as u64, MAX_FILES)?;
+    count(&f("nthreads"), s.threads as u64, MAX_THREADS)?;
+    count(&f("iosize"), s.io_bytes, MAX_FILE_IO)?;
+    count(&f("meanappendsize"), s.append_bytes, MAX_FILE_IO)?;
+    if s.run.is_zero() || s.run > MAX_RUNTIME {
+        return Err(ConfigError::field(
+            f("run"),
+            format!("{} must be above 0 and at most {MAX_RUNTIME}", s.run),
+        ));
+    }
+    if s.prealloc_pct > 100 {
+        return Err(ConfigError::field(
+            f("prealloc"),
+            format!("{} is a percentage: at most 100", s.prealloc_pct),
+        ));
+    }
+    check_dir(&f("dir"), &s.dir)?;
+    // In u128, as for fio: a mean file size near 2^64 must be refused, not overflow.
+    let block = u128::from(BLOCK_BYTES);
+    let need = u128::from(s.nfiles) * u128::from(s.file_bytes).div_ceil(block) * block;
+    if need > u128::from(capacity) {
+        return Err(ConfigError::field(
+            f("nfiles"),
+            format!(
+                "{} files of {} bytes need {need} bytes; the file layer holds {capacity}",
+                s.nfiles, s.file_bytes
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `[[fio_files]]` entry `i`: its checks in order, then the spec with fio's defaults.
+fn fio_files_spec(
+    i: usize,
+    c: &FioFilesConfig,
+    capacity: u64,
+    zenfs: bool,
+) -> Result<FioFilesSpec, ConfigError> {
+    let f = |n: &str| format!("fio_files[{i}].{n}");
+    let bs = c.bs.map_or(4096, |b| b.0);
+    if bs == 0 || !bs.is_multiple_of(512) {
+        return Err(ConfigError::field(
+            f("bs"),
+            format!("{bs} must be a positive multiple of 512"),
+        ));
+    }
+    count(&f("threads"), c.threads as u64, MAX_THREADS)?;
+    if let Some(l) = c.loops {
+        count(&f("loops"), l as u64, MAX_FILE_LOOPS)?;
+    }
+    if c.size.0 < bs || !c.size.0.is_multiple_of(bs) {
+        return Err(ConfigError::field(
+            f("size"),
+            format!("{} must be a positive multiple of bs {bs}", c.size.0),
+        ));
+    }
+    let random = fio_random(&f, c, zenfs)?;
+    let name = c.name.clone().unwrap_or_else(|| format!("fio{i}"));
+    // In u128: threads times a size near 2^64 must be refused, not overflow.
+    let block = u128::from(BLOCK_BYTES);
+    let need = u128::from(c.threads) * u128::from(c.size.0).div_ceil(block) * block;
+    if need > u128::from(capacity) {
+        return Err(ConfigError::field(
+            f("size"),
+            format!(
+                "{} files of {} bytes need {need} bytes; the file layer holds {capacity}",
+                c.threads, c.size.0
+            ),
+        ));
+    }
+    let dir = c.dir.clone().unwrap_or_else(|| format!("/{name}"));
+    check_dir(&f("dir"), &dir)?;
+    Ok(FioFilesSpec {
+        name,
+        threads: c.threads,
+        file_bytes: c.size.0,
+        bs,
+        fsync: c.fsync.unwrap_or(0),
+        loops: c.loops.unwrap_or(1),
+        random,
+        dir,
+        invalidate: c.invalidate.unwrap_or(true),
+    })
+}
+
+/// Whether fio on files writes at random (its `rw`), which ZenFS's append-only files refuse.
+fn fio_random(
+    f: &dyn Fn(&str) -> String,
+    c: &FioFilesConfig,
+    zenfs: bool,
+) -> Result<bool, ConfigError> {
+    let random = match c.rw.as_deref() {
+        None | Some("randwrite") => true,
+        Some("write") => false,
+        Some(o) => {
             return Err(ConfigError::field(
-                f("bs"),
-                format!("{bs} must be a positive multiple of 4096"),
+                f("rw"),
+                format!("`{o}`: fio on files writes (\"randwrite\" or \"write\")"),
             ));
         }
-        let files = c.files.unwrap_or(16);
-        count(&f("files"), files as u64, MAX_FILES)?;
-        let dataset = c.dataset.to_bytes(0, capacity);
-        let file_bytes = dataset / files as u64 / bs * bs;
-        if file_bytes < 2 * bs {
-            return Err(ConfigError::field(
-                f("dataset"),
-                format!("{dataset} bytes over {files} files leave under two blocks per file"),
-            ));
-        }
-        if file_bytes * files as u64 > capacity {
-            return Err(ConfigError::field(
-                f("dataset"),
-                format!(
-                    "{} bytes do not fit the file layer's {capacity}",
-                    file_bytes * files as u64
-                ),
-            ));
-        }
-        // The bytes the updates write, like a job's io_size, at most 1 PiB.
-        count(&f("updates"), c.updates, MAX_IO_BYTES / bs)?;
-        let threads = c.threads.unwrap_or(1);
-        count(&f("threads"), threads as u64, MAX_THREADS)?;
-        super::ranges::at_most(&f("cpu"), c.cpu, MAX_PAUSE)?;
-        let pattern = match c.pattern.unwrap_or(PatternConfig::Uniform) {
-            PatternConfig::Uniform => UpdatePattern::Uniform,
-            PatternConfig::Hotcold => {
-                let hu = c.hot_updates.unwrap_or(0.7);
-                let hd = c.hot_data.unwrap_or(0.3);
-                for (n, v) in [("hot_updates", hu), ("hot_data", hd)] {
-                    if !(v > 0.0 && v < 1.0) {
-                        return Err(ConfigError::field(
-                            f(n),
-                            format!(
-                                "{} must be between 0 and 1 (exclusive)",
-                                super::ranges::number(v)
-                            ),
-                        ));
-                    }
-                }
-                UpdatePattern::HotCold {
-                    hot_updates: hu,
-                    hot_data: hd,
+    };
+    if random && zenfs {
+        return Err(append_only(&f("rw")));
+    }
+    Ok(random)
+}
+
+/// `[[updates]]` entry `i`: its checks in order, then the spec with its defaults.
+fn updates_spec(
+    i: usize,
+    c: &UpdatesConfig,
+    capacity: u64,
+    zenfs: bool,
+) -> Result<UpdatesSpec, ConfigError> {
+    let f = |n: &str| format!("updates[{i}].{n}");
+    if zenfs {
+        return Err(append_only(&format!("updates[{i}]")));
+    }
+    let bs = c.bs.map_or(BLOCK_BYTES, |b| b.0);
+    if bs == 0 || !bs.is_multiple_of(BLOCK_BYTES) {
+        return Err(ConfigError::field(
+            f("bs"),
+            format!("{bs} must be a positive multiple of 4096"),
+        ));
+    }
+    let files = c.files.unwrap_or(16);
+    count(&f("files"), files as u64, MAX_FILES)?;
+    let file_bytes = updates_file_bytes(&f, c, files, bs, capacity)?;
+    // The bytes the updates write, like a job's io_size, at most 1 PiB.
+    count(&f("updates"), c.updates, MAX_IO_BYTES / bs)?;
+    let threads = c.threads.unwrap_or(1);
+    count(&f("threads"), threads as u64, MAX_THREADS)?;
+    super::ranges::at_most(&f("cpu"), c.cpu, MAX_PAUSE)?;
+    let pattern = update_pattern(&f, c)?;
+    let fill = c.fill_io.map_or(1 << 20, |b| b.0);
+    count(&f("fill_io"), fill, MAX_FILE_IO)?;
+    let name = c.name.clone().unwrap_or_else(|| format!("updates{i}"));
+    let dir = c.dir.clone().unwrap_or_else(|| format!("/{name}"));
+    check_dir(&f("dir"), &dir)?;
+    Ok(UpdatesSpec {
+        name,
+        files,
+        file_bytes,
+        updates: c.updates,
+        bs,
+        pattern,
+        threads,
+        sync_every: c.sync_every.unwrap_or(0),
+        fill_bytes: fill,
+        cpu_per_update: c.cpu.unwrap_or(Duration::ZERO),
+        dir,
+    })
+}
+
+/// The bytes of each file of an `[[updates]]` data set: at least two blocks, all fitting the
+/// file layer.
+fn updates_file_bytes(
+    f: &dyn Fn(&str) -> String,
+    c: &UpdatesConfig,
+    files: u32,
+    bs: u64,
+    capacity: u64,
+) -> Result<u64, ConfigError> {
+    let dataset = c.dataset.to_bytes(0, capacity);
+    let file_bytes = dataset / files as u64 / bs * bs;
+    if file_bytes < 2 * bs {
+        return Err(ConfigError::field(
+            f("dataset"),
+            format!("{dataset} bytes over {files} files leave under two blocks per file"),
+        ));
+    }
+    if file_bytes * files as u64 > capacity {
+        return Err(ConfigError::field(
+            f("dataset"),
+            format!(
+                "{} bytes do not fit the file layer's {capacity}",
+                file_bytes * files as u64
+            ),
+        ));
+    }
+    Ok(file_bytes)
+}
+
+/// The update pattern of an `[[updates]]`, its hot/cold shares each strictly between 0 and 1.
+fn update_pattern(
+    f: &dyn Fn(&str) -> String,
+    c: &UpdatesConfig,
+) -> Result<UpdatePattern, ConfigError> {
+    Ok(match c.pattern.unwrap_or(PatternConfig::Uniform) {
+        PatternConfig::Uniform => UpdatePattern::Uniform,
+        PatternConfig::Hotcold => {
+            let hu = c.hot_updates.unwrap_or(0.7);
+            let hd = c.hot_data.unwrap_or(0.3);
+            for (n, v) in [("hot_updates", hu), ("hot_data", hd)] {
+                if !(v > 0.0 && v < 1.0) {
+                    return Err(ConfigError::field(
+                        f(n),
+                        format!(
+                            "{} must be between 0 and 1 (exclusive)",
+                            super::ranges::number(v)
+                        ),
+                    ));
                 }
             }
-        };
-        let fill = c.fill_io.map_or(1 << 20, |b| b.0);
-        count(&f("fill_io"), fill, MAX_FILE_IO)?;
-        let name = c.name.clone().unwrap_or_else(|| format!("updates{i}"));
-        let dir = c.dir.clone().unwrap_or_else(|| format!("/{name}"));
-        check_dir(&f("dir"), &dir)?;
-        names.push(name.clone());
-        workloads.push(FileWorkload::Updates(UpdatesSpec {
-            name,
-            files,
-            file_bytes,
-            updates: c.updates,
-            bs,
-            pattern,
-            threads,
-            sync_every: c.sync_every.unwrap_or(0),
-            fill_bytes: fill,
-            cpu_per_update: c.cpu.unwrap_or(Duration::ZERO),
-            dir,
-        }));
-    }
-    let mut sorted = names.clone();
+            UpdatePattern::HotCold {
+                hot_updates: hu,
+                hot_data: hd,
+            }
+        }
+    })
+}
+
+/// File workload names must differ, and an unmount needs file workloads to end.
+fn check_names_and_unmount(
+    names: &[String],
+    unmount: bool,
+    no_workloads: bool,
+) -> Result<(), ConfigError> {
+    let mut sorted = names.to_vec();
     sorted.sort();
     if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
         return Err(ConfigError::field(
@@ -397,18 +480,14 @@ pub fn validate(
             format!("two file workloads are named `{}`; names must differ", w[0]),
         ));
     }
-    if spec.unmount && workloads.is_empty() {
+    if unmount && no_workloads {
         return Err(ConfigError::field(
             "fs.unmount",
             "unmounts at the end of the file workloads ([[filebench]], [[fio_files]], \
              [[updates]]), and there are none: the key-value stores on the layer do not unmount it",
         ));
     }
-    Ok(Some(FilesSpec {
-        fs: spec,
-        workloads,
-        seed,
-    }))
+    Ok(())
 }
 
 /// ZenFS files are written once, at their end (RocksDB's WAL and SST files): a workload that

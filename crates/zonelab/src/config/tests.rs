@@ -1,4 +1,5 @@
 use super::*;
+use crate::experiment::DeviceSpec;
 
 const QUICK: &str = r#"
 seed = 7

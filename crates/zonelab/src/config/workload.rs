@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
 use super::region::zone_region;
-use crate::device::DeviceInfo;
+use crate::device::{DeviceInfo, ZonedInfo};
 use crate::time::Duration;
 use crate::units::{Bytes, Extent};
 use crate::workload::{JobSpec, Rw, ZoneFillAction};
@@ -174,16 +174,74 @@ impl JobConfig {
         };
         let lba = info.lba_size_bytes;
         let zone_capacity_bytes = z.zone_capacity_lbas * lba;
+        self.check_namespace(index, info)?;
+        self.check_ranges(index)?;
+        self.check_zoned_bs(index, lba, zone_capacity_bytes)?;
+        let (first_zone, zone_count, size) =
+            zone_region(&f(""), Some(self.offset), self.size, lba, z)?;
+        if self.numjobs > zone_count && self.rw.writes() {
+            return Err(ConfigError::field(
+                f("numjobs"),
+                format!(
+                    "{} writers need at least as many zones; the job covers {zone_count}",
+                    self.numjobs
+                ),
+            ));
+        }
+        let io_bytes = self.io_size.map(|b| b.0).unwrap_or(size);
+        self.check_io_size(index, io_bytes)?;
+        self.check_zone_reset_and_fill(index, lba, zone_capacity_bytes)?;
+        self.check_zone_append_and_open(index, lba, z)?;
+        let name = self.name.clone().unwrap_or_else(|| format!("job{index}"));
+        let tenant = self.tenant.clone().unwrap_or_else(|| {
+            if info.namespaces > 1 {
+                format!("ns{}", self.namespace)
+            } else {
+                name.clone()
+            }
+        });
+        Ok(JobSpec {
+            first_zone,
+            zone_count,
+            max_open_zones: self.max_open_zones,
+            zone_reset_threshold: self.zone_reset_threshold,
+            zone_reset_frequency: self.zone_reset_frequency,
+            zone_append: self.zone_append,
+            zone_fill_lbas: self.zone_fill.map(|b| b.0 / lba),
+            zone_fill_action: self.zone_fill_action,
+            ..self.job_spec(
+                name,
+                tenant,
+                lba,
+                first_zone as u64 * z.zone_size_lbas,
+                zone_count as u64 * z.zone_size_lbas,
+                io_bytes,
+            )
+        })
+    }
+
+    /// The namespace exists on the device.
+    fn check_namespace(&self, index: usize, info: &DeviceInfo) -> Result<(), ConfigError> {
         if self.namespace >= info.namespaces {
             return Err(ConfigError::field(
-                f("namespace"),
+                format!("job[{index}].namespace"),
                 format!(
                     "{} does not exist; the device has {} namespace(s), numbered from 0",
                     self.namespace, info.namespaces
                 ),
             ));
         }
-        self.check_ranges(index)?;
+        Ok(())
+    }
+
+    /// The block size on a zoned device: whole LBAs, at most a zone's capacity.
+    fn check_zoned_bs(
+        &self,
+        index: usize,
+        lba: u64,
+        zone_capacity_bytes: u64,
+    ) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("job[{index}].{name}");
         let bs = self.bs.0;
         if bs == 0 || !bs.is_multiple_of(lba) {
             return Err(ConfigError::field(
@@ -200,19 +258,17 @@ impl JobConfig {
                 ),
             ));
         }
-        let (first_zone, zone_count, size) =
-            zone_region(&f(""), Some(self.offset), self.size, lba, z)?;
-        if self.numjobs > zone_count && self.rw.writes() {
-            return Err(ConfigError::field(
-                f("numjobs"),
-                format!(
-                    "{} writers need at least as many zones; the job covers {zone_count}",
-                    self.numjobs
-                ),
-            ));
-        }
-        let io_bytes = self.io_size.map(|b| b.0).unwrap_or(size);
-        self.check_io_size(index, io_bytes)?;
+        Ok(())
+    }
+
+    /// The zone reset shares, and a zone fill only for sequential writers, within a zone.
+    fn check_zone_reset_and_fill(
+        &self,
+        index: usize,
+        lba: u64,
+        zone_capacity_bytes: u64,
+    ) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("job[{index}].{name}");
         for (name, v) in [
             ("zone_reset_threshold", self.zone_reset_threshold),
             ("zone_reset_frequency", self.zone_reset_frequency),
@@ -241,6 +297,19 @@ impl JobConfig {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// Zone append only for writers and within the device's append limit, and the job's open
+    /// zones within the device's.
+    fn check_zone_append_and_open(
+        &self,
+        index: usize,
+        lba: u64,
+        z: &ZonedInfo,
+    ) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("job[{index}].{name}");
+        let bs = self.bs.0;
         if self.zone_append && !self.rw.writes() {
             return Err(ConfigError::field(
                 f("zone_append"),
@@ -273,26 +342,32 @@ impl JobConfig {
                 ),
             ));
         }
-        let name = self.name.clone().unwrap_or_else(|| format!("job{index}"));
-        let tenant = self.tenant.clone().unwrap_or_else(|| {
-            if info.namespaces > 1 {
-                format!("ns{}", self.namespace)
-            } else {
-                name.clone()
-            }
-        });
-        Ok(JobSpec {
+        Ok(())
+    }
+
+    /// The spec of a job over LBAs `first_lba..+region_lbas`, with none of the zone settings
+    /// (a zoned job sets them over this).
+    fn job_spec(
+        &self,
+        name: String,
+        tenant: String,
+        lba: u64,
+        first_lba: u64,
+        region_lbas: u64,
+        io_bytes: u64,
+    ) -> JobSpec {
+        JobSpec {
             name,
             nsid: self.namespace,
             tenant,
             rw: self.rw,
-            block_lbas: bs / lba,
+            block_lbas: self.bs.0 / lba,
             iodepth: self.iodepth,
             numjobs: self.numjobs,
-            first_zone,
-            zone_count,
-            first_lba: first_zone as u64 * z.zone_size_lbas,
-            region_lbas: zone_count as u64 * z.zone_size_lbas,
+            first_zone: 0,
+            zone_count: 0,
+            first_lba,
+            region_lbas,
             io_lbas: io_bytes.div_ceil(lba),
             loops: self.loops,
             runtime: self.runtime,
@@ -306,15 +381,15 @@ impl JobConfig {
             rate_bytes_per_s: self.rate.map(|b| b.0),
             rate_iops: self.rate_iops,
             thinktime: self.thinktime.unwrap_or(Duration::ZERO),
-            max_open_zones: self.max_open_zones,
-            zone_reset_threshold: self.zone_reset_threshold,
-            zone_reset_frequency: self.zone_reset_frequency,
-            zone_append: self.zone_append,
-            zone_fill_lbas: self.zone_fill.map(|b| b.0 / lba),
-            zone_fill_action: self.zone_fill_action,
+            max_open_zones: 0,
+            zone_reset_threshold: 0.0,
+            zone_reset_frequency: 0.0,
+            zone_append: false,
+            zone_fill_lbas: None,
+            zone_fill_action: ZoneFillAction::default(),
             trim_range_lbas: None,
             host_overhead: self.host_overhead.unwrap_or(Duration::ZERO),
-        })
+        }
     }
 }
 
@@ -324,15 +399,40 @@ impl JobConfig {
         let f = |name: &str| format!("job[{index}].{name}");
         let lba = info.lba_size_bytes;
         let ns = info.namespace_bytes();
-        if self.namespace >= info.namespaces {
+        self.check_namespace(index, info)?;
+        self.check_no_zone_settings(index)?;
+        self.check_ranges(index)?;
+        let bs = self.bs.0;
+        if bs == 0 || !bs.is_multiple_of(lba) || bs > ns {
             return Err(ConfigError::field(
-                f("namespace"),
+                f("bs"),
                 format!(
-                    "{} does not exist; the device has {} namespace(s), numbered from 0",
-                    self.namespace, info.namespaces
+                    "{bs} must be a positive multiple of the LBA size {lba}, at most the device's {ns} bytes"
                 ),
             ));
         }
+        let (offset, size) = self.block_region(index, lba, ns)?;
+        self.check_block_clones(index, size)?;
+        let io_bytes = self.io_size.map(|b| b.0).unwrap_or(size);
+        self.check_io_size(index, io_bytes)?;
+        let name = self.name.clone().unwrap_or_else(|| format!("job{index}"));
+        let tenant = self.tenant.clone().unwrap_or_else(|| name.clone());
+        Ok(JobSpec {
+            trim_range_lbas: self.trim_ranges.map(|b| b.0 / lba),
+            ..self.job_spec(
+                name,
+                tenant,
+                lba,
+                offset / lba,
+                size / bs * bs / lba,
+                io_bytes,
+            )
+        })
+    }
+
+    /// No zone settings on a conventional device, and trim ranges whole blocks of a writer.
+    fn check_no_zone_settings(&self, index: usize) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("job[{index}].{name}");
         let zoned_only = [
             ("max_open_zones", self.max_open_zones != 0),
             ("zone_reset_threshold", self.zone_reset_threshold != 0.0),
@@ -361,16 +461,13 @@ impl JobConfig {
                 ),
             ));
         }
-        self.check_ranges(index)?;
-        let bs = self.bs.0;
-        if bs == 0 || !bs.is_multiple_of(lba) || bs > ns {
-            return Err(ConfigError::field(
-                f("bs"),
-                format!(
-                    "{bs} must be a positive multiple of the LBA size {lba}, at most the device's {ns} bytes"
-                ),
-            ));
-        }
+        Ok(())
+    }
+
+    /// The offset and size on a conventional device, in bytes (zone counts refused), within
+    /// its `ns` bytes.
+    fn block_region(&self, index: usize, lba: u64, ns: u64) -> Result<(u64, u64), ConfigError> {
+        let f = |name: &str| format!("job[{index}].{name}");
         let bytes = |name: &str, e: Extent| -> Result<u64, ConfigError> {
             match e {
                 Extent::Zones(n) => Err(ConfigError::field(
@@ -403,6 +500,13 @@ impl JobConfig {
                 ),
             ));
         }
+        Ok((offset, size))
+    }
+
+    /// The region holds a block per writer clone, and a trim range fits each clone's part.
+    fn check_block_clones(&self, index: usize, size: u64) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("job[{index}].{name}");
+        let bs = self.bs.0;
         let per_clone = if self.rw.writes() {
             self.numjobs as u64
         } else {
@@ -426,42 +530,6 @@ impl JobConfig {
                 ),
             ));
         }
-        let io_bytes = self.io_size.map(|b| b.0).unwrap_or(size);
-        self.check_io_size(index, io_bytes)?;
-        let name = self.name.clone().unwrap_or_else(|| format!("job{index}"));
-        Ok(JobSpec {
-            tenant: self.tenant.clone().unwrap_or_else(|| name.clone()),
-            name,
-            nsid: self.namespace,
-            rw: self.rw,
-            block_lbas: bs / lba,
-            iodepth: self.iodepth,
-            numjobs: self.numjobs,
-            first_zone: 0,
-            zone_count: 0,
-            first_lba: offset / lba,
-            region_lbas: size / bs * bs / lba,
-            io_lbas: io_bytes.div_ceil(lba),
-            loops: self.loops,
-            runtime: self.runtime,
-            startdelay: self.startdelay.unwrap_or(Duration::ZERO),
-            time_based: self.time_based,
-            read_percent: match self.rw {
-                Rw::Read | Rw::Randread => 100,
-                Rw::Write | Rw::Randwrite => 0,
-                Rw::Randrw => self.rwmixread,
-            },
-            rate_bytes_per_s: self.rate.map(|b| b.0),
-            rate_iops: self.rate_iops,
-            thinktime: self.thinktime.unwrap_or(Duration::ZERO),
-            max_open_zones: 0,
-            zone_reset_threshold: 0.0,
-            zone_reset_frequency: 0.0,
-            zone_append: false,
-            zone_fill_lbas: None,
-            zone_fill_action: ZoneFillAction::default(),
-            trim_range_lbas: self.trim_ranges.map(|b| b.0 / lba),
-            host_overhead: self.host_overhead.unwrap_or(Duration::ZERO),
-        })
+        Ok(())
     }
 }

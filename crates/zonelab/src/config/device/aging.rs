@@ -112,130 +112,10 @@ impl DeviceConfig {
             CellConfig::Mlc => CellType::Mlc,
             CellConfig::Tlc => CellType::Tlc,
         });
-        let types = cell.map_or(0, CellType::page_types);
-        let per_type = |name: &str, v: &[u64]| -> Result<Vec<Duration>, ConfigError> {
-            match cell {
-                None if v.is_empty() => Ok(Vec::new()),
-                None => Err(ConfigError::field(
-                    f(name),
-                    "needs `cell` (\"slc\", \"mlc\" or \"tlc\")",
-                )),
-                Some(c) if v.len() != types => Err(ConfigError::field(
-                    f(name),
-                    format!(
-                        "gives {} values; {} cells have {types} page types",
-                        v.len(),
-                        c.name()
-                    ),
-                )),
-                Some(_) => {
-                    for &ns in v {
-                        within(&f(name), ns, 0, MAX_LATENCY_NS)?;
-                    }
-                    Ok(v.iter().map(|&ns| Duration::from_ns(ns)).collect())
-                }
-            }
-        };
-        // One list may be derived from the other by the device's ratio of partial-page to
-        // full-page tR (its fields were range-checked before this).
-        let t = &self.timing;
-        let (full, small) = (
-            t.read_latency_ns.max(1) as u128,
-            t.read_4k_latency_ns.unwrap_or(t.read_latency_ns).max(1) as u128,
-        );
-        let scaled = |v: &[Duration], num: u128, den: u128| -> Vec<Duration> {
-            v.iter()
-                .map(|d| Duration::from_ns((d.ns() as u128 * num / den) as u64))
-                .collect()
-        };
-        let (read_latency, read_4k_latency) = match (
-            a.read_latency_ns.is_empty(),
-            a.read_4k_latency_ns.is_empty(),
-        ) {
-            (true, false) if cell.is_some() => {
-                let small_list = per_type("read_4k_latency_ns", &a.read_4k_latency_ns)?;
-                (scaled(&small_list, full, small), small_list)
-            }
-            _ => {
-                let full_list = per_type("read_latency_ns", &a.read_latency_ns)?;
-                let small_list = if a.read_4k_latency_ns.is_empty() {
-                    scaled(&full_list, small, full)
-                } else {
-                    per_type("read_4k_latency_ns", &a.read_4k_latency_ns)?
-                };
-                (full_list, small_list)
-            }
-        };
-        let program_latency = if cell.is_some() && a.program_latency_ns.is_empty() {
-            vec![Duration::from_ns(self.timing.program_latency_ns); types]
-        } else {
-            per_type("program_latency_ns", &a.program_latency_ns)?
-        };
-        if !a.program_latency_ns.is_empty() && geometry.pages_per_program != 1 {
-            return Err(ConfigError::field(
-                f("program_latency_ns"),
-                format!(
-                    "applies to page-by-page programming; this NAND programs {} pages at once (its tPROG stays)",
-                    geometry.pages_per_program
-                ),
-            ));
-        }
-        for (name, v) in [
-            ("retry_base", a.retry_base),
-            ("retry_wear_weight", a.retry_wear_weight),
-            ("retry_retention_weight", a.retry_retention_weight),
-        ] {
-            within_f64(&f(name), v, 0.0, MAX_RETRY_WEIGHT)?;
-        }
-        if !(0.0..=1.0).contains(&a.retry_max_probability) {
-            return Err(ConfigError::field(
-                f("retry_max_probability"),
-                format!("{} must be between 0 and 1", a.retry_max_probability),
-            ));
-        }
-        for (name, d) in [
-            ("retention_limit", a.retention_limit),
-            ("initial_retention", a.initial_retention),
-        ] {
-            if d > MAX_RETENTION {
-                return Err(ConfigError::field(
-                    f(name),
-                    format!("{d} must be at most {MAX_RETENTION} (100 years)"),
-                ));
-            }
-        }
-        if let Some([_, max]) = a.initial_erase_counts
-            && max > MAX_INITIAL_ERASES
-        {
-            return Err(ConfigError::field(
-                f("initial_erase_counts"),
-                format!("{max} must be at most {MAX_INITIAL_ERASES}"),
-            ));
-        }
-        if a.endurance_erases == 0 {
-            return Err(ConfigError::field(
-                f("endurance_erases"),
-                "must be greater than 0",
-            ));
-        }
-        if a.retention_limit.is_zero() {
-            return Err(ConfigError::field(
-                f("retention_limit"),
-                "must be greater than 0",
-            ));
-        }
-        if a.initial_wear_group.contains(&0) {
-            return Err(ConfigError::field(
-                f("initial_wear_group"),
-                "must be [dies, blocks], both at least 1",
-            ));
-        }
-        if a.max_retries > 64 {
-            return Err(ConfigError::field(
-                f("max_retries"),
-                format!("{} is above 64", a.max_retries),
-            ));
-        }
+        let (read_latency, read_4k_latency) = self.read_latencies(&f, a, cell)?;
+        let program_latency = self.program_latencies(&f, a, cell, geometry)?;
+        check_retry_chance(&f, a)?;
+        check_wear_and_retry_limits(&f, a)?;
         Ok(Some(AgingSpec {
             cell,
             read_latency,
@@ -260,4 +140,171 @@ impl DeviceConfig {
             seed,
         }))
     }
+
+    /// tR per page type, full-page and partial-page, each list given or derived from the other.
+    fn read_latencies(
+        &self,
+        f: &dyn Fn(&str) -> String,
+        a: &AgingConfig,
+        cell: Option<CellType>,
+    ) -> Result<(Vec<Duration>, Vec<Duration>), ConfigError> {
+        // One list may be derived from the other by the device's ratio of partial-page to
+        // full-page tR (its fields were range-checked before this).
+        let t = &self.timing;
+        let (full, small) = (
+            t.read_latency_ns.max(1) as u128,
+            t.read_4k_latency_ns.unwrap_or(t.read_latency_ns).max(1) as u128,
+        );
+        let scaled = |v: &[Duration], num: u128, den: u128| -> Vec<Duration> {
+            v.iter()
+                .map(|d| Duration::from_ns((d.ns() as u128 * num / den) as u64))
+                .collect()
+        };
+        let lists = match (
+            a.read_latency_ns.is_empty(),
+            a.read_4k_latency_ns.is_empty(),
+        ) {
+            (true, false) if cell.is_some() => {
+                let small_list = per_type(f, cell, "read_4k_latency_ns", &a.read_4k_latency_ns)?;
+                (scaled(&small_list, full, small), small_list)
+            }
+            _ => {
+                let full_list = per_type(f, cell, "read_latency_ns", &a.read_latency_ns)?;
+                let small_list = if a.read_4k_latency_ns.is_empty() {
+                    scaled(&full_list, small, full)
+                } else {
+                    per_type(f, cell, "read_4k_latency_ns", &a.read_4k_latency_ns)?
+                };
+                (full_list, small_list)
+            }
+        };
+        Ok(lists)
+    }
+
+    /// tPROG per page type: given only for NAND that programs page by page.
+    fn program_latencies(
+        &self,
+        f: &dyn Fn(&str) -> String,
+        a: &AgingConfig,
+        cell: Option<CellType>,
+        geometry: &NandGeometry,
+    ) -> Result<Vec<Duration>, ConfigError> {
+        let types = cell.map_or(0, CellType::page_types);
+        let program_latency = if cell.is_some() && a.program_latency_ns.is_empty() {
+            vec![Duration::from_ns(self.timing.program_latency_ns); types]
+        } else {
+            per_type(f, cell, "program_latency_ns", &a.program_latency_ns)?
+        };
+        if !a.program_latency_ns.is_empty() && geometry.pages_per_program != 1 {
+            return Err(ConfigError::field(
+                f("program_latency_ns"),
+                format!(
+                    "applies to page-by-page programming; this NAND programs {} pages at once (its tPROG stays)",
+                    geometry.pages_per_program
+                ),
+            ));
+        }
+        Ok(program_latency)
+    }
+}
+
+/// A latency per page type of the cell (none without a cell type), each in range.
+fn per_type(
+    f: &dyn Fn(&str) -> String,
+    cell: Option<CellType>,
+    name: &str,
+    v: &[u64],
+) -> Result<Vec<Duration>, ConfigError> {
+    let types = cell.map_or(0, CellType::page_types);
+    match cell {
+        None if v.is_empty() => Ok(Vec::new()),
+        None => Err(ConfigError::field(
+            f(name),
+            "needs `cell` (\"slc\", \"mlc\" or \"tlc\")",
+        )),
+        Some(c) if v.len() != types => Err(ConfigError::field(
+            f(name),
+            format!(
+                "gives {} values; {} cells have {types} page types",
+                v.len(),
+                c.name()
+            ),
+        )),
+        Some(_) => {
+            for &ns in v {
+                within(&f(name), ns, 0, MAX_LATENCY_NS)?;
+            }
+            Ok(v.iter().map(|&ns| Duration::from_ns(ns)).collect())
+        }
+    }
+}
+
+/// The retry chance's weights and ceiling, and the data ages, within their bounds.
+fn check_retry_chance(f: &dyn Fn(&str) -> String, a: &AgingConfig) -> Result<(), ConfigError> {
+    for (name, v) in [
+        ("retry_base", a.retry_base),
+        ("retry_wear_weight", a.retry_wear_weight),
+        ("retry_retention_weight", a.retry_retention_weight),
+    ] {
+        within_f64(&f(name), v, 0.0, MAX_RETRY_WEIGHT)?;
+    }
+    if !(0.0..=1.0).contains(&a.retry_max_probability) {
+        return Err(ConfigError::field(
+            f("retry_max_probability"),
+            format!("{} must be between 0 and 1", a.retry_max_probability),
+        ));
+    }
+    for (name, d) in [
+        ("retention_limit", a.retention_limit),
+        ("initial_retention", a.initial_retention),
+    ] {
+        if d > MAX_RETENTION {
+            return Err(ConfigError::field(
+                f(name),
+                format!("{d} must be at most {MAX_RETENTION} (100 years)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The initial wear, the endurance, the retention limit and the retries per read, within
+/// their bounds.
+fn check_wear_and_retry_limits(
+    f: &dyn Fn(&str) -> String,
+    a: &AgingConfig,
+) -> Result<(), ConfigError> {
+    if let Some([_, max]) = a.initial_erase_counts
+        && max > MAX_INITIAL_ERASES
+    {
+        return Err(ConfigError::field(
+            f("initial_erase_counts"),
+            format!("{max} must be at most {MAX_INITIAL_ERASES}"),
+        ));
+    }
+    if a.endurance_erases == 0 {
+        return Err(ConfigError::field(
+            f("endurance_erases"),
+            "must be greater than 0",
+        ));
+    }
+    if a.retention_limit.is_zero() {
+        return Err(ConfigError::field(
+            f("retention_limit"),
+            "must be greater than 0",
+        ));
+    }
+    if a.initial_wear_group.contains(&0) {
+        return Err(ConfigError::field(
+            f("initial_wear_group"),
+            "must be [dies, blocks], both at least 1",
+        ));
+    }
+    if a.max_retries > 64 {
+        return Err(ConfigError::field(
+            f("max_retries"),
+            format!("{} is above 64", a.max_retries),
+        ));
+    }
+    Ok(())
 }

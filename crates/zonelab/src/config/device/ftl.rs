@@ -65,6 +65,46 @@ fn four() -> u32 {
 impl DeviceConfig {
     pub(super) fn validate_conventional(&self, prefix: &str) -> Result<FtlSpec, ConfigError> {
         let f = |name: &str| format!("{prefix}{name}");
+        let c = self.ftl_without_zone_settings(&f)?;
+        let t = &self.timing;
+        self.check_nand(prefix)?;
+        let nand = self.nand_spec(prefix, None)?;
+        let geo = &nand.geometry;
+        let lba = self.geometry.lba_size_bytes.0;
+        let unit = c.mapping_unit_bytes.0;
+        let op = c.over_provisioning_percent;
+        check_mapping_unit_and_op(&f, c, lba, geo.page_size_bytes)?;
+        check_gc_superblocks(&f, c, geo.blocks_per_die as u64)?;
+        let logical_units = FtlSpec::logical_units_for(&nand, unit, op, c.gc_free_superblocks)
+            .map_err(|m| ConfigError::field(f("ftl.over_provisioning_percent"), m))?;
+        let buffer_units = write_buffer_units(&f, c, geo.program_unit_bytes())?;
+        Ok(FtlSpec {
+            name: self.name.clone(),
+            lba_size_bytes: lba,
+            mapping_unit_bytes: unit,
+            over_provisioning_percent: op,
+            logical_units,
+            write_buffer_units: buffer_units,
+            victim: match c.gc_policy {
+                VictimConfig::Greedy => VictimChoice::Greedy,
+                VictimConfig::CostBenefit => VictimChoice::CostBenefit,
+            },
+            gc_free_superblocks: c.gc_free_superblocks,
+            background_gc_free_superblocks: c.background_gc_free_superblocks,
+            wear_leveling_threshold: c.wear_leveling_threshold,
+            overheads: FtlOverheads {
+                read: Duration::from_ns(t.read_overhead_ns),
+                write: Duration::from_ns(t.write_overhead_ns),
+            },
+            nand,
+        })
+    }
+
+    /// The `[device.ftl]` a conventional device needs, with none of the zone settings it lacks.
+    fn ftl_without_zone_settings(
+        &self,
+        f: &dyn Fn(&str) -> String,
+    ) -> Result<&FtlConfig, ConfigError> {
         if self.zones.is_some() {
             return Err(ConfigError::field(
                 f("zones"),
@@ -107,89 +147,86 @@ impl DeviceConfig {
                 "a conventional device has no zone management (trims and flushes cost write_overhead_ns)",
             ));
         }
-        self.check_nand(prefix)?;
-        let nand = self.nand_spec(prefix, None)?;
-        let geo = &nand.geometry;
-        let lba = self.geometry.lba_size_bytes.0;
-        let unit = c.mapping_unit_bytes.0;
-        if unit == 0 || !unit.is_multiple_of(lba) || !geo.page_size_bytes.is_multiple_of(unit) {
-            return Err(ConfigError::field(
-                f("ftl.mapping_unit_bytes"),
-                format!(
-                    "{unit} must be a multiple of the LBA size {lba} that divides the page size {}",
-                    geo.page_size_bytes
-                ),
-            ));
-        }
-        let op = c.over_provisioning_percent;
-        if !(op.is_finite() && op > 0.0 && op <= 1000.0) {
-            return Err(ConfigError::field(
-                f("ftl.over_provisioning_percent"),
-                format!(
-                    "{} must be above 0 and at most 1000",
-                    crate::config::ranges::number(op)
-                ),
-            ));
-        }
-        // Superblocks: one block of every die each.
-        let superblocks = geo.blocks_per_die as u64;
-        within(
-            &f("ftl.background_gc_free_superblocks"),
-            c.background_gc_free_superblocks as u64,
-            0,
-            superblocks,
-        )?;
-        if c.gc_free_superblocks as u64 > superblocks {
-            return Err(ConfigError::field(
-                f("ftl.gc_free_superblocks"),
-                format!(
-                    "{} is above the device's {superblocks} superblocks",
-                    c.gc_free_superblocks
-                ),
-            ));
-        }
-        if c.gc_free_superblocks < 3 {
-            return Err(ConfigError::field(
-                f("ftl.gc_free_superblocks"),
-                format!(
-                    "{} must be at least 3 (two stay free, for GC's stream and the host's next superblock; paced GC starts above them)",
-                    c.gc_free_superblocks
-                ),
-            ));
-        }
-        let logical_units = FtlSpec::logical_units_for(&nand, unit, op, c.gc_free_superblocks)
-            .map_err(|m| ConfigError::field(f("ftl.over_provisioning_percent"), m))?;
-        let pu = geo.program_unit_bytes();
-        let wb = c.write_buffer_bytes.0;
-        within(&f("ftl.write_buffer_bytes"), wb, 0, MAX_WRITE_BUFFER_BYTES)?;
-        if !wb.is_multiple_of(pu) {
-            return Err(ConfigError::field(
-                f("ftl.write_buffer_bytes"),
-                format!("{wb} is not a whole number of program units of {pu} bytes"),
-            ));
-        }
-        let buffer_units = u32::try_from(wb / pu).map_err(|_| {
-            ConfigError::field(f("ftl.write_buffer_bytes"), format!("{wb} is too large"))
-        })?;
-        Ok(FtlSpec {
-            name: self.name.clone(),
-            lba_size_bytes: lba,
-            mapping_unit_bytes: unit,
-            over_provisioning_percent: op,
-            logical_units,
-            write_buffer_units: buffer_units,
-            victim: match c.gc_policy {
-                VictimConfig::Greedy => VictimChoice::Greedy,
-                VictimConfig::CostBenefit => VictimChoice::CostBenefit,
-            },
-            gc_free_superblocks: c.gc_free_superblocks,
-            background_gc_free_superblocks: c.background_gc_free_superblocks,
-            wear_leveling_threshold: c.wear_leveling_threshold,
-            overheads: FtlOverheads {
-                read: Duration::from_ns(t.read_overhead_ns),
-                write: Duration::from_ns(t.write_overhead_ns),
-            },
-            nand,
-        })
+        Ok(c)
     }
+}
+
+/// The mapping unit is whole LBAs within a page, and the over-provisioning within bounds.
+fn check_mapping_unit_and_op(
+    f: &dyn Fn(&str) -> String,
+    c: &FtlConfig,
+    lba: u64,
+    page_size_bytes: u64,
+) -> Result<(), ConfigError> {
+    let unit = c.mapping_unit_bytes.0;
+    if unit == 0 || !unit.is_multiple_of(lba) || !page_size_bytes.is_multiple_of(unit) {
+        return Err(ConfigError::field(
+            f("ftl.mapping_unit_bytes"),
+            format!(
+                "{unit} must be a multiple of the LBA size {lba} that divides the page size {page_size_bytes}"
+            ),
+        ));
+    }
+    let op = c.over_provisioning_percent;
+    if !(op.is_finite() && op > 0.0 && op <= 1000.0) {
+        return Err(ConfigError::field(
+            f("ftl.over_provisioning_percent"),
+            format!(
+                "{} must be above 0 and at most 1000",
+                crate::config::ranges::number(op)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// GC's free-superblock thresholds fit the device's superblocks (one block of every die each).
+fn check_gc_superblocks(
+    f: &dyn Fn(&str) -> String,
+    c: &FtlConfig,
+    superblocks: u64,
+) -> Result<(), ConfigError> {
+    within(
+        &f("ftl.background_gc_free_superblocks"),
+        c.background_gc_free_superblocks as u64,
+        0,
+        superblocks,
+    )?;
+    if c.gc_free_superblocks as u64 > superblocks {
+        return Err(ConfigError::field(
+            f("ftl.gc_free_superblocks"),
+            format!(
+                "{} is above the device's {superblocks} superblocks",
+                c.gc_free_superblocks
+            ),
+        ));
+    }
+    if c.gc_free_superblocks < 3 {
+        return Err(ConfigError::field(
+            f("ftl.gc_free_superblocks"),
+            format!(
+                "{} must be at least 3 (two stay free, for GC's stream and the host's next superblock; paced GC starts above them)",
+                c.gc_free_superblocks
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The DRAM write buffer in whole program units of `pu` bytes, within its bound.
+fn write_buffer_units(
+    f: &dyn Fn(&str) -> String,
+    c: &FtlConfig,
+    pu: u64,
+) -> Result<u32, ConfigError> {
+    let wb = c.write_buffer_bytes.0;
+    within(&f("ftl.write_buffer_bytes"), wb, 0, MAX_WRITE_BUFFER_BYTES)?;
+    if !wb.is_multiple_of(pu) {
+        return Err(ConfigError::field(
+            f("ftl.write_buffer_bytes"),
+            format!("{wb} is not a whole number of program units of {pu} bytes"),
+        ));
+    }
+    u32::try_from(wb / pu)
+        .map_err(|_| ConfigError::field(f("ftl.write_buffer_bytes"), format!("{wb} is too large")))
 }

@@ -367,6 +367,16 @@ impl DeviceConfig {
                 ),
             ));
         }
+        self.check_timing_ranges(prefix)?;
+        self.check_timing_consistency(prefix)?;
+        Ok(())
+    }
+
+    /// Every time in `[device.timing]` within [`MAX_LATENCY_NS`], and every rate within
+    /// [`MAX_RATE_MB_S`].
+    fn check_timing_ranges(&self, prefix: &str) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        let t = &self.timing;
         let suspend = t.erase_suspend.as_ref();
         for (name, v) in [
             ("timing.read_latency_ns", Some(t.read_latency_ns)),
@@ -408,6 +418,14 @@ impl DeviceConfig {
         ] {
             within(&f(name), v, 1, MAX_RATE_MB_S)?;
         }
+        Ok(())
+    }
+
+    /// A partial-page read no slower than a full one, the controller's parallelism in range,
+    /// and a NAND that costs some time.
+    fn check_timing_consistency(&self, prefix: &str) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        let t = &self.timing;
         if let Some(small) = t.read_4k_latency_ns
             && small > t.read_latency_ns
         {

@@ -13,10 +13,46 @@ impl DeviceConfig {
         prefix: &str,
         z: &ZonesConfig,
     ) -> Result<ZnsSpec, ConfigError> {
-        let f = |name: &str| format!("{prefix}{name}");
-        let g = &self.geometry;
         let t = &self.timing;
         self.check_nand(prefix)?;
+        let (blocks_per_zone, blocks_per_zone_per_die) = self.zone_blocks(prefix, z)?;
+        self.check_zone_capacity(prefix, z)?;
+        let zone_count = self.zone_count(prefix, z, blocks_per_zone_per_die)?;
+        self.check_zone_limits(prefix, z, zone_count)?;
+        self.check_write_cache(prefix, z)?;
+        let nand = self.nand_spec(prefix, Some(blocks_per_zone))?;
+        let zasl = z.zone_append_size_limit_bytes.0;
+        Ok(ZnsSpec {
+            name: self.name.clone(),
+            nand,
+            zones: ZoneGeometry {
+                lba_size_bytes: self.geometry.lba_size_bytes.0,
+                dies_per_zone: z.dies_per_zone,
+                zone_size_bytes: z.zone_size_bytes.0,
+                zone_capacity_bytes: z.zone_capacity_bytes.0,
+                zone_count,
+                max_open_zones: limit(z.max_open_zones),
+                max_active_zones: limit(z.max_active_zones),
+                zone_append_size_limit_bytes: (zasl != 0).then_some(zasl),
+            },
+            overheads: Overheads {
+                read: Duration::from_ns(t.read_overhead_ns),
+                write: Duration::from_ns(t.write_overhead_ns),
+                zone_mgmt: Duration::from_ns(t.zone_mgmt_overhead_ns),
+                append: Duration::from_ns(t.append_overhead_ns.unwrap_or(t.write_overhead_ns)),
+                reset: Duration::from_ns(t.reset_overhead_ns.unwrap_or(t.zone_mgmt_overhead_ns)),
+            },
+            write_buffer_units_per_zone: t.write_buffer_units_per_zone,
+            write_cache_units: t.write_cache_units,
+            finish_pads_zone: z.finish_pads_zone,
+        })
+    }
+
+    /// A zone's dies and size fit the NAND's dies and blocks; returns the zone's blocks, in all
+    /// and on each of its dies.
+    fn zone_blocks(&self, prefix: &str, z: &ZonesConfig) -> Result<(u64, u64), ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        let g = &self.geometry;
         for (name, value) in [
             ("zones.dies_per_zone", z.dies_per_zone as u64),
             ("zones.zone_size_bytes", z.zone_size_bytes.0),
@@ -25,7 +61,6 @@ impl DeviceConfig {
             positive(&f(name), value)?;
         }
         let dies = g.channels as u64 * g.dies_per_channel as u64;
-        let lba = g.lba_size_bytes.0;
         if z.dies_per_zone as u64 > dies || !dies.is_multiple_of(z.dies_per_zone as u64) {
             return Err(ConfigError::field(
                 f("zones.dies_per_zone"),
@@ -62,7 +97,14 @@ impl DeviceConfig {
                 ),
             ));
         }
-        let cap = z.zone_capacity_bytes.0;
+        Ok((blocks_per_zone, blocks_per_zone_per_die))
+    }
+
+    /// The zone capacity fits the zone, and it and the append limit are whole LBAs.
+    fn check_zone_capacity(&self, prefix: &str, z: &ZonesConfig) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        let lba = self.geometry.lba_size_bytes.0;
+        let (zone, cap) = (z.zone_size_bytes.0, z.zone_capacity_bytes.0);
         if cap > zone {
             return Err(ConfigError::field(
                 f("zones.zone_capacity_bytes"),
@@ -82,6 +124,19 @@ impl DeviceConfig {
                 format!("{zasl} is not a multiple of the LBA size {lba}"),
             ));
         }
+        Ok(())
+    }
+
+    /// The zones: as many as the blocks hold unless set, and at most that many.
+    fn zone_count(
+        &self,
+        prefix: &str,
+        z: &ZonesConfig,
+        blocks_per_zone_per_die: u64,
+    ) -> Result<u32, ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        let g = &self.geometry;
+        let dies = g.channels as u64 * g.dies_per_channel as u64;
         let max_zones =
             (dies / z.dies_per_zone as u64) * (g.blocks_per_die as u64 / blocks_per_zone_per_die);
         let zone_count = match z.zone_count {
@@ -106,12 +161,26 @@ impl DeviceConfig {
             })?,
         };
         within(&f("zones.zone_count"), zone_count as u64, 1, MAX_ZONES)?;
+        Ok(zone_count)
+    }
+
+    /// The open and active limits, the append limit and the per-zone write buffer, each within
+    /// what the zones allow.
+    fn check_zone_limits(
+        &self,
+        prefix: &str,
+        z: &ZonesConfig,
+        zone_count: u32,
+    ) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        let g = &self.geometry;
         for (name, v) in [
             ("zones.max_open_zones", z.max_open_zones),
             ("zones.max_active_zones", z.max_active_zones),
         ] {
             within(&f(name), v as u64, 0, zone_count as u64)?;
         }
+        let (zasl, cap) = (z.zone_append_size_limit_bytes.0, z.zone_capacity_bytes.0);
         if zasl > cap {
             return Err(ConfigError::field(
                 f("zones.zone_append_size_limit_bytes"),
@@ -121,7 +190,7 @@ impl DeviceConfig {
         let unit = g.page_size_bytes.0 * g.pages_per_program as u64;
         within(
             &f("timing.write_buffer_units_per_zone"),
-            t.write_buffer_units_per_zone as u64,
+            self.timing.write_buffer_units_per_zone as u64,
             0,
             cap.div_ceil(unit),
         )?;
@@ -134,6 +203,14 @@ impl DeviceConfig {
                 format!("{open} is above max_active_zones {active}"),
             ));
         }
+        Ok(())
+    }
+
+    /// A shared write cache: within the NAND's program units, not beside per-zone buffers, and
+    /// at least one unit per active zone.
+    fn check_write_cache(&self, prefix: &str, z: &ZonesConfig) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("{prefix}{name}");
+        let t = &self.timing;
         // A cache larger than the NAND's program units is never needed (one slot each).
         let program_units = self.geometry.channels as u64
             * self.geometry.dies_per_channel as u64
@@ -152,7 +229,7 @@ impl DeviceConfig {
                     "give a per-zone write buffer (write_buffer_units_per_zone) or a shared write cache, not both",
                 ));
             }
-            match mar {
+            match limit(z.max_active_zones) {
                 Some(m) if t.write_cache_units >= m => {}
                 Some(m) => {
                     return Err(ConfigError::field(
@@ -171,30 +248,6 @@ impl DeviceConfig {
                 }
             }
         }
-        let nand = self.nand_spec(prefix, Some(blocks_per_zone))?;
-        Ok(ZnsSpec {
-            name: self.name.clone(),
-            nand,
-            zones: ZoneGeometry {
-                lba_size_bytes: lba,
-                dies_per_zone: z.dies_per_zone,
-                zone_size_bytes: zone,
-                zone_capacity_bytes: cap,
-                zone_count,
-                max_open_zones: mor,
-                max_active_zones: mar,
-                zone_append_size_limit_bytes: (zasl != 0).then_some(zasl),
-            },
-            overheads: Overheads {
-                read: Duration::from_ns(t.read_overhead_ns),
-                write: Duration::from_ns(t.write_overhead_ns),
-                zone_mgmt: Duration::from_ns(t.zone_mgmt_overhead_ns),
-                append: Duration::from_ns(t.append_overhead_ns.unwrap_or(t.write_overhead_ns)),
-                reset: Duration::from_ns(t.reset_overhead_ns.unwrap_or(t.zone_mgmt_overhead_ns)),
-            },
-            write_buffer_units_per_zone: t.write_buffer_units_per_zone,
-            write_cache_units: t.write_cache_units,
-            finish_pads_zone: z.finish_pads_zone,
-        })
+        Ok(())
     }
 }

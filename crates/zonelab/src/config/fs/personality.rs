@@ -15,6 +15,34 @@ impl FsConfig {
         open_limit: Option<u32>,
     ) -> Result<(), ConfigError> {
         let c = &self.f2fs;
+        self.apply_f2fs_segment_and_logs(f, cap_blocks, open_limit)?;
+        let spz = self.apply_f2fs_reserved_space(f, zone_count, cap_blocks)?;
+        f.cp_interval = c.cp_interval.unwrap_or(f.cp_interval);
+        if let Some(m) = c.gc_mode {
+            f.gc_mode = match m {
+                F2fsGcModeConfig::Zoned => F2fsGcMode::Zoned,
+                F2fsGcModeConfig::Classic => F2fsGcMode::Classic,
+            };
+        }
+        let (min, max, nogc) = f.gc_mode.sleeps();
+        f.bg_gc_min_sleep = c.bg_gc_min_sleep.unwrap_or(min);
+        f.bg_gc_max_sleep = c.bg_gc_max_sleep.unwrap_or(max);
+        f.bg_gc_nogc_sleep = c.bg_gc_nogc_sleep.unwrap_or(nogc);
+        self.validate_f2fs_zoned_gc(f, spz)?;
+        f.meta_latency = c.meta_latency.unwrap_or(f.meta_latency);
+        f.meta_rate_mb_s = c.meta_rate_mb_s.unwrap_or(f.meta_rate_mb_s);
+        check_f2fs_times(f)
+    }
+
+    /// The segment size, which must fit a zone, and the active logs, which with GC's streams
+    /// must fit the device's open-zone limit.
+    fn apply_f2fs_segment_and_logs(
+        &self,
+        f: &mut F2fsSpec,
+        cap_blocks: u64,
+        open_limit: Option<u32>,
+    ) -> Result<(), ConfigError> {
+        let c = &self.f2fs;
         if let Some(s) = c.segment {
             f.segment_blocks = blocks_of("fs.f2fs.segment", s, cap_blocks * BLOCK_BYTES)?;
         }
@@ -49,6 +77,18 @@ impl FsConfig {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// The reserved sections and over-provisioning, which must leave mkfs.f2fs room; returns
+    /// the segments per section.
+    fn apply_f2fs_reserved_space(
+        &self,
+        f: &mut F2fsSpec,
+        zone_count: u32,
+        cap_blocks: u64,
+    ) -> Result<u64, ConfigError> {
+        let c = &self.f2fs;
         f.reserved_sections = c.reserved_sections;
         f.overprovision_pct = c.overprovision;
         if let Some(p) = c.overprovision
@@ -76,41 +116,7 @@ impl FsConfig {
                 ),
             ));
         }
-        f.cp_interval = c.cp_interval.unwrap_or(f.cp_interval);
-        if let Some(m) = c.gc_mode {
-            f.gc_mode = match m {
-                F2fsGcModeConfig::Zoned => F2fsGcMode::Zoned,
-                F2fsGcModeConfig::Classic => F2fsGcMode::Classic,
-            };
-        }
-        let (min, max, nogc) = f.gc_mode.sleeps();
-        f.bg_gc_min_sleep = c.bg_gc_min_sleep.unwrap_or(min);
-        f.bg_gc_max_sleep = c.bg_gc_max_sleep.unwrap_or(max);
-        f.bg_gc_nogc_sleep = c.bg_gc_nogc_sleep.unwrap_or(nogc);
-        self.validate_f2fs_zoned_gc(f, spz)?;
-        f.meta_latency = c.meta_latency.unwrap_or(f.meta_latency);
-        f.meta_rate_mb_s = c.meta_rate_mb_s.unwrap_or(f.meta_rate_mb_s);
-        for (name, d, zero_ok) in [
-            ("fs.f2fs.cp_interval", f.cp_interval, false),
-            ("fs.f2fs.bg_gc_min_sleep", f.bg_gc_min_sleep, false),
-            ("fs.f2fs.bg_gc_max_sleep", f.bg_gc_max_sleep, true),
-            ("fs.f2fs.bg_gc_nogc_sleep", f.bg_gc_nogc_sleep, true),
-        ] {
-            fs_time(name, d, zero_ok)?;
-        }
-        crate::config::ranges::within(
-            "fs.f2fs.meta_latency",
-            f.meta_latency.ns(),
-            0,
-            MAX_LATENCY_NS,
-        )?;
-        crate::config::ranges::within(
-            "fs.f2fs.meta_rate_mb_s",
-            f.meta_rate_mb_s,
-            1,
-            MAX_RATE_MB_S,
-        )?;
-        Ok(())
+        Ok(spz)
     }
 
     /// The zoned cleaner's thresholds (sysfs takes 0-100 for the percents, and a window of 1
@@ -231,6 +237,26 @@ impl FsConfig {
         }
         Ok(())
     }
+}
+
+/// The checkpoint interval and GC sleeps, and the metadata latency and rate, within range.
+fn check_f2fs_times(f: &F2fsSpec) -> Result<(), ConfigError> {
+    for (name, d, zero_ok) in [
+        ("fs.f2fs.cp_interval", f.cp_interval, false),
+        ("fs.f2fs.bg_gc_min_sleep", f.bg_gc_min_sleep, false),
+        ("fs.f2fs.bg_gc_max_sleep", f.bg_gc_max_sleep, true),
+        ("fs.f2fs.bg_gc_nogc_sleep", f.bg_gc_nogc_sleep, true),
+    ] {
+        fs_time(name, d, zero_ok)?;
+    }
+    crate::config::ranges::within(
+        "fs.f2fs.meta_latency",
+        f.meta_latency.ns(),
+        0,
+        MAX_LATENCY_NS,
+    )?;
+    crate::config::ranges::within("fs.f2fs.meta_rate_mb_s", f.meta_rate_mb_s, 1, MAX_RATE_MB_S)?;
+    Ok(())
 }
 
 /// The blocks users may fill in the file layer `spec` describes.
