@@ -111,7 +111,6 @@ async fn copy_out(
     let unit = fs.gc.borrow().write_unit(fs).max(1);
     let depth = fs.spec.gc.read_depth.max(1) as usize;
     let mut pending: Pending = BTreeMap::new();
-    let mut result = Ok(());
     let through_cache = fs.gc.borrow().reads_through_page_cache();
     // Kept across batches: each lookup starts near where the last batch ended.
     let (mut cache_owners, mut copy_owners) = (OwnerCursor::default(), OwnerCursor::default());
@@ -138,21 +137,23 @@ async fn copy_out(
             .filter(|(d, v)| **d != Dest::Skip && v.len() >= unit as usize)
             .map(|(d, _)| *d)
             .collect();
+        let mut failed = None;
         for dest in full {
             let blocks = pending.get_mut(&dest).expect("listed");
             while blocks.len() >= unit as usize {
                 let chunk: Vec<_> = blocks.drain(..unit as usize).collect();
                 if let Err(e) = write_gc(fs, h, victim, dest, chunk).await {
-                    result = Err(e);
+                    failed = Some(e);
                     break;
                 }
             }
         }
-        if result.is_err() {
-            return result;
+        if let Some(e) = failed {
+            return Err(e);
         }
     }
-    for (dest, blocks) in std::mem::take(&mut pending) {
+    let mut result = Ok(());
+    for (dest, blocks) in pending {
         if dest == Dest::Skip || blocks.is_empty() {
             continue;
         }
@@ -450,10 +451,7 @@ fn plan_gc_write(
         .filter(|(b, _)| st.space.zones[victim as usize].is_live(*b))
         .collect();
     let mut cmds: Vec<WriteCmd> = Vec::new();
-    let mut moved = Moved {
-        old: Vec::new(),
-        touched: Vec::new(),
-    };
+    let mut moved = Moved::default();
     let owners = owners_of(st, victim, &live);
     let mut i = 0;
     while i < live.len() {
@@ -488,6 +486,7 @@ fn plan_gc_write(
 }
 
 /// What moving blocks leaves: the runs they left (to kill), the files whose maps changed.
+#[derive(Default)]
 struct Moved {
     old: Vec<Run>,
     touched: Vec<Ino>,

@@ -8,6 +8,9 @@ use crate::host::kv::options::KvOptions;
 use crate::host::kv::sst::Table;
 use crate::host::kv::version::Version;
 
+/// Some of a level's files.
+type Files = Vec<Rc<Table>>;
+
 pub struct Picker<'a> {
     pub v: &'a Version,
     pub opts: &'a KvOptions,
@@ -133,7 +136,7 @@ impl Picker<'_> {
         start: usize,
         output: usize,
         inputs: &mut Vec<Rc<Table>>,
-    ) -> Option<(Vec<Rc<Table>>, Vec<Rc<Table>>)> {
+    ) -> Option<(Files, Files)> {
         let v = self.v;
         let (lo, hi) = range(inputs);
         let output_inputs = v.overlapping(output, lo, hi);
