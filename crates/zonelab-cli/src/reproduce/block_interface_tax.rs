@@ -174,9 +174,32 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
         format!("block SSD ({:.0}% OP)", OPS[0]),
         format!("block SSD ({:.0}% OP)", OPS[1]),
     ];
-    let series: Vec<(String, Vec<(f64, f64)>)> = labels
+    let series = throughput_figure(&figures, &labels, &outputs)?;
+    let waf = waf_figure(&figures, &labels, &outputs, &series)?;
+    let st: Vec<Steady> = outputs.iter().map(steady).collect();
+    let table = table(&labels, &st, &capacities, scale);
+    std::fs::write(out.join("table.md"), &table)?;
+    let s = summary(&capacities, &table, &st, &series, &waf);
+    let claims = claims(&st);
+    let s = scale.noted(&scaled_what(scale), &s);
+    let s = publish(out, "block-interface-tax", &s, &claims)?;
+    std::fs::write(out.join("summary.md"), &s)?;
+    print!("{s}");
+    eprintln!(
+        "results, figures, table.md and summary.md in {}",
+        out.display()
+    );
+    Ok(())
+}
+
+/// A labelled series of (GiB written, value) points, as the figures draw them.
+type Series = Vec<(String, Vec<(f64, f64)>)>;
+
+/// figures/throughput.svg: each device's write MiB/s against the data written; returns the series.
+fn throughput_figure(figures: &Path, labels: &[String], outputs: &[RunOutput]) -> Result<Series> {
+    let series: Series = labels
         .iter()
-        .zip(&outputs)
+        .zip(outputs)
         .map(|(l, o)| (l.clone(), throughput(o)))
         .collect();
     line_chart(
@@ -186,6 +209,16 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
         "write MiB/s (0.5 s intervals)",
         &series,
     )?;
+    Ok(series)
+}
+
+/// figures/waf.svg: the block SSDs' WAF per interval (ZNS's whole-run WAF drawn flat beside them).
+fn waf_figure(
+    figures: &Path,
+    labels: &[String],
+    outputs: &[RunOutput],
+    series: &Series,
+) -> Result<Series> {
     // ZNS writes each byte once (its device WAF is in the table); drawn so colours match.
     let zns_waf = outputs[0].summary.device_counters.waf.unwrap_or(f64::NAN);
     let mut waf = vec![(
@@ -205,26 +238,16 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
         "WAF ((host + GC) / host)",
         &waf,
     )?;
-    let st: Vec<Steady> = outputs.iter().map(steady).collect();
-    let zns_min = series[0]
-        .1
-        .iter()
-        .map(|p| p.1)
-        .fold(f64::INFINITY, f64::min);
-    let zns_median = {
-        let mut v: Vec<f64> = series[0].1.iter().map(|p| p.1).collect();
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-    };
-    // The last tenth of the 7% device's WAF series against its fourth-pass mean: still rising?
-    let waf7 = &waf[1].1;
-    let tail: Vec<f64> = waf7[waf7.len() * 9 / 10..].iter().map(|p| p.1).collect();
-    let waf7_end = tail.iter().sum::<f64>() / tail.len().max(1) as f64;
+    Ok(waf)
+}
+
+/// `table.md`: each device's usable and written GiB, fourth-pass throughput and WAF.
+fn table(labels: &[String], st: &[Steady], capacities: &[u64], scale: super::Scale) -> String {
     let mut table = String::from(
         "| device | usable GiB | written GiB | steady-state write MiB/s (4th pass) | WAF in the 4th pass | device WAF, whole run | relative to ZNS |\n|---|---:|---:|---:|---:|---:|---:|\n",
     );
     let zns_capacity = 64.0 * scale.factor() as f64;
-    for (i, (l, s)) in labels.iter().zip(&st).enumerate() {
+    for (i, (l, s)) in labels.iter().zip(st).enumerate() {
         let usable = if i == 0 {
             zns_capacity
         } else {
@@ -240,9 +263,40 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
             s.mib_s / st[0].mib_s * 100.0
         );
     }
-    std::fs::write(out.join("table.md"), &table)?;
-    let yes = |b: bool| if b { "yes" } else { "NO" };
+    table
+}
+
+/// `summary.md` before the scale's note and the claims: set-up, results and differences.
+fn summary(
+    capacities: &[u64],
+    table: &str,
+    st: &[Steady],
+    series: &Series,
+    waf: &Series,
+) -> String {
+    let zns_min = series[0]
+        .1
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::INFINITY, f64::min);
+    let zns_median = {
+        let mut v: Vec<f64> = series[0].1.iter().map(|p| p.1).collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    // The last tenth of the 7% device's WAF series against its fourth-pass mean: still rising?
+    let waf7 = &waf[1].1;
+    let tail: Vec<f64> = waf7[waf7.len() * 9 / 10..].iter().map(|p| p.1).collect();
+    let waf7_end = tail.iter().sum::<f64>() / tail.len().max(1) as f64;
     let mut s = String::new();
+    setup_section(&mut s, capacities);
+    results_section(&mut s, table, st, (zns_min, zns_median), waf7_end);
+    differences_section(&mut s);
+    s
+}
+
+/// The summary's title, source and set-up (the devices and the workload).
+fn setup_section(s: &mut String, capacities: &[u64]) {
     let _ = write!(
         s,
         "# The block interface tax, reproduced with ZoneLab\n\n\
@@ -261,8 +315,24 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
          at random offsets of their quarter, from an empty device, until the capacity has been written four\n\
          times. The paper does not give the request pattern of its block-SSD runs; random updates are what\n\
          makes a block SSD collect garbage (sequential streams are invalidated in the order they were\n\
-         written and leave empty superblocks behind).\n\n\
-         ## Results\n\n{table}\n\
+         written and leave empty superblocks behind).\n\n",
+        capacities[0] as f64 / GIB,
+        capacities[1] as f64 / GIB,
+    );
+}
+
+/// "Results": the table, then ZNS against the block SSDs and 7% against 28% OP.
+fn results_section(
+    s: &mut String,
+    table: &str,
+    st: &[Steady],
+    (zns_min, zns_median): (f64, f64),
+    waf7_end: f64,
+) {
+    let yes = |b: bool| if b { "yes" } else { "NO" };
+    let _ = write!(
+        s,
+        "## Results\n\n{table}\n\
          - ZNS keeps its throughput for all four passes (no device GC: WAF {:.2}): {}. Its dips (to\n  \
          {:.0} MiB/s, median {:.0}) come every time the four writers reset the zones they are about to\n  \
          rewrite: zn540's synchronous reset erases a zone's 16 blocks on each die one after the other\n  \
@@ -273,8 +343,26 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
          - More over-provisioning costs capacity and buys throughput: WAF {:.2} at 7% against {:.2} at 28%\n  \
          in the fourth pass: {}. Four passes are not enough for the 7% device to reach steady state: its\n  \
          WAF in the last tenth of the run is {:.2}, above the fourth-pass mean (figures/waf.svg); in steady\n  \
-         state it would be slower still.\n\n\
-         ## How this differs from the paper\n\n\
+         state it would be slower still.\n\n",
+        st[0].total_waf,
+        yes(st[0].total_waf < 1.01),
+        zns_min,
+        zns_median,
+        st[1].mib_s / st[0].mib_s * 100.0,
+        st[2].mib_s / st[0].mib_s * 100.0,
+        yes(st[1].mib_s < st[0].mib_s && st[2].mib_s < st[0].mib_s),
+        st[1].waf,
+        st[2].waf,
+        yes(st[1].waf > st[2].waf && st[2].mib_s > st[1].mib_s),
+        waf7_end,
+    );
+}
+
+/// "How this differs from the paper": scale, the figure's form, GC pacing, WAF.
+fn differences_section(s: &mut String) {
+    let _ = write!(
+        s,
+        "## How this differs from the paper\n\n\
          - Scale: 64 GiB of raw media instead of 2 TB, with blocks chosen small enough that the block SSD\n  \
          keeps hundreds of superblocks; the shape (when throughput falls, how far) depends on the\n  \
          over-provisioning and the write pattern, not on the absolute size.\n\
@@ -290,24 +378,15 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
          open for writing out of the spare space, which matters more on a small device.\n\n\
          Figures: figures/throughput.svg (write MiB/s against data written), figures/waf.svg (the block\n\
          SSDs' WAF per interval). Per-run results: runs/<name>/ (firmware_over_time.csv has the FTL's\n\
-         series: GC copies, erased superblocks, free superblocks and WAF per interval).\n",
-        capacities[0] as f64 / GIB,
-        capacities[1] as f64 / GIB,
-        st[0].total_waf,
-        yes(st[0].total_waf < 1.01),
-        zns_min,
-        zns_median,
-        st[1].mib_s / st[0].mib_s * 100.0,
-        st[2].mib_s / st[0].mib_s * 100.0,
-        yes(st[1].mib_s < st[0].mib_s && st[2].mib_s < st[0].mib_s),
-        st[1].waf,
-        st[2].waf,
-        yes(st[1].waf > st[2].waf && st[2].mib_s > st[1].mib_s),
-        waf7_end,
+         series: GC copies, erased superblocks, free superblocks and WAF per interval).\n"
     );
+}
+
+/// Figure 1's claims: directions of the fourth-pass throughput (the figure has no table).
+fn claims(st: &[Steady]) -> [Claim; 3] {
     // Figure 1 is a plot without a table: its claims are directions (4th-pass throughput).
     let change = |a: f64, b: f64| (a / b - 1.0) * 100.0;
-    let claims = [
+    [
         Claim::direction(
             "block SSD (7% OP) write throughput against ZNS (Figure 1)",
             Stated::Lower,
@@ -323,16 +402,7 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
             Stated::Higher,
             change(st[2].mib_s, st[1].mib_s),
         ),
-    ];
-    let s = scale.noted(&scaled_what(scale), &s);
-    let s = publish(out, "block-interface-tax", &s, &claims)?;
-    std::fs::write(out.join("summary.md"), &s)?;
-    print!("{s}");
-    eprintln!(
-        "results, figures, table.md and summary.md in {}",
-        out.display()
-    );
-    Ok(())
+    ]
 }
 
 #[cfg(test)]

@@ -245,6 +245,21 @@ fn names_under(
     Ok(())
 }
 
+/// A bar chart's y range: headroom above for the legend and the value labels, room below for
+/// negative ones (from 0 when there are none).
+fn bar_y_range(series: &[(String, Vec<f64>)]) -> (f64, f64) {
+    let values = || series.iter().flat_map(|(_, v)| v.iter().copied());
+    let top = values().fold(0.0, f64::max);
+    let bottom = values().fold(0.0, f64::min);
+    let span = (top - bottom).max(1e-9);
+    let y0 = if bottom < 0.0 {
+        bottom - span * 0.12
+    } else {
+        0.0
+    };
+    (y0, top + span * 0.4)
+}
+
 /// Writes a grouped bar chart: one group per entry of `groups`, named under its bars, one bar
 /// per series in each, every bar labelled with its value. Negative values hang below a zero line.
 pub fn bar_chart(
@@ -260,17 +275,7 @@ pub fn bar_chart(
     let root = SVGBackend::new(path, (width_px, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let width = series.len() as f64 + 1.0;
-    let values = || series.iter().flat_map(|(_, v)| v.iter().copied());
-    let top = values().fold(0.0, f64::max);
-    let bottom = values().fold(0.0, f64::min);
-    let span = (top - bottom).max(1e-9);
-    // Headroom above for the legend and the value labels; room below for negative ones.
-    let y0 = if bottom < 0.0 {
-        bottom - span * 0.12
-    } else {
-        0.0
-    };
-    let y1 = top + span * 0.4;
+    let (y0, y1) = bar_y_range(series);
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 18))
         .margin(12)
@@ -328,6 +333,31 @@ pub enum Scale {
     Log2,
 }
 
+/// Where `x` sits on a line chart's x axis: its base-2 logarithm on a log axis.
+fn axis_x(x: f64, log: bool) -> f64 {
+    if log { x.max(1e-9).log2() } else { x }
+}
+
+/// A line chart's x range over every series' points, on the axis's scale: whole powers of two
+/// on a log axis (so that its ticks fall on them), a little room on the right on a linear one.
+fn line_x_range(series: &[(String, Vec<(f64, f64)>)], log: bool) -> (f64, f64) {
+    let tx = |x: f64| axis_x(x, log);
+    let points = series.iter().flat_map(|(_, p)| p.iter());
+    let (x0, x1) = points.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &(x, _)| {
+        (a.min(tx(x)), b.max(tx(x)))
+    });
+    let (x0, x1) = if x0 < x1 {
+        (x0, x1)
+    } else {
+        (x0 - 1.0, x0 + 1.0)
+    };
+    if log {
+        (x0.floor(), x1.ceil())
+    } else {
+        (x0, x1 + (x1 - x0) * 0.02)
+    }
+}
+
 /// Writes a line chart of `series` (label, (x, y) points) with markers at the points.
 pub fn line_chart(
     path: &Path,
@@ -340,23 +370,15 @@ pub fn line_chart(
     let root = SVGBackend::new(path, (760, 440)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let log = x_scale == Scale::Log2;
-    let tx = |x: f64| if log { x.max(1e-9).log2() } else { x };
-    let points = || series.iter().flat_map(|(_, p)| p.iter());
-    let (x0, x1) = points().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &(x, _)| {
-        (a.min(tx(x)), b.max(tx(x)))
-    });
-    let (x0, x1) = if x0 < x1 {
-        (x0, x1)
-    } else {
-        (x0 - 1.0, x0 + 1.0)
-    };
-    // A log axis spans whole powers of two, so that its ticks fall on them.
-    let (x0, x1) = if log {
-        (x0.floor(), x1.ceil())
-    } else {
-        (x0, x1 + (x1 - x0) * 0.02)
-    };
-    let y1 = points().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.25;
+    let tx = |x: f64| axis_x(x, log);
+    let (x0, x1) = line_x_range(series, log);
+    let y1 = series
+        .iter()
+        .flat_map(|(_, p)| p.iter())
+        .map(|p| p.1)
+        .fold(0.0, f64::max)
+        .max(1e-9)
+        * 1.25;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 18))
         .margin(12)

@@ -198,7 +198,19 @@ pub fn observations(
     figures: &Path,
     s: &mut String,
 ) -> Result<()> {
-    // Stripe size and width.
+    stripe_section(get, figures, s)?;
+    let row_16k = channel_section(get, figures, s)?;
+    depth_sweep(get, &row_16k, figures, s)?;
+    overlap_section(get, figures, s)?;
+    cache_section(get, figures, s)
+}
+
+/// The section's opening and "Stripe size and width" (figures/device-stripe.svg).
+fn stripe_section(
+    get: &mut dyn FnMut(&str) -> Summary,
+    figures: &Path,
+    s: &mut String,
+) -> Result<()> {
     let mut grid = Vec::new();
     for w in WIDTHS {
         let row: Vec<f64> = STRIPES_KIB
@@ -245,7 +257,16 @@ pub fn observations(
         100.0 * w1[1] / w1[2],
         100.0 * w1[0] / w1[2]
     );
-    // Channel placement.
+    Ok(())
+}
+
+/// "Placement": 16 physical zones 2, 4 or 8 per channel (figures/device-channel.svg); returns
+/// the 16 KiB chunk row, the depth sweep's QD 8 point.
+fn channel_section(
+    get: &mut dyn FnMut(&str) -> Summary,
+    figures: &Path,
+    s: &mut String,
+) -> Result<Vec<f64>> {
     let mut series = Vec::new();
     for c in CHUNKS_KIB {
         let row: Vec<f64> = PER_CHANNEL
@@ -294,8 +315,15 @@ pub fn observations(
          figures/device-channel.svg.\n\n",
         per_channel_mib_s[0], per_channel_mib_s[1]
     );
-    depth_sweep(get, &series[at_16k].1, figures, s)?;
-    // Die overlap.
+    Ok(series.swap_remove(at_16k).1)
+}
+
+/// "Die overlap": two logical zones sharing 0-100% of their dies (figures/device-overlap.svg).
+fn overlap_section(
+    get: &mut dyn FnMut(&str) -> Summary,
+    figures: &Path,
+    s: &mut String,
+) -> Result<()> {
     let overlap: Vec<f64> = OVERLAP
         .iter()
         .map(|o| mib_s(&get(&format!("dev-overlap-{o}")), true))
@@ -329,7 +357,15 @@ pub fn observations(
         (1.0 - overlap[1] / overlap[0].max(1e-9)) * 100.0,
         (1.0 - overlap[4] / overlap[0].max(1e-9)) * 100.0,
     );
-    // The narrow writer.
+    Ok(())
+}
+
+/// "Write cache": wide writers alone and beside a narrow one (figures/device-cache.svg).
+fn cache_section(
+    get: &mut dyn FnMut(&str) -> Summary,
+    figures: &Path,
+    s: &mut String,
+) -> Result<()> {
     let without = get("dev-cache-without");
     let with = get("dev-cache-with");
     let (w0, w1) = (job_mib_s(&without, "wide"), job_mib_s(&with, "wide"));

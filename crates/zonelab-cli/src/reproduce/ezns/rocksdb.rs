@@ -228,54 +228,7 @@ pub fn report(done: &mut Done, figures: &Path, s: &mut String) -> Result<Vec<Cla
            ballooning, no scheduler). Throughput is the store's operations per simulated second in\n\
            its measured phase; the tail is its P99.9 (gets, or puts for the overwrite stores).\n";
     for e in &EXPERIMENTS {
-        let base = take(done, &format!("{}-static", e.key)).summary;
-        let ezns = take(done, &format!("{}-ezns", e.key)).summary;
-        let _ = write!(
-            s,
-            "\n### {} (paper: {})\n\n\
-             | store | workload | static ops/s | eZNS ops/s | change | static P99 us | eZNS P99 us | static P99.9 us | eZNS P99.9 us | change |\n\
-             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-            e.key, e.paper
-        );
-        let mut groups = Vec::new();
-        let mut rows = Vec::new();
-        let (mut tail_base, mut tail_ezns) = (Vec::new(), Vec::new());
-        for &(store, phase, label, op) in e.stores {
-            let tenant = format!("{store}.{phase}");
-            let (ops_b, ops_e) = (
-                phase_ops_per_s(&base, store, phase)?,
-                phase_ops_per_s(&ezns, store, phase)?,
-            );
-            let (p99_b, p99_e) = (
-                kv_us(&base, &tenant, op, Percentile::P99)?,
-                kv_us(&ezns, &tenant, op, Percentile::P99)?,
-            );
-            let (p999_b, p999_e) = (
-                kv_us(&base, &tenant, op, Percentile::P999)?,
-                kv_us(&ezns, &tenant, op, Percentile::P999)?,
-            );
-            let _ = writeln!(
-                s,
-                "| {store} | {label} ({op:?}) | {ops_b:.0} | {ops_e:.0} | {} | {p99_b:.0} | {p99_e:.0} | {p999_b:.0} | {p999_e:.0} | {} |",
-                change_pct(ops_b, ops_e),
-                change_pct(p999_b, p999_e)
-            );
-            rows.push((store, label, ops_b, ops_e, p999_b, p999_e));
-            groups.push(format!("{store} {label}"));
-            tail_base.push(p999_b / 1e3);
-            tail_ezns.push(p999_e / 1e3);
-        }
-        let _ = writeln!(s, "\n{}", ballooning(&super::elastic(&ezns)?));
-        bar_chart(
-            &figures.join(format!("{}-p999.svg", e.key)),
-            &format!("{}: P99.9 latency per store", e.key),
-            "P99.9 ms",
-            &groups,
-            &[
-                ("static zones".into(), tail_base),
-                ("eZNS".into(), tail_ezns),
-            ],
-        )?;
+        let rows = experiment_section(done, figures, s, e)?;
         measured.push((e.key, rows));
     }
     *s += "\n**Where ZoneLab differs:** the stores are scaled down (100,000-200,000 entries of\n\
@@ -296,6 +249,65 @@ pub fn report(done: &mut Done, figures: &Path, s: &mut String) -> Result<Vec<Cla
     Ok(claims(&measured))
 }
 
+/// One experiment's table (a row per store), its ballooning line and its P99.9 figure; returns
+/// its stores' measured numbers.
+fn experiment_section(
+    done: &mut Done,
+    figures: &Path,
+    s: &mut String,
+    e: &Experiment,
+) -> Result<Vec<Measured>> {
+    let base = take(done, &format!("{}-static", e.key)).summary;
+    let ezns = take(done, &format!("{}-ezns", e.key)).summary;
+    let _ = write!(
+        s,
+        "\n### {} (paper: {})\n\n\
+         | store | workload | static ops/s | eZNS ops/s | change | static P99 us | eZNS P99 us | static P99.9 us | eZNS P99.9 us | change |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        e.key, e.paper
+    );
+    let mut groups = Vec::new();
+    let mut rows = Vec::new();
+    let (mut tail_base, mut tail_ezns) = (Vec::new(), Vec::new());
+    for &(store, phase, label, op) in e.stores {
+        let tenant = format!("{store}.{phase}");
+        let (ops_b, ops_e) = (
+            phase_ops_per_s(&base, store, phase)?,
+            phase_ops_per_s(&ezns, store, phase)?,
+        );
+        let (p99_b, p99_e) = (
+            kv_us(&base, &tenant, op, Percentile::P99)?,
+            kv_us(&ezns, &tenant, op, Percentile::P99)?,
+        );
+        let (p999_b, p999_e) = (
+            kv_us(&base, &tenant, op, Percentile::P999)?,
+            kv_us(&ezns, &tenant, op, Percentile::P999)?,
+        );
+        let _ = writeln!(
+            s,
+            "| {store} | {label} ({op:?}) | {ops_b:.0} | {ops_e:.0} | {} | {p99_b:.0} | {p99_e:.0} | {p999_b:.0} | {p999_e:.0} | {} |",
+            change_pct(ops_b, ops_e),
+            change_pct(p999_b, p999_e)
+        );
+        rows.push((store, label, ops_b, ops_e, p999_b, p999_e));
+        groups.push(format!("{store} {label}"));
+        tail_base.push(p999_b / 1e3);
+        tail_ezns.push(p999_e / 1e3);
+    }
+    let _ = writeln!(s, "\n{}", ballooning(&super::elastic(&ezns)?));
+    bar_chart(
+        &figures.join(format!("{}-p999.svg", e.key)),
+        &format!("{}: P99.9 latency per store", e.key),
+        "P99.9 ms",
+        &groups,
+        &[
+            ("static zones".into(), tail_base),
+            ("eZNS".into(), tail_ezns),
+        ],
+    )?;
+    Ok(rows)
+}
+
 /// Where an experiment shows what sets the write-heavy read tails (a claim's cause).
 const READ_TAILS: &str = "experiments/ezns/README.md, \"What sets the read tails\" (reads queued \
                           behind programs on their die; eZNS does not shorten the queue)";
@@ -308,92 +320,113 @@ const THROUGHPUT: &str = "experiments/ezns/README.md, \"What sets the throughput
 
 /// The paper's RocksDB and YCSB numbers (docs/reference/ezns.md, "Experiments") beside ZoneLab's.
 fn claims(measured: &[(&str, Vec<Measured>)]) -> Vec<Claim> {
-    let pct = |a: f64, b: f64| (b / a - 1.0) * 100.0;
-    let sum = |rows: &[Measured], pick: &dyn Fn(&Measured) -> bool, k: usize| -> f64 {
-        rows.iter().filter(|r| pick(r)).map(|r| [r.2, r.3][k]).sum()
-    };
     let mut claims = Vec::new();
     for (key, rows) in measured {
-        match *key {
-            "rocksdb-single" => {
-                let r = &rows[0];
-                claims.push(Claim::direction(
-                    "single tenant readwhilewriting: read P99.9 change",
-                    Stated::Lower,
-                    pct(r.4, r.5),
-                ));
-                claims.push(Claim::direction(
-                    "single tenant readwhilewriting: throughput change",
-                    Stated::Higher,
-                    pct(r.2, r.3),
-                ));
-            }
-            "rocksdb-multi" => {
-                let read = |r: &Measured| r.1 == "readrandom";
-                for r in rows.iter().filter(|r| read(r)) {
-                    claims.push(
-                        Claim::change(
-                            format!("4 tenants: read P99.9 change, store {}", r.0),
-                            -71.0,
-                            pct(r.4, r.5),
-                        )
-                        .cause(READ_TAILS),
-                    );
-                }
-                claims.push(
-                    Claim::change(
-                        "4 tenants: read throughput change (C + D)",
-                        18.0,
-                        pct(sum(rows, &read, 0), sum(rows, &read, 1)),
-                    )
-                    .cause(THROUGHPUT),
-                );
-                let write = |r: &Measured| r.1 == "overwrite";
-                claims.push(
-                    Claim::change(
-                        "4 tenants: write throughput change (A + B)",
-                        7.0,
-                        pct(sum(rows, &write, 0), sum(rows, &write, 1)),
-                    )
-                    .cause(THROUGHPUT),
-                );
-            }
-            _ => {
-                // "read P99.9 about 77-80% lower for B, C and F": the middle, 78.5%.
-                for r in rows.iter().filter(|r| !r.1.ends_with('A')) {
-                    let c = Claim::change(
-                        format!("YCSB: read P99.9 change, {} ({})", r.0, r.1),
-                        -78.5,
-                        pct(r.4, r.5),
-                    );
-                    // B's and C's tails sit either near 1 ms or at the writers' program-queue
-                    // level, which one set by the seed and the whole scheduler; F's are reads
-                    // queued behind programs.
-                    claims.push(if r.1.ends_with('B') || r.1.ends_with('C') {
-                        c.cause(
-                            "experiments/ezns/README.md, \"YCSB tails across seeds\" (a \
-                             read-mostly store's tail is near 1 ms or at the writers' \
-                             program queue; eZNS moves B up and C down in most seeds)",
-                        )
-                    } else {
-                        c.cause(READ_TAILS)
-                    });
-                }
-                let best_a = rows
-                    .iter()
-                    .filter(|r| r.1.ends_with('A'))
-                    .map(|r| pct(r.2, r.3))
-                    .fold(f64::MIN, f64::max);
-                claims.push(
-                    Claim::change("YCSB: throughput change, at most (A)", 11.0, best_a).cause(
-                        "experiments/ezns/README.md, \"What sets the throughput gains\" (the A \
-                         stores never stall on writes here, so wider write groups have nothing \
-                         to speed up, even when overdrive is made to lend)",
-                    ),
-                );
-            }
-        }
+        claims.extend(match *key {
+            "rocksdb-single" => single_claims(rows),
+            "rocksdb-multi" => multi_claims(rows),
+            _ => ycsb_claims(rows),
+        });
     }
+    claims
+}
+
+/// The change from `a` to `b`, in percent.
+fn pct(a: f64, b: f64) -> f64 {
+    (b / a - 1.0) * 100.0
+}
+
+/// The ops/s (static for `k` 0, eZNS for 1) summed over the rows `pick` keeps.
+fn sum(rows: &[Measured], pick: &dyn Fn(&Measured) -> bool, k: usize) -> f64 {
+    rows.iter().filter(|r| pick(r)).map(|r| [r.2, r.3][k]).sum()
+}
+
+/// Single tenant readwhilewriting: the read tail falls and the throughput rises.
+fn single_claims(rows: &[Measured]) -> Vec<Claim> {
+    let r = &rows[0];
+    vec![
+        Claim::direction(
+            "single tenant readwhilewriting: read P99.9 change",
+            Stated::Lower,
+            pct(r.4, r.5),
+        ),
+        Claim::direction(
+            "single tenant readwhilewriting: throughput change",
+            Stated::Higher,
+            pct(r.2, r.3),
+        ),
+    ]
+}
+
+/// 4 tenants: each reader's P99.9 change, and the read and write throughput changes.
+fn multi_claims(rows: &[Measured]) -> Vec<Claim> {
+    let mut claims = Vec::new();
+    let read = |r: &Measured| r.1 == "readrandom";
+    for r in rows.iter().filter(|r| read(r)) {
+        claims.push(
+            Claim::change(
+                format!("4 tenants: read P99.9 change, store {}", r.0),
+                -71.0,
+                pct(r.4, r.5),
+            )
+            .cause(READ_TAILS),
+        );
+    }
+    claims.push(
+        Claim::change(
+            "4 tenants: read throughput change (C + D)",
+            18.0,
+            pct(sum(rows, &read, 0), sum(rows, &read, 1)),
+        )
+        .cause(THROUGHPUT),
+    );
+    let write = |r: &Measured| r.1 == "overwrite";
+    claims.push(
+        Claim::change(
+            "4 tenants: write throughput change (A + B)",
+            7.0,
+            pct(sum(rows, &write, 0), sum(rows, &write, 1)),
+        )
+        .cause(THROUGHPUT),
+    );
+    claims
+}
+
+/// YCSB: the read P99.9 changes of B, C and F, and the best throughput change of A.
+fn ycsb_claims(rows: &[Measured]) -> Vec<Claim> {
+    let mut claims = Vec::new();
+    // "read P99.9 about 77-80% lower for B, C and F": the middle, 78.5%.
+    for r in rows.iter().filter(|r| !r.1.ends_with('A')) {
+        let c = Claim::change(
+            format!("YCSB: read P99.9 change, {} ({})", r.0, r.1),
+            -78.5,
+            pct(r.4, r.5),
+        );
+        // B's and C's tails sit either near 1 ms or at the writers' program-queue
+        // level, which one set by the seed and the whole scheduler; F's are reads
+        // queued behind programs.
+        claims.push(if r.1.ends_with('B') || r.1.ends_with('C') {
+            c.cause(
+                "experiments/ezns/README.md, \"YCSB tails across seeds\" (a \
+                     read-mostly store's tail is near 1 ms or at the writers' \
+                     program queue; eZNS moves B up and C down in most seeds)",
+            )
+        } else {
+            c.cause(READ_TAILS)
+        });
+    }
+    let best_a = rows
+        .iter()
+        .filter(|r| r.1.ends_with('A'))
+        .map(|r| pct(r.2, r.3))
+        .fold(f64::MIN, f64::max);
+    claims.push(
+        Claim::change("YCSB: throughput change, at most (A)", 11.0, best_a).cause(
+            "experiments/ezns/README.md, \"What sets the throughput gains\" (the A \
+                 stores never stall on writes here, so wider write groups have nothing \
+                 to speed up, even when overdrive is made to lend)",
+        ),
+    );
     claims
 }
 

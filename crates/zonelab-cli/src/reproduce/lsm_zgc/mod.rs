@@ -138,9 +138,41 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
         .collect::<Result<_>>()?;
     let reports: Vec<FsReport> = summaries.iter().map(fs_report).collect::<Result<_>>()?;
 
-    // The utilisation sweep: reports[(p * UTILISATIONS.len() + u) * 2 + policy].
-    let at =
-        |p: usize, u: usize, policy: usize| &reports[(p * UTILISATIONS.len() + u) * 2 + policy];
+    sweep_figures(&figures, &reports)?;
+    let mut s = intro(scale);
+    let gains = sweep_table(&mut s, &reports);
+    sweep_beside_paper(&mut s, &reports, &gains);
+    let with = at(&reports, 1, 1, 1);
+    let without = &reports[separation];
+    separation_section(&mut s, with, without);
+    threshold_section(&mut s, &reports, with, thresholds);
+    s += &threads::report(&figures, &mt)?;
+    let mut claims = claims(&gains, with, without);
+    claims.extend(threads::claims(&mt));
+    let s = publish(out, "lsm-zgc", &s, &claims)?;
+    std::fs::write(out.join("summary.md"), &s)?;
+    print!("{s}");
+    eprintln!("results, figures and summary.md in {}", out.display());
+    Ok(())
+}
+
+/// The utilisation sweep's run: reports[(p * UTILISATIONS.len() + u) * 2 + policy].
+fn at(reports: &[FsReport], p: usize, u: usize, policy: usize) -> &FsReport {
+    &reports[(p * UTILISATIONS.len() + u) * 2 + policy]
+}
+
+/// The mean of the gains (over utilisations).
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// The largest of the gains (over utilisations).
+fn max(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::MIN, f64::max)
+}
+
+/// figures/gc-time-*.svg and gc-copied-*.svg: the sweep's GC time and bytes copied per pattern.
+fn sweep_figures(figures: &Path, reports: &[FsReport]) -> Result<()> {
     let groups: Vec<String> = UTILISATIONS.iter().map(|u| format!("{u}%")).collect();
     for (p, pattern) in PATTERNS.iter().enumerate() {
         for (file, title, unit, get) in [
@@ -156,7 +188,9 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
                 .iter()
                 .enumerate()
                 .map(|(k, name)| {
-                    let v = (0..UTILISATIONS.len()).map(|u| get(at(p, u, k))).collect();
+                    let v = (0..UTILISATIONS.len())
+                        .map(|u| get(at(reports, p, u, k)))
+                        .collect();
                     (name.to_string(), v)
                 })
                 .collect();
@@ -169,7 +203,11 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
             )?;
         }
     }
+    Ok(())
+}
 
+/// The summary's opening (source, setup, the scale's note) and the sweep table's header.
+fn intro(scale: Scale) -> String {
     let s = String::from(
         "# LSM-ZGC, reproduced with ZoneLab\n\n\
          Source: Choi et al., LSM-ZGC, HotStorage 2020 (HotStorage'20 slides), section 4 and appendix. Device:\n\
@@ -183,7 +221,7 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
          | pattern | utilisation | GC s Basic | LSM | Basic/LSM | GiB copied Basic | LSM | Basic/LSM | zones collected Basic | LSM | GiB read Basic | LSM |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
-    let mut s = scale.noted(
+    scale.noted(
         &format!(
             "the layer is {} zones (the worker-only one {}), every run makes {} updates, and \
              the multi-thread data set is {} GiB",
@@ -193,11 +231,15 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
             scale.count(threads::DATASET_GIB)
         ),
         &s,
-    );
+    )
+}
+
+/// The sweep table's rows; returns each pattern's GC time gains (Basic / LSM) by utilisation.
+fn sweep_table(s: &mut String, reports: &[FsReport]) -> Vec<Vec<f64>> {
     let mut gains: Vec<Vec<f64>> = vec![Vec::new(); PATTERNS.len()];
     for (p, pattern) in PATTERNS.iter().enumerate() {
         for (u, util) in UTILISATIONS.iter().enumerate() {
-            let (b, l) = (at(p, u, 0), at(p, u, 1));
+            let (b, l) = (at(reports, p, u, 0), at(reports, p, u, 1));
             let g = ratio(gc_s(b), gc_s(l));
             gains[p].push(g);
             let _ = writeln!(
@@ -215,8 +257,11 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
             );
         }
     }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let max = |v: &[f64]| v.iter().copied().fold(f64::MIN, f64::max);
+    gains
+}
+
+/// The sweep beside the paper's stated gains, and what LSM_ZGC copied against Basic_ZGC.
+fn sweep_beside_paper(s: &mut String, reports: &[FsReport], gains: &[Vec<f64>]) {
     let _ = write!(
         s,
         "\n## Beside the paper's claims\n\n\
@@ -230,7 +275,7 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
     );
     let (copied_b, copied_l): (f64, f64) = (0..PATTERNS.len())
         .flat_map(|p| (0..UTILISATIONS.len()).map(move |u| (p, u)))
-        .map(|(p, u)| (gc_gib(at(p, u, 0)), gc_gib(at(p, u, 1))))
+        .map(|(p, u)| (gc_gib(at(reports, p, u, 0)), gc_gib(at(reports, p, u, 1))))
         .fold((0.0, 0.0), |a, x| (a.0 + x.0, a.1 + x.1));
     let _ = write!(
         s,
@@ -242,8 +287,10 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
          bytes copied to compare with.\n\n",
         ratio(copied_l, copied_b),
     );
-    let with = at(1, 1, 1);
-    let without = &reports[separation];
+}
+
+/// "Hot/cold separation": LSM_ZGC with and without it, and whether it lowered GC time.
+fn separation_section(s: &mut String, with: &FsReport, without: &FsReport) {
     let _ = write!(
         s,
         "## Hot/cold separation (LSM_ZGC, 70/30 updates, utilisation 0.6)\n\n\
@@ -273,7 +320,11 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
              time, as the slides say (experiments/lsm-zgc/README.md, \"Hot/cold separation, measured\")."
         }
     );
-    s += "## threshold_cold (LSM_ZGC, 70/30 updates, utilisation 0.6)\n\n\
+}
+
+/// "threshold_cold": the sensitivity table, then where the setups differ.
+fn threshold_section(s: &mut String, reports: &[FsReport], with: &FsReport, thresholds: usize) {
+    *s += "## threshold_cold (LSM_ZGC, 70/30 updates, utilisation 0.6)\n\n\
           | threshold_cold | GC s | GiB copied | to C1C GiB | to C1H GiB | to C2 GiB |\n|---:|---:|---:|---:|---:|---:|\n";
     let mut extra = thresholds;
     for t in THRESHOLDS {
@@ -294,7 +345,7 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
             gib(r.gc.c2_bytes),
         );
     }
-    s += "\nThe effect of the initial utilisation at threshold_cold 0.8 is the LSM_ZGC column of the\n\
+    *s += "\nThe effect of the initial utilisation at threshold_cold 0.8 is the LSM_ZGC column of the\n\
           utilisation table above.\n\n\
           **Where the setups differ.** The paper ran its own LSM_ZGC on the SK hynix prototype; ZoneLab\n\
           models that device from its published QD1 latencies (presets/hynix-1t.toml) and runs the\n\
@@ -304,10 +355,13 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
           The multi-thread run follows.\n\n\
           Figures: figures/gc-time-{uniform,hotcold}.svg, figures/gc-copied-{uniform,hotcold}.svg.\n\
           Per-run results: runs/<name>/ (summary.json, layers.fs.gc).\n\n";
-    s += &threads::report(&figures, &mt)?;
+}
+
+/// The claims of the sweep and of separation, beside ZoneLab's numbers.
+fn claims(gains: &[Vec<f64>], with: &FsReport, without: &FsReport) -> Vec<Claim> {
     // Shown only where a ratio falls outside 25%: the layer's size, measured at twice it.
     let cause = "experiments/lsm-zgc/README.md, \"What it gives (seed 1)\" (32 zones; --scale 2)";
-    let mut claims = vec![
+    vec![
         Claim::ratio(
             "uniform updates: GC time Basic_ZGC / LSM_ZGC, mean over utilisations",
             1.9,
@@ -328,13 +382,7 @@ pub fn run(out: &Path, scale: Scale) -> Result<()> {
             (gc_s(with) / gc_s(without) - 1.0) * 100.0,
         )
         .cause("experiments/lsm-zgc/README.md, \"Hot/cold separation, measured\""),
-    ];
-    claims.extend(threads::claims(&mt));
-    let s = publish(out, "lsm-zgc", &s, &claims)?;
-    std::fs::write(out.join("summary.md"), &s)?;
-    print!("{s}");
-    eprintln!("results, figures and summary.md in {}", out.display());
-    Ok(())
+    ]
 }
 
 #[cfg(test)]

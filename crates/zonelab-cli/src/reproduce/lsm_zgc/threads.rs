@@ -63,13 +63,24 @@ fn secs(m: &Measured) -> f64 {
 
 /// Draws the figures and returns the section of the summary, from the reports of [`runs`].
 pub fn report(figures: &Path, m: &[Measured]) -> Result<String> {
-    let at = |c: usize, t: usize| &m[c * THREADS.len() + t];
+    let scaled = draw(figures, m)?;
+    Ok(section(m, &scaled))
+}
+
+/// A configuration's run at a thread count (by index into [`CONFIGS`] and [`THREADS`]).
+fn at(m: &[Measured], c: usize, t: usize) -> &Measured {
+    &m[c * THREADS.len() + t]
+}
+
+/// figures/threads-time.svg and threads-beside-paper.svg; returns the 8-thread times scaled
+/// so worker only is the slide's 40.
+fn draw(figures: &Path, m: &[Measured]) -> Result<Vec<f64>> {
     let groups: Vec<String> = THREADS.iter().map(|t| format!("{t} threads")).collect();
     let series: Vec<(String, Vec<f64>)> = CONFIGS
         .iter()
         .enumerate()
         .map(|(c, (label, ..))| {
-            let v = (0..THREADS.len()).map(|t| secs(at(c, t))).collect();
+            let v = (0..THREADS.len()).map(|t| secs(at(m, c, t))).collect();
             (label.to_string(), v)
         })
         .collect();
@@ -82,7 +93,7 @@ pub fn report(figures: &Path, m: &[Measured]) -> Result<String> {
     )?;
     let last = THREADS.len() - 1;
     let scaled: Vec<f64> = (0..CONFIGS.len())
-        .map(|c| secs(at(c, last)) / secs(at(0, last)) * PAPER[0])
+        .map(|c| secs(at(m, c, last)) / secs(at(m, 0, last)) * PAPER[0])
         .collect();
     bar_chart(
         &figures.join("threads-beside-paper.svg"),
@@ -94,7 +105,13 @@ pub fn report(figures: &Path, m: &[Measured]) -> Result<String> {
             ("slide".into(), PAPER.to_vec()),
         ],
     )?;
+    Ok(scaled)
+}
 
+/// The summary's multi-thread section: the table by thread count and the comparison with the
+/// slide.
+fn section(m: &[Measured], scaled: &[f64]) -> String {
+    let last = THREADS.len() - 1;
     let mut s = format!(
         "## Multi-thread run (appendix)\n\n\
          The same 70/30 updates (6,000,000 of 4 KiB over a {DATASET_GIB} GiB data set) by 1, 2, 4 and 8 worker\n\
@@ -106,7 +123,7 @@ pub fn report(figures: &Path, m: &[Measured]) -> Result<String> {
          |---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );
     for (t, n) in THREADS.iter().enumerate() {
-        let (w, l, b) = (at(0, t), at(1, t), at(2, t));
+        let (w, l, b) = (at(m, 0, t), at(m, 1, t), at(m, 2, t));
         let _ = writeln!(
             s,
             "| {n} | {:.1} | {:.1} | {:.1} | {:.2}x | {:.2}x | {} | {} |",
@@ -120,9 +137,9 @@ pub fn report(figures: &Path, m: &[Measured]) -> Result<String> {
         );
     }
     let worker_gc: u64 = (0..THREADS.len())
-        .map(|t| at(0, t).0.gc.zones_collected)
+        .map(|t| at(m, 0, t).0.gc.zones_collected)
         .sum();
-    let speedup = |c: usize| secs(at(c, 0)) / secs(at(c, last));
+    let speedup = |c: usize| secs(at(m, c, 0)) / secs(at(m, c, last));
     let _ = write!(
         s,
         "\nWorker-only runs collected {worker_gc} zones. At 8 threads, scaled so worker only is 40 as on\n\
@@ -141,9 +158,9 @@ pub fn report(figures: &Path, m: &[Measured]) -> Result<String> {
         speedup(0),
         speedup(1),
         speedup(2),
-        free_ratio(at(1, last)),
+        free_ratio(at(m, 1, last)),
     );
-    Ok(s)
+    s
 }
 
 /// The slide's two ratios (update time with a collector over worker only, 8 threads) beside

@@ -191,31 +191,7 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
             continue;
         }
         // The last policy of this variant and zone size: draw its CDFs.
-        for kind in [OpKind::Write, OpKind::Read] {
-            let series: Vec<(String, Vec<(f64, f64)>)> = curves
-                .iter()
-                .filter(|(k, _, _)| *k == kind)
-                .map(|(_, label, points)| (label.clone(), points.clone()))
-                .collect();
-            if series.is_empty() {
-                continue;
-            }
-            let file = figures.join(format!("{variant}-{zone_mib}mib-{}.svg", kind.name()));
-            let title = format!(
-                "{variant}: {} latency CDF, {zone_mib} MiB zones (cosmos-zns)",
-                kind.name()
-            );
-            // The paper's Figure 6 P100s: sequential writes, mapping and preemptive.
-            let at = |policy: &str| series.iter().position(|(label, _)| label == policy);
-            let mut paper = Vec::new();
-            if variant == "sequential" && kind == OpKind::Write {
-                for p in PAPER.iter().filter(|p| p.zone_mib == zone_mib) {
-                    paper.extend(at("mapping").map(|i| (i, p.mapping_p100_ms)));
-                    paper.extend(at("preemptive").map(|i| (i, p.preemptive_p100_ms)));
-                }
-            }
-            cdf_figure(&file, &title, &series, &paper)?;
-        }
+        cdf_figures(&figures, variant, zone_mib, &curves)?;
         curves.clear();
     }
     let table = table(&rows);
@@ -243,6 +219,37 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
         "results, figures, table.md and summary.md in {}",
         out.display()
     );
+    Ok(())
+}
+
+/// figures/<variant>-<zone>-<op>.svg: the policies' write and read latency CDFs of one variant
+/// and zone size (with the paper's Figure 6 P100s on sequential writes).
+fn cdf_figures(figures: &Path, variant: &str, zone_mib: u64, curves: &[Curve]) -> Result<()> {
+    for kind in [OpKind::Write, OpKind::Read] {
+        let series: Vec<(String, Vec<(f64, f64)>)> = curves
+            .iter()
+            .filter(|(k, _, _)| *k == kind)
+            .map(|(_, label, points)| (label.clone(), points.clone()))
+            .collect();
+        if series.is_empty() {
+            continue;
+        }
+        let file = figures.join(format!("{variant}-{zone_mib}mib-{}.svg", kind.name()));
+        let title = format!(
+            "{variant}: {} latency CDF, {zone_mib} MiB zones (cosmos-zns)",
+            kind.name()
+        );
+        // The paper's Figure 6 P100s: sequential writes, mapping and preemptive.
+        let at = |policy: &str| series.iter().position(|(label, _)| label == policy);
+        let mut paper = Vec::new();
+        if variant == "sequential" && kind == OpKind::Write {
+            for p in PAPER.iter().filter(|p| p.zone_mib == zone_mib) {
+                paper.extend(at("mapping").map(|i| (i, p.mapping_p100_ms)));
+                paper.extend(at("preemptive").map(|i| (i, p.preemptive_p100_ms)));
+            }
+        }
+        cdf_figure(&file, &title, &series, &paper)?;
+    }
     Ok(())
 }
 
@@ -324,7 +331,18 @@ fn yes(b: bool) -> &'static str {
     if b { "yes" } else { "NO" }
 }
 
+/// `summary.md` before the RocksDB section: Figure 6 beside the paper, its shape, the
+/// differences, the other variants and the table.
 fn summary(rows: &[Row], table: &str) -> String {
+    let mut s = figure6_section(rows);
+    shape_section(&mut s, rows);
+    differences_section(&mut s, rows);
+    variants_section(&mut s, rows, table);
+    s
+}
+
+/// The summary's title, set-up and Figure 6's table (sequential writes beside the paper).
+fn figure6_section(rows: &[Row]) -> String {
     let mut s = String::from(
         "# Preemptive Zone Reset, reproduced with ZoneLab\n\n\
          Source: Jung et al., Preemptive Zone Reset, Electronics 2023, section 4.1 (Figures 6 and 7, Table 2). Device: the\n\
@@ -364,7 +382,11 @@ fn summary(rows: &[Row], table: &str) -> String {
             y.ms("reset", Percentile::P100),
         );
     }
+    s
+}
 
+/// "The paper's shape": whether each of Figure 6's observations holds in ZoneLab.
+fn shape_section(s: &mut String, rows: &[Row]) {
     let m512 = find(rows, "sequential", 512, "mapping");
     let m1g = find(rows, "sequential", 1024, "mapping");
     let e512 = find(rows, "sequential", 512, "preemptive");
@@ -404,6 +426,14 @@ fn summary(rows: &[Row], table: &str) -> String {
         m512.blocks_erased_or_owed(),
         e512.blocks_erased_or_owed(),
     );
+}
+
+/// "Why the numbers differ from the paper's": up to P99, mapping's and preemptive's tails.
+fn differences_section(s: &mut String, rows: &[Row]) {
+    let m512 = find(rows, "sequential", 512, "mapping");
+    let m1g = find(rows, "sequential", 1024, "mapping");
+    let e512 = find(rows, "sequential", 512, "preemptive");
+    let e1g = find(rows, "sequential", 1024, "preemptive");
     let delayed = e512.pool().map_or(0, |f| f.partial_zone_erases);
     let writes = e512.summary.ops["write"].count;
     let _ = write!(
@@ -433,8 +463,25 @@ fn summary(rows: &[Row], table: &str) -> String {
          mapping). Both agree on the shape: a tail that does not grow with zone size, well below\n  \
          mapping's.\n\
          - **Synchronous** (for reference, not in the paper's figure): the reset itself takes the\n  \
-         erases ({:.1} ms at 512 MiB); fio issues it synchronously, so writes never wait for erases.\n\n\
-         ## Random-zone and mixed variants\n\n\
+         erases ({:.1} ms at 512 MiB); fio issues it synchronously, so writes never wait for erases.\n\n",
+        m512.ms("write", Percentile::P50),
+        delayed as f64 / writes as f64 * 100.0,
+        e512.ms("write", Percentile::P99),
+        m512.ms("write", Percentile::P100),
+        m1g.ms("write", Percentile::P100),
+        512.0 / 2.0 * e512.ms("write", Percentile::P50) / 1e3,
+        e512.pool().map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
+        e1g.pool().map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
+        e512.ms("write", Percentile::P100),
+        find(rows, "sequential", 512, "synchronous").ms("reset", Percentile::P100),
+    );
+}
+
+/// "Random-zone and mixed variants", then the table of all runs.
+fn variants_section(s: &mut String, rows: &[Row], table: &str) {
+    let _ = write!(
+        s,
+        "## Random-zone and mixed variants\n\n\
          Random-zone writes (Figure 7) pick random zones and write at their write pointers. In\n\
          ZoneLab they give the same numbers as sequential writes: every 2 MiB write costs the same\n\
          wherever it lands, and once the zones are full ZoneLab's zonemode=zbd writer refills one zone\n\
@@ -450,16 +497,6 @@ fn summary(rows: &[Row], table: &str) -> String {
          ## All runs\n\n{table}\n\
          Figures: figures/<variant>-<zone>-<op>.svg (left: CDF from P50; right: tail from P99).\n\
          Per-run results (summary.json, latency and erase-wait CDFs, zones over time): runs/<variant>-<zone>-<policy>/.\n",
-        m512.ms("write", Percentile::P50),
-        delayed as f64 / writes as f64 * 100.0,
-        e512.ms("write", Percentile::P99),
-        m512.ms("write", Percentile::P100),
-        m1g.ms("write", Percentile::P100),
-        512.0 / 2.0 * e512.ms("write", Percentile::P50) / 1e3,
-        e512.pool().map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
-        e1g.pool().map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
-        e512.ms("write", Percentile::P100),
-        find(rows, "sequential", 512, "synchronous").ms("reset", Percentile::P100),
         find(rows, "mixed", 512, "synchronous").ms("read", Percentile::P50),
         find(rows, "mixed", 512, "synchronous").ms("read", Percentile::P99),
         find(rows, "mixed", 512, "synchronous").ms("read", Percentile::P100),
@@ -472,7 +509,6 @@ fn summary(rows: &[Row], table: &str) -> String {
             .map_or(0.0, |f| f.time_in_s2_ns as f64 / 1e9),
         find(rows, "mixed", 512, "preemptive").ms("read", Percentile::P100),
     );
-    s
 }
 
 #[cfg(test)]

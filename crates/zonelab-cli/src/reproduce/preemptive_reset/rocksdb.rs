@@ -222,62 +222,9 @@ pub fn report(done: &mut Done, figures: &Path, s: &mut String) -> Result<Vec<Cla
            | zone | policy | fillrandom put P99.99 ms | P100 ms | overwrite put P100 ms | block erases in fillrandom | in overwrite | mixgraph get P99.99 ms | P100 ms | paper: fillrandom P100, mixgraph get P100 ms |\n\
            |---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
     for (zone_mib, ..) in SIZES {
-        let paper = PAPER
-            .iter()
-            .find(|p| p.zone_mib == zone_mib)
-            .expect("a paper row per size");
-        let mut fill_curves = Vec::new();
-        let mut get_curves = Vec::new();
-        for (i, policy) in POLICIES.into_iter().enumerate() {
-            let fill: RunOutput = take(done, &name("fill", zone_mib, policy));
-            let mix: RunOutput = take(done, &name("mixgraph", zone_mib, policy));
-            let (f, m) = (&fill.summary, &mix.summary);
-            if zone_mib == SIZES[SIZES.len() - 1].0 && policy == "mapping" {
-                default_s2 = Some(s2_row(f, m)?);
-            }
-            claims.extend(paper_claims(paper, policy, i, f, m)?);
-            let _ = writeln!(
-                s,
-                "| {zone_mib} MiB | {policy} | {:.2} | {:.2} | {:.2} | {} | {} | {:.2} | {:.2} | {:.1}, {:.1} |",
-                kv_ms(f, "db.fillrandom", OpKind::Put, Percentile::P9999)?,
-                kv_ms(f, "db.fillrandom", OpKind::Put, Percentile::P100)?,
-                kv_ms(f, "db.overwrite", OpKind::Put, Percentile::P100)?,
-                phase_erases(f, "fillrandom")?,
-                phase_erases(f, "overwrite")?,
-                kv_ms(m, "db.mixgraph", OpKind::Get, Percentile::P9999)?,
-                kv_ms(m, "db.mixgraph", OpKind::Get, Percentile::P100)?,
-                paper.fill_p100_ms[i],
-                paper.mixgraph_get_p100_ms[i],
-            );
-            fill_curves.push((
-                policy.to_string(),
-                kv_cdf(&fill.metrics, "db.fillrandom", OpKind::Put)?,
-            ));
-            get_curves.push((
-                policy.to_string(),
-                kv_cdf(&mix.metrics, "db.mixgraph", OpKind::Get)?,
-            ));
+        if let Some(row) = zone_size_rows(done, figures, s, zone_mib, &mut claims)? {
+            default_s2 = Some(row);
         }
-        cdf_figure(
-            &figures.join(format!("rocksdb-fillrandom-{zone_mib}mib-put.svg")),
-            &format!("fillrandom put latency CDF, {zone_mib} MiB zones (cf. Figure 8)"),
-            &fill_curves,
-            &[(0, paper.fill_p100_ms[0]), (1, paper.fill_p100_ms[1])],
-        )?;
-        cdf_figure(
-            &figures.join(format!("rocksdb-mixgraph-{zone_mib}mib-get.svg")),
-            &format!("mixgraph get latency CDF, {zone_mib} MiB zones (cf. Figure 10)"),
-            &get_curves,
-            &[
-                (0, paper.mixgraph_get_p100_ms[0]),
-                (1, paper.mixgraph_get_p100_ms[1]),
-            ],
-        )?;
-        let _ = writeln!(
-            s,
-            "| | paper, block erases in fillrandom (Figure 9) | | | | {} | | | | |",
-            paper.erases
-        );
     }
     *s += "\n**Where ZoneLab differs:** the store is the RocksDB-like model, not RocksDB, on the\n\
            ZenFS-like layer (its lifetime-based zone allocation and resets of zones whose files\n\
@@ -291,6 +238,88 @@ pub fn report(done: &mut Done, figures: &Path, s: &mut String) -> Result<Vec<Cla
            table's columns (Figure 9).\n";
     s2_readings(done, default_s2.context("the 1 GiB mapping runs")?, s)?;
     Ok(claims)
+}
+
+/// One zone size's table rows (a row per policy, then the paper's erases) and its two CDF
+/// figures; adds the policies' claims, and returns the 1 GiB mapping runs' S2 row.
+fn zone_size_rows(
+    done: &mut Done,
+    figures: &Path,
+    s: &mut String,
+    zone_mib: u64,
+    claims: &mut Vec<Claim>,
+) -> Result<Option<S2Row>> {
+    let mut default_s2 = None;
+    let paper = PAPER
+        .iter()
+        .find(|p| p.zone_mib == zone_mib)
+        .expect("a paper row per size");
+    let mut fill_curves = Vec::new();
+    let mut get_curves = Vec::new();
+    for (i, policy) in POLICIES.into_iter().enumerate() {
+        let fill: RunOutput = take(done, &name("fill", zone_mib, policy));
+        let mix: RunOutput = take(done, &name("mixgraph", zone_mib, policy));
+        let (f, m) = (&fill.summary, &mix.summary);
+        if zone_mib == SIZES[SIZES.len() - 1].0 && policy == "mapping" {
+            default_s2 = Some(s2_row(f, m)?);
+        }
+        claims.extend(paper_claims(paper, policy, i, f, m)?);
+        let _ = writeln!(
+            s,
+            "| {zone_mib} MiB | {policy} | {:.2} | {:.2} | {:.2} | {} | {} | {:.2} | {:.2} | {:.1}, {:.1} |",
+            kv_ms(f, "db.fillrandom", OpKind::Put, Percentile::P9999)?,
+            kv_ms(f, "db.fillrandom", OpKind::Put, Percentile::P100)?,
+            kv_ms(f, "db.overwrite", OpKind::Put, Percentile::P100)?,
+            phase_erases(f, "fillrandom")?,
+            phase_erases(f, "overwrite")?,
+            kv_ms(m, "db.mixgraph", OpKind::Get, Percentile::P9999)?,
+            kv_ms(m, "db.mixgraph", OpKind::Get, Percentile::P100)?,
+            paper.fill_p100_ms[i],
+            paper.mixgraph_get_p100_ms[i],
+        );
+        fill_curves.push((
+            policy.to_string(),
+            kv_cdf(&fill.metrics, "db.fillrandom", OpKind::Put)?,
+        ));
+        get_curves.push((
+            policy.to_string(),
+            kv_cdf(&mix.metrics, "db.mixgraph", OpKind::Get)?,
+        ));
+    }
+    kv_cdf_figures(figures, zone_mib, paper, &fill_curves, &get_curves)?;
+    let _ = writeln!(
+        s,
+        "| | paper, block erases in fillrandom (Figure 9) | | | | {} | | | | |",
+        paper.erases
+    );
+    Ok(default_s2)
+}
+
+/// figures/rocksdb-fillrandom-<zone>mib-put.svg and rocksdb-mixgraph-<zone>mib-get.svg, with
+/// the paper's P100s (Figures 8 and 10).
+fn kv_cdf_figures(
+    figures: &Path,
+    zone_mib: u64,
+    paper: &Paper,
+    fill_curves: &[(String, Vec<(f64, f64)>)],
+    get_curves: &[(String, Vec<(f64, f64)>)],
+) -> Result<()> {
+    cdf_figure(
+        &figures.join(format!("rocksdb-fillrandom-{zone_mib}mib-put.svg")),
+        &format!("fillrandom put latency CDF, {zone_mib} MiB zones (cf. Figure 8)"),
+        fill_curves,
+        &[(0, paper.fill_p100_ms[0]), (1, paper.fill_p100_ms[1])],
+    )?;
+    cdf_figure(
+        &figures.join(format!("rocksdb-mixgraph-{zone_mib}mib-get.svg")),
+        &format!("mixgraph get latency CDF, {zone_mib} MiB zones (cf. Figure 10)"),
+        get_curves,
+        &[
+            (0, paper.mixgraph_get_p100_ms[0]),
+            (1, paper.mixgraph_get_p100_ms[1]),
+        ],
+    )?;
+    Ok(())
 }
 
 /// Where the tails' sizes come from: which erases the slowest commands waited for.

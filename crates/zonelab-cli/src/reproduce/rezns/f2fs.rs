@@ -241,8 +241,18 @@ pub fn breakdown(s: &Summary) -> [f64; 3] {
 pub fn figures(figures: &Path, pairs: &[Pair]) -> Result<()> {
     let all: Vec<&Pair> = pairs.iter().collect();
     let (fio, fb) = all.split_at(FSYNC.len());
-    let names =
-        |ps: &[&Pair]| -> Vec<String> { ps.iter().map(|p| p.workload.to_string()).collect() };
+    performance_figures(figures, fio, fb)?;
+    beside_paper_figures(figures, &all, fb)?;
+    energy_figures(figures, &all)
+}
+
+/// The workloads' names, the figures' groups.
+fn names(ps: &[&Pair]) -> Vec<String> {
+    ps.iter().map(|p| p.workload.to_string()).collect()
+}
+
+/// Figures 3-6: fio's throughput and zone resets, then Filebench's.
+fn performance_figures(figures: &Path, fio: &[&Pair], fb: &[&Pair]) -> Result<()> {
     bar_chart(
         &figures.join("fig3-fio-throughput.svg"),
         "fio on F2FS-like layer: write throughput (cf. Figure 3)",
@@ -271,11 +281,16 @@ pub fn figures(figures: &Path, pairs: &[Pair]) -> Result<()> {
         &names(fb),
         &both(fb, &|m| m.resets()),
     )?;
+    Ok(())
+}
+
+/// ZoneLab's throughput gains and fewer resets beside the paper's.
+fn beside_paper_figures(figures: &Path, all: &[&Pair], fb: &[&Pair]) -> Result<()> {
     bar_chart(
         &figures.join("gain-beside-paper.svg"),
         "ReZNS throughput gain over baseline: ZoneLab beside the paper",
         "% gain",
-        &names(&all),
+        &names(all),
         &[
             ("ZoneLab".into(), all.iter().map(|p| p.gain()).collect()),
             ("paper".into(), PAPER_GAIN.to_vec()),
@@ -296,12 +311,17 @@ pub fn figures(figures: &Path, pairs: &[Pair]) -> Result<()> {
             ("paper".into(), PAPER_FEWER_RESETS.to_vec()),
         ],
     )?;
+    Ok(())
+}
+
+/// Figures 11-14: total energy, its breakdown with and without ReZNS, the erase energy.
+fn energy_figures(figures: &Path, all: &[&Pair]) -> Result<()> {
     bar_chart(
         &figures.join("fig11-energy.svg"),
         "Total energy (cf. Figure 11)",
         "mJ",
-        &names(&all),
-        &both(&all, &|m| m.summary.energy.total_mj),
+        &names(all),
+        &both(all, &|m| m.summary.energy.total_mj),
     )?;
     for (file, title, rezns) in [
         (
@@ -330,7 +350,7 @@ pub fn figures(figures: &Path, pairs: &[Pair]) -> Result<()> {
             &figures.join(file),
             title,
             "% of energy",
-            &names(&all),
+            &names(all),
             &series,
         )?;
     }
@@ -338,7 +358,7 @@ pub fn figures(figures: &Path, pairs: &[Pair]) -> Result<()> {
         &figures.join("fig14-reset-energy.svg"),
         "Zone-reset (erase) energy (cf. Figure 14)",
         "mJ",
-        &names(&all),
-        &both(&all, &|m| m.summary.energy.erase_mj),
+        &names(all),
+        &both(all, &|m| m.summary.energy.erase_mj),
     )
 }

@@ -163,12 +163,23 @@ pub fn report(figures: &Path, summaries: Vec<Summary>) -> Result<String> {
     Ok(summarise(&pairs, &sweep, &zombie_base, &zombies))
 }
 
+/// The stand-in's part of the summary: its table by fsync interval, beside the paper's claims,
+/// the threshold sweep and the zombie idle threshold.
 fn summarise(
     pairs: &[(u64, Summary, Summary)],
     sweep: &[(f64, Summary)],
     zombie_base: &Summary,
     zombies: &[(u64, Summary)],
 ) -> String {
+    let mut s = fsync_table(pairs);
+    beside_claims(&mut s, pairs);
+    threshold_rows(&mut s, sweep);
+    zombie_section(&mut s, zombie_base, zombies);
+    s
+}
+
+/// The stand-in's set-up and its baseline-against-ReZNS table by fsync interval.
+fn fsync_table(pairs: &[(u64, Summary, Summary)]) -> String {
     let mut s = String::from(
         "## Stand-in (no file system): writers resetting partially written zones\n\n\
          **This part is not the paper's setup.** It is the workload ZoneLab ran before it had a file\n\
@@ -199,6 +210,11 @@ fn summarise(
             r.energy.total_mj,
         );
     }
+    s
+}
+
+/// The stand-in beside the paper's claims, where it differs, and the threshold table's header.
+fn beside_claims(s: &mut String, pairs: &[(u64, Summary, Summary)]) {
     let max_gain = pairs
         .iter()
         .map(|(_, b, r)| (write_mib_s(r) / write_mib_s(b) - 1.0) * 100.0)
@@ -249,6 +265,10 @@ fn summarise(
         r16.regc_releases,
         r16.compactions,
     );
+}
+
+/// The threshold sweep's rows (fsync 16).
+fn threshold_rows(s: &mut String, sweep: &[(f64, Summary)]) {
     for (t, x) in sweep {
         let r = renewable_report(x);
         let _ = writeln!(
@@ -262,6 +282,10 @@ fn summarise(
             x.energy.erase_mj
         );
     }
+}
+
+/// "The zombie idle threshold": the baseline, a row per idle threshold, the stand-in's figures.
+fn zombie_section(s: &mut String, zombie_base: &Summary, zombies: &[(u64, Summary)]) {
     let _ = write!(
         s,
         "\nEach file uses 23% of a zone, so a physical zone reused by successive files has 77%, 54%, 31%,\n\
@@ -291,12 +315,11 @@ fn summarise(
             r.spare_zones_max
         );
     }
-    s += "\nA shorter idle threshold finds the abandoned zones while the writers still need space, so\n\
+    *s += "\nA shorter idle threshold finds the abandoned zones while the writers still need space, so\n\
           their unwritten 77% is reused instead of fresh zones; the paper's one hour is far longer than\n\
           this run, so nothing is reclaimed there.\n\n\
           Stand-in figures: figures/standin-fig3-throughput.svg, standin-fig4-zone-resets.svg,\n\
           standin-fig11-energy.svg, standin-fig14-reset-energy.svg. Per-run results:\n\
           runs/standin-<name>/ (summary.json, firmware_over_time.csv with the spare-list length over\n\
           time).\n";
-    s
 }

@@ -9,7 +9,18 @@ fn gib(b: u64) -> f64 {
     b as f64 / (1u64 << 30) as f64
 }
 
+/// The summary's first part: the stack's set-up and table, per-run tables, what it shows and
+/// where the setups differ.
 pub fn paper_stack(pairs: &[Pair], scale: Scale) -> String {
+    let mut s = stack_table(pairs, scale);
+    per_run_tables(&mut s, pairs);
+    what_this_shows(&mut s, pairs);
+    differences(&mut s, pairs);
+    s
+}
+
+/// The title, the stack's set-up and its table of every workload, baseline against ReZNS.
+fn stack_table(pairs: &[Pair], scale: Scale) -> String {
     let mut s = format!(
         "# ReZNS, reproduced with ZoneLab\n\n\
          Source: Lee et al., ReZNS, Appl. Sci. 2024, sections 4.2-4.5 (Figures 3-6, 11-14; Table 1). Rerun with\n\
@@ -52,7 +63,12 @@ pub fn paper_stack(pairs: &[Pair], scale: Scale) -> String {
             p.rezns.summary.energy.total_mj,
         );
     }
-    s += "\nfio per consecutive run (write MiB/s, baseline / ReZNS):\n\n\
+    s
+}
+
+/// fio's three consecutive runs, and each run's energy breakdown (cf. Figures 12, 13).
+fn per_run_tables(s: &mut String, pairs: &[Pair]) {
+    *s += "\nfio per consecutive run (write MiB/s, baseline / ReZNS):\n\n\
           | workload | run 1 | run 2 | run 3 |\n|---|---|---|---|\n";
     for p in &pairs[..FSYNC.len()] {
         let cells: Vec<String> = p
@@ -65,7 +81,7 @@ pub fn paper_stack(pairs: &[Pair], scale: Scale) -> String {
             .collect();
         let _ = writeln!(s, "| {} | {} |", p.workload, cells.join(" | "));
     }
-    s += "\nEnergy breakdown (percent of each run's energy: read / program / erase; cf. Figures 12, 13):\n\n\
+    *s += "\nEnergy breakdown (percent of each run's energy: read / program / erase; cf. Figures 12, 13):\n\n\
           | workload | baseline | ReZNS |\n|---|---|---|\n";
     for p in pairs {
         let f = |x: [f64; 3]| format!("{:.1} / {:.1} / {:.2}", x[0], x[1], x[2]);
@@ -77,7 +93,10 @@ pub fn paper_stack(pairs: &[Pair], scale: Scale) -> String {
             f(breakdown(&p.rezns.summary))
         );
     }
+}
 
+/// "What this shows": how many resets found a partly written zone, and what that meant.
+fn what_this_shows(s: &mut String, pairs: &[Pair]) {
     let host_resets: u64 = pairs
         .iter()
         .map(|p| renewable_report(&p.rezns.summary).host_resets)
@@ -110,6 +129,10 @@ pub fn paper_stack(pairs: &[Pair], scale: Scale) -> String {
                   those zones' unwritten space instead of erasing it.",
         },
     );
+}
+
+/// "Where the setups differ, and why": full-zone resets, fio, Filebench, energy; the figures.
+fn differences(s: &mut String, pairs: &[Pair]) {
     let fb = &pairs[FSYNC.len()..];
     let erase_share: Vec<f64> = pairs[..=FSYNC.len()]
         .iter()
@@ -148,5 +171,4 @@ pub fn paper_stack(pairs: &[Pair], scale: Scale) -> String {
         erase_share.iter().copied().fold(f64::MIN, f64::max),
         breakdown(&fb[1].base.summary)[2],
     );
-    s
 }

@@ -194,79 +194,11 @@ pub fn report(done: &mut Done, figures: &Path, s: &mut String) -> Result<Vec<Cla
             let rezns = Row::of(&take(done, &name(w, zones, "ReZNS")).summary)?;
             rows.push((w, base, rezns));
         }
-        let _ = write!(
-            s,
-            "\n### Zones of {zones}\n\n\
-             | workload | policy | ops/s | resets requested | resets executed | of under-used zones | energy mJ (read / program / erase) | erase share | paper (64 MiB) |\n\
-             |---|---|---:|---:|---:|---:|---|---:|---|\n"
-        );
-        for (w, base, rezns) in &rows {
-            let paper = PAPER.iter().find(|p| p.0 == *w).map_or("", |p| p.1);
-            for (policy, r) in [("baseline", base), ("ReZNS", rezns)] {
-                let _ = writeln!(
-                    s,
-                    "| YCSB-{} | {policy} | {:.0} | {} | {} | {} | {:.1} ({:.1} / {:.1} / {:.1}) | {:.1}% | {} |",
-                    w.to_ascii_uppercase(),
-                    r.ops_per_s,
-                    r.resets_requested,
-                    r.resets_executed,
-                    r.rzone_resets,
-                    r.total_mj(),
-                    r.read_mj,
-                    r.program_mj,
-                    r.erase_mj,
-                    100.0 * r.erase_mj / r.total_mj().max(f64::MIN_POSITIVE),
-                    if policy == "ReZNS" { paper } else { "" },
-                );
-            }
-            let _ = writeln!(
-                s,
-                "| | ReZNS against baseline | {} | | {} | | {} total, {} erase | | |",
-                change_pct(base.ops_per_s, rezns.ops_per_s),
-                change_pct(base.resets_executed as f64, rezns.resets_executed as f64),
-                change_pct(base.total_mj(), rezns.total_mj()),
-                change_pct(base.erase_mj, rezns.erase_mj),
-            );
-        }
+        zone_size_table(s, zones, &rows);
         if zones == ZONES[0].0 {
             paper_rows = claims(&rows);
         }
-        let groups: Vec<String> = rows
-            .iter()
-            .map(|(w, ..)| format!("YCSB-{}", w.to_ascii_uppercase()))
-            .collect();
-        for (file, title, axis, metric) in [
-            (
-                "throughput",
-                "throughput",
-                "operations / s",
-                (|r: &Row| r.ops_per_s) as fn(&Row) -> f64,
-            ),
-            ("resets", "zone resets executed", "resets", |r: &Row| {
-                r.resets_executed as f64
-            }),
-            ("energy", "total energy", "mJ", |r: &Row| r.total_mj()),
-            (
-                "erase-energy",
-                "zone-reset (erase) energy",
-                "mJ",
-                |r: &Row| r.erase_mj,
-            ),
-        ] {
-            bar_chart(
-                &figures.join(format!("ycsb-{file}-{zones}.svg")),
-                &format!("YCSB {title}, {zones} zones"),
-                axis,
-                &groups,
-                &[
-                    (
-                        "baseline".into(),
-                        rows.iter().map(|r| metric(&r.1)).collect(),
-                    ),
-                    ("ReZNS".into(), rows.iter().map(|r| metric(&r.2)).collect()),
-                ],
-            )?;
-        }
+        zone_size_figures(figures, zones, &rows)?;
     }
     *s += "\n**Where ZoneLab differs, and why.** The F2FS-like layer resets a zone only when a\n\
            checkpoint discards a section with no valid block left (as F2FS does on a zoned device),\n\
@@ -281,6 +213,85 @@ pub fn report(done: &mut Done, figures: &Path, s: &mut String) -> Result<Vec<Cla
            resets,energy,erase-energy}-{64MiB,1GiB}.svg (the paper's 7-10, 11 and 14; the energy\n\
            breakdown of Figures 12-13 is the table's read / program / erase columns).\n";
     Ok(paper_rows)
+}
+
+/// One zone size's table: each workload's baseline and ReZNS rows, and the change between them.
+fn zone_size_table(s: &mut String, zones: &str, rows: &[(char, Row, Row)]) {
+    let _ = write!(
+        s,
+        "\n### Zones of {zones}\n\n\
+         | workload | policy | ops/s | resets requested | resets executed | of under-used zones | energy mJ (read / program / erase) | erase share | paper (64 MiB) |\n\
+         |---|---|---:|---:|---:|---:|---|---:|---|\n"
+    );
+    for (w, base, rezns) in rows {
+        let paper = PAPER.iter().find(|p| p.0 == *w).map_or("", |p| p.1);
+        for (policy, r) in [("baseline", base), ("ReZNS", rezns)] {
+            let _ = writeln!(
+                s,
+                "| YCSB-{} | {policy} | {:.0} | {} | {} | {} | {:.1} ({:.1} / {:.1} / {:.1}) | {:.1}% | {} |",
+                w.to_ascii_uppercase(),
+                r.ops_per_s,
+                r.resets_requested,
+                r.resets_executed,
+                r.rzone_resets,
+                r.total_mj(),
+                r.read_mj,
+                r.program_mj,
+                r.erase_mj,
+                100.0 * r.erase_mj / r.total_mj().max(f64::MIN_POSITIVE),
+                if policy == "ReZNS" { paper } else { "" },
+            );
+        }
+        let _ = writeln!(
+            s,
+            "| | ReZNS against baseline | {} | | {} | | {} total, {} erase | | |",
+            change_pct(base.ops_per_s, rezns.ops_per_s),
+            change_pct(base.resets_executed as f64, rezns.resets_executed as f64),
+            change_pct(base.total_mj(), rezns.total_mj()),
+            change_pct(base.erase_mj, rezns.erase_mj),
+        );
+    }
+}
+
+/// figures/ycsb-{throughput,resets,energy,erase-energy}-<zones>.svg (the paper's 7-11 and 14).
+fn zone_size_figures(figures: &Path, zones: &str, rows: &[(char, Row, Row)]) -> Result<()> {
+    let groups: Vec<String> = rows
+        .iter()
+        .map(|(w, ..)| format!("YCSB-{}", w.to_ascii_uppercase()))
+        .collect();
+    for (file, title, axis, metric) in [
+        (
+            "throughput",
+            "throughput",
+            "operations / s",
+            (|r: &Row| r.ops_per_s) as fn(&Row) -> f64,
+        ),
+        ("resets", "zone resets executed", "resets", |r: &Row| {
+            r.resets_executed as f64
+        }),
+        ("energy", "total energy", "mJ", |r: &Row| r.total_mj()),
+        (
+            "erase-energy",
+            "zone-reset (erase) energy",
+            "mJ",
+            |r: &Row| r.erase_mj,
+        ),
+    ] {
+        bar_chart(
+            &figures.join(format!("ycsb-{file}-{zones}.svg")),
+            &format!("YCSB {title}, {zones} zones"),
+            axis,
+            &groups,
+            &[
+                (
+                    "baseline".into(),
+                    rows.iter().map(|r| metric(&r.1)).collect(),
+                ),
+                ("ReZNS".into(), rows.iter().map(|r| metric(&r.2)).collect()),
+            ],
+        )?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

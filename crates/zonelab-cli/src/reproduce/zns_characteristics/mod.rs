@@ -6,6 +6,7 @@
 //! - Figures 5 and 6: a 10 GiB file written from 60% and 90% utilisation, bandwidth every 0.5 s;
 //! - Figure 7: the worker on zones 0-9 of an aged device (NAND aging on).
 
+mod figures;
 mod report;
 
 use std::path::Path;
@@ -18,7 +19,6 @@ use zonelab::ftl::FtlReport;
 use zonelab::metrics::{Layer, OpKind};
 use zonelab::report::Summary;
 
-use super::plot::{Scale, bar_chart, line_chart};
 use super::{Run, run_parallel, threads};
 use report::{claims, summary, table};
 
@@ -255,7 +255,15 @@ pub fn check_scale(scale: super::Scale) -> Result<()> {
 fn runs(scale: super::Scale) -> Result<Vec<Run>> {
     check_scale(scale)?;
     let mut runs = Vec::new();
-    // Table II / Figure 3.
+    request_size_runs(&mut runs, scale);
+    isolation_runs(&mut runs, scale);
+    predictability_runs(&mut runs, scale)?;
+    aged_runs(&mut runs, scale);
+    Ok(runs)
+}
+
+/// Table II / Figure 3: the 1 GiB file written and read at each request size, on both devices.
+fn request_size_runs(runs: &mut Vec<Run>, scale: super::Scale) {
     for dev in Dev::BOTH {
         for rw in Rw::BOTH {
             for kib in SIZES_KIB {
@@ -272,7 +280,10 @@ fn runs(scale: super::Scale) -> Result<Vec<Run>> {
             }
         }
     }
-    // Figure 4.
+}
+
+/// Figure 4: a thread alone and beside one or two others, per request size, device and op.
+fn isolation_runs(runs: &mut Vec<Run>, scale: super::Scale) {
     for kib in ISOLATION_KIB {
         for dev in Dev::BOTH {
             for rw in Rw::BOTH {
@@ -294,7 +305,10 @@ fn runs(scale: super::Scale) -> Result<Vec<Run>> {
             }
         }
     }
-    // Figures 5 and 6.
+}
+
+/// Figures 5 and 6: the 10 GiB file written from 60% and 90% utilisation, on both devices.
+fn predictability_runs(runs: &mut Vec<Run>, scale: super::Scale) -> Result<()> {
     let logical = scaled_logical_units(scale)?;
     for dev in Dev::BOTH {
         for u in UTILISATIONS {
@@ -325,7 +339,11 @@ fn runs(scale: super::Scale) -> Result<Vec<Run>> {
             runs.push(Run::new(name, text, overrides).scale_text(scale, "job.0.size", size));
         }
     }
-    // Figure 7: zones 0-9 of the aged device, and zone 0 of a fresh one for reference.
+    Ok(())
+}
+
+/// Figure 7: zones 0-9 of the aged device, and zone 0 of a fresh one for reference.
+fn aged_runs(runs: &mut Vec<Run>, scale: super::Scale) {
     for zone in 0..AGED_ZONES {
         let text = AGED.replace("offset = \"0z\"", &format!("offset = \"{zone}z\""));
         runs.push(
@@ -346,7 +364,6 @@ fn runs(scale: super::Scale) -> Result<Vec<Run>> {
         "job.0.io_size",
         "1GiB",
     ));
-    Ok(runs)
 }
 
 /// The data a read run needs (`gib` GiB, see [`Dev::data`]) times the scale.
@@ -371,6 +388,31 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
     std::fs::create_dir_all(&figures)
         .with_context(|| format!("cannot create {}", figures.display()))?;
     let outputs = run_parallel(out, runs, threads(), |o| o)?;
+    let m = measure(outputs, scale)?;
+    figures::draw(&figures, &m)?;
+    write_reports(out, scale, &m)
+}
+
+/// What the runs measured, in the units the table, summary and figures use.
+struct Measured {
+    /// Table II and Figure 3: seconds[dev][rw][size], per 1 GiB.
+    secs: Secs,
+    /// Figure 4: iops[size][dev][rw][others].
+    iops: Iops,
+    /// Figures 5 and 6's runs: ZNS from 60% and 90%, then the block SSD.
+    predictability: Vec<RunOutput>,
+    /// Their write bandwidth per interval.
+    bw: Vec<Vec<(f64, f64)>>,
+    /// Figure 7's runs, zones 0-9 of the aged device.
+    aged: Vec<RunOutput>,
+    /// Their read MiB/s.
+    zone_mib_s: Vec<f64>,
+    /// Zone 0 of a fresh device, MiB/s.
+    fresh_mib_s: f64,
+}
+
+/// Takes the runs' outputs in the order `runs` made them and derives the reported numbers.
+fn measure(outputs: Vec<RunOutput>, scale: super::Scale) -> Result<Measured> {
     let mut it = outputs.into_iter();
     let mut take = |n: usize| -> Vec<RunOutput> { (&mut it).take(n).collect() };
 
@@ -398,108 +440,7 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
     let predictability = take(4);
     let aged = take(AGED_ZONES as usize);
     let fresh = take(1).pop().context("the fresh reference run")?;
-
-    // Figures.
-    for (r, rw) in Rw::BOTH.iter().enumerate() {
-        let paper_rows = [(0, r * 2), (1, r * 2 + 1)];
-        let mut series = Vec::new();
-        for (d, dev) in Dev::BOTH.iter().enumerate() {
-            let base = secs[d][r][0];
-            series.push((
-                format!("{} (ZoneLab)", dev.label()),
-                SIZES_KIB
-                    .iter()
-                    .zip(secs[d][r])
-                    .map(|(&k, s)| (k as f64, s / base))
-                    .collect(),
-            ));
-        }
-        for (d, row) in paper_rows {
-            let paper = TABLE_II[row];
-            series.push((
-                format!("{} (paper)", Dev::BOTH[d].label()),
-                SIZES_KIB
-                    .iter()
-                    .zip(paper)
-                    .map(|(&k, s)| (k as f64, s / paper[0]))
-                    .collect(),
-            ));
-        }
-        line_chart(
-            &figures.join(format!("fig3-{}.svg", rw.key())),
-            &format!("{} latency relative to 4 KiB (cf. Figure 3)", rw.key()),
-            ("request size (KiB)", Scale::Log2),
-            "time for 1 GiB / time at 4 KiB",
-            &series,
-        )?;
-    }
-    let groups: Vec<String> = ["alone", "1 other", "2 others"].map(String::from).to_vec();
-    for (k, kib) in ISOLATION_KIB.iter().enumerate() {
-        let mut bars = Vec::new();
-        for (d, dev) in Dev::BOTH.iter().enumerate() {
-            for (r, rw) in Rw::BOTH.iter().enumerate() {
-                let alone = iops[k][d][r][0];
-                bars.push((
-                    format!("{} {}", dev.label(), rw.key()),
-                    iops[k][d][r].iter().map(|v| v / alone * 100.0).collect(),
-                ));
-            }
-        }
-        bar_chart(
-            &figures.join(format!("fig4-isolation-{kib}k.svg")),
-            &format!("Worker IOPS beside other threads, {kib} KiB (cf. Figure 4)"),
-            "% of the worker alone",
-            &groups,
-            &bars,
-        )?;
-    }
     let bw: Vec<Vec<(f64, f64)>> = predictability.iter().map(write_bandwidth).collect();
-    for (d, dev) in Dev::BOTH.iter().enumerate() {
-        let series: Vec<(String, Vec<(f64, f64)>)> = UTILISATIONS
-            .iter()
-            .enumerate()
-            .map(|(u, util)| (format!("from {:.0}%", util * 100.0), bw[d * 2 + u].clone()))
-            .collect();
-        let (fig, what) = match dev {
-            Dev::Conv => ("fig5-conventional.svg", "Figure 5: block SSD"),
-            Dev::Zns => ("fig6-zns.svg", "Figure 6: ZNS SSD"),
-        };
-        line_chart(
-            &figures.join(fig),
-            &format!("Writing 10 GiB ({what})"),
-            ("time (s)", Scale::Linear),
-            "write MiB/s (0.5 s intervals)",
-            &series,
-        )?;
-    }
-    let gc_series: Vec<(String, Vec<(f64, f64)>)> = UTILISATIONS
-        .iter()
-        .enumerate()
-        .filter_map(|(u, util)| {
-            let f = ftl(&predictability[2 + u].summary)?;
-            let start = predictability[2 + u].summary.start_ns as f64 / 1e9;
-            let secs = f.series_interval_ns as f64 / 1e9;
-            Some((
-                format!("GC copies, from {:.0}%", util * 100.0),
-                f.samples
-                    .iter()
-                    .map(|s| {
-                        (
-                            s.t.secs_f64() - start,
-                            s.gc_copied_bytes as f64 / (1u64 << 20) as f64 / secs,
-                        )
-                    })
-                    .collect(),
-            ))
-        })
-        .collect();
-    line_chart(
-        &figures.join("fig5-conventional-gc.svg"),
-        "What the block SSD's GC copied meanwhile (Figure 5)",
-        ("time (s)", Scale::Linear),
-        "GC copy MiB/s",
-        &gc_series,
-    )?;
     // Each aged run reads its zone (1 GiB) as many times as the scale.
     let read_mib = 1024.0 * scale.factor() as f64;
     let zone_mib_s: Vec<f64> = aged
@@ -507,33 +448,22 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
         .map(|o| read_mib / seconds(&o.summary))
         .collect();
     let fresh_mib_s = read_mib / seconds(&fresh.summary);
-    bar_chart(
-        &figures.join("fig7-aged-zones.svg"),
-        "Reading 1 GiB from each zone of an aged device (cf. Figure 7)",
-        "MiB/s",
-        &(0..AGED_ZONES).map(|z| format!("{z}")).collect::<Vec<_>>(),
-        &[("aged".to_string(), zone_mib_s.clone())],
-    )?;
-
-    let table = table(
-        &secs,
-        &iops,
-        &predictability,
-        &bw,
-        &aged,
-        &zone_mib_s,
+    Ok(Measured {
+        secs,
+        iops,
+        predictability,
+        bw,
+        aged,
+        zone_mib_s,
         fresh_mib_s,
-    );
+    })
+}
+
+/// Writes `table.md` and `summary.md` (with the claims), and prints the summary.
+fn write_reports(out: &Path, scale: super::Scale, m: &Measured) -> Result<()> {
+    let table = table(m);
     std::fs::write(out.join("table.md"), &table)?;
-    let summary = summary(
-        &secs,
-        &iops,
-        &predictability,
-        &bw,
-        &aged,
-        (&zone_mib_s, fresh_mib_s),
-        &table,
-    );
+    let summary = summary(m, &table);
     let what = format!(
         "every job's bytes (the request-size and isolation files {n} GiB, Figures 5 and 6's file \
          {} GiB, each aged zone read {n} times; Table II's seconds are per 1 GiB) and Figure 5's \
@@ -543,7 +473,12 @@ pub fn run(out: &Path, scale: super::Scale) -> Result<()> {
         n = scale.factor()
     );
     let summary = scale.noted(&what, &summary);
-    let summary = publish(out, "zns-characteristics", &summary, &claims(&secs, &iops))?;
+    let summary = publish(
+        out,
+        "zns-characteristics",
+        &summary,
+        &claims(&m.secs, &m.iops),
+    )?;
     std::fs::write(out.join("summary.md"), &summary)?;
     print!("{summary}");
     eprintln!(

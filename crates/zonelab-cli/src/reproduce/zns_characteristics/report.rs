@@ -9,8 +9,8 @@ use crate::reproduce::claims::Claim;
 use zonelab::experiment::RunOutput;
 
 use super::{
-    Dev, ISOLATION_KIB, Iops, Rw, SIZES_KIB, Secs, Steadiness, TABLE_II, UTILISATIONS, ftl,
-    retries_per_read, steadiness,
+    Dev, ISOLATION_KIB, Iops, Measured, Rw, SIZES_KIB, Secs, Steadiness, TABLE_II, UTILISATIONS,
+    ftl, retries_per_read, steadiness,
 };
 
 /// Table II, the 4 -> 8 KiB changes the text states and Figure 4's drops, beside ZoneLab's.
@@ -73,22 +73,23 @@ pub(super) fn claims(secs: &Secs, iops: &Iops) -> Vec<Claim> {
     claims
 }
 
-pub(super) fn table(
-    secs: &Secs,
-    iops: &Iops,
-    predictability: &[RunOutput],
-    bw: &[Vec<(f64, f64)>],
-    aged: &[RunOutput],
-    zone_mib_s: &[f64],
-    fresh_mib_s: f64,
-) -> String {
-    let mut t = String::from(
-        "## Table II: seconds to write or read a 1 GiB file sequentially at QD1\n\n| SSD | source |",
-    );
+/// `table.md`: every number of the reproduction beside the paper's, one table per figure.
+pub(super) fn table(m: &Measured) -> String {
+    let mut t = String::new();
+    table_ii(&mut t, &m.secs);
+    figure4_table(&mut t, &m.iops);
+    predictability_table(&mut t, &m.predictability, &m.bw);
+    aged_table(&mut t, &m.aged, &m.zone_mib_s, m.fresh_mib_s);
+    t
+}
+
+/// Table II: seconds per 1 GiB at each request size, the paper's row above ZoneLab's.
+fn table_ii(t: &mut String, secs: &Secs) {
+    *t += "## Table II: seconds to write or read a 1 GiB file sequentially at QD1\n\n| SSD | source |";
     for k in SIZES_KIB {
         let _ = write!(t, " {k} KiB |");
     }
-    t += "\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+    *t += "\n|---|---|---:|---:|---:|---:|---:|---:|\n";
     for (r, rw) in Rw::BOTH.iter().enumerate() {
         for (d, dev) in Dev::BOTH.iter().enumerate() {
             let paper = TABLE_II[r * 2 + d];
@@ -100,10 +101,14 @@ pub(super) fn table(
             for v in secs[d][r] {
                 let _ = write!(t, " {v:.2} |");
             }
-            t += "\n";
+            *t += "\n";
         }
     }
-    t += "\n## Figure 4: IOPS of one QD1 thread (mean over the threads) with other threads in other zones\n\n| request | SSD | op | alone | 1 other | 2 others | drop with 2 | paper's drop with 2 |\n|---|---|---|---:|---:|---:|---:|---:|\n";
+}
+
+/// Figure 4's table: a thread's IOPS alone and beside one or two others.
+fn figure4_table(t: &mut String, iops: &Iops) {
+    *t += "\n## Figure 4: IOPS of one QD1 thread (mean over the threads) with other threads in other zones\n\n| request | SSD | op | alone | 1 other | 2 others | drop with 2 | paper's drop with 2 |\n|---|---|---|---:|---:|---:|---:|---:|\n";
     for (k, kib) in ISOLATION_KIB.iter().enumerate() {
         for (d, dev) in Dev::BOTH.iter().enumerate() {
             for (r, rw) in Rw::BOTH.iter().enumerate() {
@@ -125,7 +130,11 @@ pub(super) fn table(
             }
         }
     }
-    t += "\n## Figures 5 and 6: writing 10 GiB from 60% and 90% utilisation, write MiB/s per 0.5 s\n\n| SSD | from | intervals | mean MiB/s | min MiB/s | CV | intervals below half the median | GC copied GiB | device WAF |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+}
+
+/// Figures 5 and 6's table: the 10 GiB file's bandwidth statistics, GC copies and WAF.
+fn predictability_table(t: &mut String, predictability: &[RunOutput], bw: &[Vec<(f64, f64)>]) {
+    *t += "\n## Figures 5 and 6: writing 10 GiB from 60% and 90% utilisation, write MiB/s per 0.5 s\n\n| SSD | from | intervals | mean MiB/s | min MiB/s | CV | intervals below half the median | GC copied GiB | device WAF |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
     for (d, dev) in Dev::BOTH.iter().enumerate() {
         for (u, util) in UTILISATIONS.iter().enumerate() {
             let i = d * 2 + u;
@@ -151,7 +160,11 @@ pub(super) fn table(
             );
         }
     }
-    t += "\n## Figure 7: reading 1 GiB (16 KiB, QD1) from zones 0-9 of the aged device\n\n| zone | MiB/s | read retries per page read | mean read latency us |\n|---|---:|---:|---:|\n";
+}
+
+/// Figure 7's table: each aged zone's read throughput, retries and latency, and a fresh zone.
+fn aged_table(t: &mut String, aged: &[RunOutput], zone_mib_s: &[f64], fresh_mib_s: f64) {
+    *t += "\n## Figure 7: reading 1 GiB (16 KiB, QD1) from zones 0-9 of the aged device\n\n| zone | MiB/s | read retries per page read | mean read latency us |\n|---|---:|---:|---:|\n";
     for (z, o) in aged.iter().enumerate() {
         let s = &o.summary;
         let _ = writeln!(
@@ -165,7 +178,6 @@ pub(super) fn table(
         );
     }
     let _ = writeln!(t, "| zone 0, not aged | {fresh_mib_s:.1} | 0 | |");
-    t
 }
 
 fn yes(b: bool) -> &'static str {
@@ -187,49 +199,19 @@ fn correlation(a: &[f64], b: &[f64]) -> f64 {
     cov / (va * vb).sqrt()
 }
 
-pub(super) fn summary(
-    secs: &Secs,
-    iops: &Iops,
-    predictability: &[RunOutput],
-    bw: &[Vec<(f64, f64)>],
-    aged: &[RunOutput],
-    (zone_mib_s, fresh_mib_s): (&[f64], f64),
-    table: &str,
-) -> String {
-    let ratio = |d: usize, r: usize, k: usize| secs[d][r][k] / secs[d][r][0];
-    let paper_ratio = |row: usize, k: usize| TABLE_II[row][k] / TABLE_II[row][0];
-    let drop = |k: usize, d: usize, r: usize| (1.0 - iops[k][d][r][2] / iops[k][d][r][0]) * 100.0;
-    let st: Vec<Steadiness> = bw.iter().map(|b| steadiness(b)).collect();
-    let retries: Vec<f64> = aged.iter().map(|o| retries_per_read(&o.summary)).collect();
-    let (zmin, zmax) = zone_mib_s
-        .iter()
-        .fold((f64::INFINITY, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
-    let best = zone_mib_s
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.total_cmp(b.1))
-        .map_or(0, |p| p.0);
-    let worst = zone_mib_s
-        .iter()
-        .enumerate()
-        .min_by(|a, b| a.1.total_cmp(b.1))
-        .map_or(0, |p| p.0);
-    let steady = |f: Option<&FtlReport>| {
-        f.and_then(|f| f.precondition.as_ref())
-            .map_or("-".to_string(), |p| {
-                format!(
-                    "{} rounds, last round WAF {:.2}, steady state {}",
-                    p.rounds,
-                    p.round_waf.last().copied().unwrap_or(f64::NAN),
-                    if p.steady_state {
-                        "reached"
-                    } else {
-                        "not reached"
-                    }
-                )
-            })
-    };
+/// `summary.md`: the paper's claims section by section, with ZoneLab's numbers, then the table.
+pub(super) fn summary(m: &Measured, table: &str) -> String {
     let mut s = String::new();
+    intro(&mut s);
+    request_size_section(&mut s, &m.secs);
+    isolation_section(&mut s, &m.iops);
+    predictability_section(&mut s, &m.predictability, &m.bw);
+    aged_section(&mut s, &m.aged, (&m.zone_mib_s, m.fresh_mib_s), table);
+    s
+}
+
+/// The summary's title, source and the two devices it compares.
+fn intro(s: &mut String) {
     let _ = write!(
         s,
         "# Performance characteristics of ZNS SSDs (Shin et al., NVMSA 2020), reproduced with ZoneLab\n\n\
@@ -244,6 +226,18 @@ pub(super) fn summary(
          buffer) with its timing fitted to Table II's Tr SSD rows at 4 KB and 128 KB.\n\
          Everything else (other request sizes, threads, utilisation, wear) follows from the model.\n\n"
     );
+}
+
+/// "Request size": Table II's times and their ratios to 4 KiB, against the paper's.
+fn request_size_section(s: &mut String, secs: &Secs) {
+    let ratio = |d: usize, r: usize, k: usize| secs[d][r][k] / secs[d][r][0];
+    let paper_ratio = |row: usize, k: usize| TABLE_II[row][k] / TABLE_II[row][0];
+    let ours_128 = [
+        ratio(0, 0, 5),
+        ratio(1, 0, 5),
+        ratio(0, 1, 5),
+        ratio(1, 1, 5),
+    ];
     let _ = write!(
         s,
         "## Request size (Table II, Figure 3)\n\n\
@@ -275,30 +269,19 @@ pub(super) fn summary(
         ratio(0, 1, 5),
         paper_ratio(2, 5),
         than(ratio(0, 1, 5), paper_ratio(2, 5)),
-        [
-            ratio(0, 0, 5),
-            ratio(1, 0, 5),
-            ratio(0, 1, 5),
-            ratio(1, 1, 5)
-        ]
-        .iter()
-        .fold(f64::INFINITY, |a, &b| a.min(b))
-            * 100.0,
-        [
-            ratio(0, 0, 5),
-            ratio(1, 0, 5),
-            ratio(0, 1, 5),
-            ratio(1, 1, 5)
-        ]
-        .iter()
-        .fold(0.0f64, |a, &b| a.max(b))
-            * 100.0,
+        ours_128.iter().fold(f64::INFINITY, |a, &b| a.min(b)) * 100.0,
+        ours_128.iter().fold(0.0f64, |a, &b| a.max(b)) * 100.0,
         (0..4)
             .map(|r| paper_ratio(r, 5))
             .fold(f64::INFINITY, f64::min)
             * 100.0,
         (0..4).map(|r| paper_ratio(r, 5)).fold(0.0, f64::max) * 100.0,
     );
+}
+
+/// "Isolation": Figure 4's drops of a thread beside two others, on both devices.
+fn isolation_section(s: &mut String, iops: &Iops) {
+    let drop = |k: usize, d: usize, r: usize| (1.0 - iops[k][d][r][2] / iops[k][d][r][0]) * 100.0;
     let isolated = |k: usize| drop(k, 0, 0) <= drop(k, 1, 0) && drop(k, 0, 1) <= drop(k, 1, 1);
     let _ = write!(
         s,
@@ -338,6 +321,28 @@ pub(super) fn summary(
         yes(isolated(1)),
         drop(0, 1, 0),
     );
+}
+
+/// How the block SSD's preconditioning ended: rounds, last round's WAF, steady state.
+fn precondition_note(f: Option<&FtlReport>) -> String {
+    f.and_then(|f| f.precondition.as_ref())
+        .map_or("-".to_string(), |p| {
+            format!(
+                "{} rounds, last round WAF {:.2}, steady state {}",
+                p.rounds,
+                p.round_waf.last().copied().unwrap_or(f64::NAN),
+                if p.steady_state {
+                    "reached"
+                } else {
+                    "not reached"
+                }
+            )
+        })
+}
+
+/// "Predictability": Figures 5 and 6's bandwidth over time from 60% and 90% utilisation.
+fn predictability_section(s: &mut String, predictability: &[RunOutput], bw: &[Vec<(f64, f64)>]) {
+    let st: Vec<Steadiness> = bw.iter().map(|b| steadiness(b)).collect();
     let zns_flat = st[0].drops == 0 && st[1].drops == 0;
     let _ = write!(
         s,
@@ -368,8 +373,8 @@ pub(super) fn summary(
         st[0].drops,
         st[1].drops,
         yes(zns_flat),
-        steady(ftl(&predictability[2].summary)),
-        steady(ftl(&predictability[3].summary)),
+        precondition_note(ftl(&predictability[2].summary)),
+        precondition_note(ftl(&predictability[3].summary)),
         st[2].mean,
         st[2].cv,
         st[2].drops,
@@ -381,6 +386,29 @@ pub(super) fn summary(
         yes(st[2].drops + st[3].drops > 0),
         yes(st[3].drops > st[2].drops),
     );
+}
+
+/// "Zones that perform differently" (Figure 7) and the closing table of all numbers.
+fn aged_section(
+    s: &mut String,
+    aged: &[RunOutput],
+    (zone_mib_s, fresh_mib_s): (&[f64], f64),
+    table: &str,
+) {
+    let retries: Vec<f64> = aged.iter().map(|o| retries_per_read(&o.summary)).collect();
+    let (zmin, zmax) = zone_mib_s
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
+    let best = zone_mib_s
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map_or(0, |p| p.0);
+    let worst = zone_mib_s
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(b.1))
+        .map_or(0, |p| p.0);
     let r = correlation(&retries, zone_mib_s);
     let _ = write!(
         s,
@@ -403,5 +431,4 @@ pub(super) fn summary(
         fresh_mib_s,
         yes(zmax / zmin > 1.1),
     );
-    s
 }
