@@ -127,6 +127,9 @@ fn fs(rng: &mut Rng, d: &DeviceDraw, s: &mut String) {
         rng.chance(50),
         rng.chance(50)
     );
+    if personality == "f2fs" && rng.chance(50) {
+        let _ = writeln!(s, "[fs.f2fs]\ndirty_sections = true");
+    }
     let budget = d.cap_bytes * d.zone_count;
     if rng.chance(50) {
         let threads = rng.range(1, 4);

@@ -170,6 +170,8 @@ pub struct F2fsConfig {
     pub meta_latency: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta_rate_mb_s: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty_sections: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]

@@ -31,6 +31,7 @@ impl FsConfig {
         self.validate_f2fs_zoned_gc(f, spz)?;
         f.meta_latency = c.meta_latency.unwrap_or(f.meta_latency);
         f.meta_rate_mb_s = c.meta_rate_mb_s.unwrap_or(f.meta_rate_mb_s);
+        f.dirty_sections = c.dirty_sections.unwrap_or(f.dirty_sections);
         check_f2fs_times(f)
     }
 

@@ -72,6 +72,10 @@ pub struct F2State {
     ssa_count: u64,
     /// NAT blocks whose entries changed.
     nat_dirty: std::collections::BTreeSet<u32>,
+    /// Per log, its section at the last checkpoint and the blocks invalid in it then: F2FS's
+    /// checkpoint-time valid count (`ckpt_valid_blocks`) of a section being written is its
+    /// write pointer less those (blocks written since count as valid until the next one).
+    pub ckpt_invalid: [(Option<u32>, u32); LOGS],
 }
 
 fn set_bit(bits: &mut [u64], i: usize, count: &mut u64) {
@@ -191,6 +195,7 @@ pub(super) fn mkfs(
         ssa_dirty: vec![0; segs.div_ceil(64) + 1],
         ssa_count: 0,
         nat_dirty: Default::default(),
+        ckpt_invalid: Default::default(),
     };
     Ok((main - ovp) * f.segment_blocks as u64)
 }
@@ -505,6 +510,12 @@ pub(super) async fn checkpoint_after(fs: &Rc<Inner>, h: &Host, seen: u64) -> Res
         let mut st = fs.st.borrow_mut();
         st.stats.meta_device_bytes += blocks * BLOCK_BYTES;
         st.stats.checkpoints += 1;
+        for log in 0..LOGS {
+            st.f2.ckpt_invalid[log] = st.heads[log].map_or((None, 0), |z| {
+                let zone = &st.space.zones[z as usize];
+                (Some(z), zone.wp - zone.valid)
+            });
+        }
     }
     io::reset_dead(fs, h).await
 }

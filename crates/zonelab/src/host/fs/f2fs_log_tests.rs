@@ -258,3 +258,54 @@ fn zone_write_plugs_merge_the_writes_queued_behind_a_busy_zone() {
     assert_eq!(unplugged, 8);
     assert!(plugged <= 5, "plugged: {plugged} commands");
 }
+
+/// Room left in log `log`'s current section, in blocks.
+fn head_room(fs: &Fs, log: usize) -> u32 {
+    let st = fs.inner.st.borrow();
+    let z = st.heads[log].expect("every log holds a section");
+    st.space.zones[z as usize].room()
+}
+
+#[test]
+fn counting_dirty_sections_cleans_a_part_section_early_when_a_log_lacks_room_for_the_dirty_pages() {
+    use super::gc::f2fs::has_not_enough_free_secs;
+    let out = with_fs(roomy_f2fs(), None, |fs, h| async move {
+        let reserved = fs.inner.st.borrow().f2.reserved_sections;
+        let wanted = |free: u32| has_not_enough_free_secs(&fs.inner.st.borrow(), free);
+        // Four dirty data pages of /a, written nowhere yet, and its dirty inode: no whole
+        // section, a part section of data and one of nodes.
+        let a = fs.create(&h, "/a", CreateOptions::default()).await.unwrap();
+        fs.write(&h, a, 0, 4 * BLOCK_BYTES, None).await.unwrap();
+        assert!(wanted(reserved), "at the reserved sections");
+        assert!(
+            !wanted(reserved + 1),
+            "every log's section has room for four blocks"
+        );
+        assert!(
+            !wanted(reserved + 4),
+            "above the part sections (at most three)"
+        );
+        // /b's fsyncs of at most 16 pages fill the hot data log's section to 2 blocks from its end.
+        let b = fs.create(&h, "/b", CreateOptions::default()).await.unwrap();
+        let mut fb = 0;
+        while head_room(&fs, HOT_DATA) > 2 {
+            let n = (head_room(&fs, HOT_DATA) - 2).min(16) as u64;
+            fs.write(&h, b, fb * BLOCK_BYTES, n * BLOCK_BYTES, None)
+                .await
+                .unwrap();
+            fs.fsync(&h, b).await.unwrap();
+            fb += n;
+        }
+        assert_eq!(head_room(&fs, HOT_DATA), 2);
+        assert!(
+            wanted(reserved + 1),
+            "the hot data log has no room for /a's four pages"
+        );
+        assert!(
+            !wanted(reserved + 4),
+            "above the part sections (at most three)"
+        );
+        fs.check();
+    });
+    assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
+}

@@ -130,6 +130,11 @@ pub struct F2fsSpec {
     /// per request and this rate (chosen: a conventional NVMe SSD's ~20 us write, 2000 MB/s).
     pub meta_latency: Duration,
     pub meta_rate_mb_s: u64,
+    /// Foreground cleaning counts what the dirty pages need, as Linux 6.12.95 does
+    /// (`gc::f2fs::has_not_enough_free_secs`); off (the default): the reserved sections alone.
+    /// Off by default until the comparison with real F2FS settles it (experiments/rezns/README.md,
+    /// "The write-volume gap").
+    pub dirty_sections: bool,
 }
 
 impl Default for F2fsSpec {
@@ -151,6 +156,7 @@ impl Default for F2fsSpec {
             migration_window_segments: 3,
             meta_latency: Duration::from_us(20),
             meta_rate_mb_s: 2000,
+            dirty_sections: false,
         }
     }
 }

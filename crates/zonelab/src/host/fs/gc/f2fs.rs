@@ -1,6 +1,7 @@
 //! F2FS's cleaner (fs/f2fs/gc.c): foreground cleaning on the write path when free sections fall
-//! to the reserved ones (`has_not_enough_free_secs`; the dirty node and dentry sections it adds
-//! are left out), greedy, run as `f2fs_balance_fs` runs it (`super::daemon::balance`).
+//! to the reserved ones (`has_not_enough_free_secs`; the sections the dirty node, dentry and
+//! data pages need only with `fs.f2fs.dirty_sections`), greedy, run as `f2fs_balance_fs` runs it
+//! (`super::daemon::balance`).
 //! Background cleaning by a thread, by kernel ([`F2fsGcMode`]): Linux 6.12 on a zoned device
 //! wakes every 10-20 ms while free sections are at most 60% of all and moves a window of
 //! segments per pass (`zoned_daemon`); Linux 5.16 sleeps 30 to 60 s (5 min when there is nothing
@@ -14,8 +15,11 @@ use super::{
     Dest, GcPolicy, collect, collect_window, cost_benefit, greedy, is_candidate, live_runs_capped,
 };
 use crate::host::fs::space::Owner;
-use crate::host::fs::state::State;
-use crate::host::fs::{F2fsGcMode, F2fsSpec, GcPolicyKind, Inner, Personality};
+use crate::host::fs::state::{Ino, State};
+use crate::host::fs::{
+    COLD_DATA, COLD_NODE, F2fsGcMode, F2fsSpec, GcPolicyKind, HOT_DATA, HOT_NODE, Inner,
+    Personality,
+};
 use crate::time::{Duration, Instant};
 
 pub struct F2fsCleaner;
@@ -37,6 +41,60 @@ pub fn has_enough_invalid_blocks(st: &State) -> bool {
     invalid > user * 40 / 100 && free_user < invalid * 40 / 100
 }
 
+/// Linux 6.12's `has_not_enough_free_secs` (fs/f2fs/segment.h, with the 6.12-stable backports
+/// of upstream e194e140 and 6840fadd: in LFS mode, which a zoned device forces, dirty data
+/// counts too), `fs.f2fs.dirty_sections`: `free` sections against the reserved ones plus the sections the
+/// dirty node, dentry and data pages need. Whole sections of them always count; a part section
+/// counts unless every current log's section has room for that part (`has_curseg_enough_space`,
+/// each data log for the data and dentry part, each node log for the node part). The layer keeps
+/// no checkpoint-time valid map; a log's section counts as valid what it held at the last
+/// checkpoint and everything written since (`F2State::ckpt_invalid`).
+pub(crate) fn has_not_enough_free_secs(st: &State, free: u32) -> bool {
+    let reserved = st.f2.reserved_sections;
+    // (Nothing dirty needs more than the sections it fills and one part section of each kind.)
+    if free > reserved + 3 && (st.dirty_pages == 0 && st.node_dirty.is_empty()) {
+        return false;
+    }
+    let cap = st.space.zones.first().map_or(1, |z| z.cap.max(1)) as u64;
+    // (The sets may name files deleted since.)
+    let live = |i: &Ino| st.inodes[*i as usize].as_ref();
+    let dent: u64 = st
+        .dirty_dirs
+        .iter()
+        .filter_map(live)
+        .map(|d| d.dirty as u64)
+        .sum();
+    let node: u64 = dent
+        + st.node_dirty
+            .iter()
+            .filter_map(live)
+            .map(|i| i.dirty_nodes.len() as u64)
+            .sum::<u64>();
+    let data = st.dirty_pages - dent;
+    let secs = (node / cap + dent / cap + data / cap) as u32;
+    let parts = [node % cap, dent % cap, data % cap];
+    let lower = reserved + secs;
+    let upper = lower + parts.iter().filter(|&&b| b > 0).count() as u32;
+    if free > upper {
+        return false;
+    }
+    if free <= lower {
+        return true;
+    }
+    let left = |log: usize| {
+        st.heads[log].map_or(cap, |z| {
+            let (at_cp, invalid) = st.f2.ckpt_invalid[log];
+            let invalid = if at_cp == Some(z) { invalid } else { 0 };
+            let zone = &st.space.zones[z as usize];
+            (zone.cap - (zone.wp - invalid).min(zone.cap)) as u64
+        })
+    };
+    let [node_part, dent_part, data_part] = parts;
+    (HOT_DATA..=COLD_DATA).any(|l| data_part > left(l))
+        || (HOT_NODE..=COLD_NODE).any(|l| node_part > left(l))
+        || dent_part > left(HOT_DATA)
+}
+
 impl GcPolicy for F2fsCleaner {
     fn kind(&self) -> GcPolicyKind {
         GcPolicyKind::Native
@@ -44,8 +102,13 @@ impl GcPolicy for F2fsCleaner {
     fn reserve_zones(&self) -> u32 {
         2
     }
-    fn fg_wanted_with(&self, _fs: &Inner, st: &State, extra: u32) -> bool {
-        st.space.free_count() + extra <= st.f2.reserved_sections
+    fn fg_wanted_with(&self, fs: &Inner, st: &State, extra: u32) -> bool {
+        let free = st.space.free_count() + extra;
+        if spec(fs).dirty_sections {
+            has_not_enough_free_secs(st, free)
+        } else {
+            free <= st.f2.reserved_sections
+        }
     }
     fn bg_wanted(&self, _fs: &Inner, _st: &State) -> bool {
         false

@@ -13,7 +13,7 @@
 mod basic;
 mod copy;
 mod daemon;
-mod f2fs;
+pub(super) mod f2fs;
 mod lsm;
 mod victim;
 mod zenfs;

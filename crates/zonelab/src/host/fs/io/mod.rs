@@ -137,6 +137,12 @@ pub(crate) fn check(fs: &Inner) {
     assert_eq!(used, st.used_blocks, "used blocks");
     assert_eq!(cached, st.cached_pages, "cached pages");
     assert_eq!(dirty, st.dirty_pages, "dirty pages");
+    check_space(&st, &live);
+}
+
+/// The zones against the files (`live` blocks per zone): live counts, the valid total, and
+/// the active zones (those given up still count until their Finish completes).
+fn check_space(st: &State, live: &[u32]) {
     let mut total = 0u64;
     for (z, zone) in st.space.zones.iter().enumerate() {
         if zone.role == super::space::Role::Meta {
@@ -167,7 +173,10 @@ pub(crate) fn check(fs: &Inner) {
         .filter(|z| z.finished && z.collecting)
         .count() as u32;
     let finishing = st.space.finishing;
-    assert!(finishing <= held, "{finishing} Finishes pending, {held} zones held");
+    assert!(
+        finishing <= held,
+        "{finishing} Finishes pending, {held} zones held"
+    );
     if let Some(m) = st.space.max_active {
         assert!(
             active + finishing <= m,
