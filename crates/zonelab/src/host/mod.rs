@@ -2,8 +2,8 @@
 //! with its placement personalities and zone GC policies, and the key-value store ([`kv`]); each
 //! is a handle shared by tasks whose async operations take the calling task's
 //! [`Host`](crate::sim::host::Host). Layers that present a
-//! device behind the device seam: static logical zones striped over physical zones ([`striped`],
-//! the baseline eZNS is measured against), eZNS's elastic v-zones with its zone arbiter and I/O
+//! device behind the device seam: static logical zones striped over physical zones
+//! ([`static_zones`], the baseline eZNS is measured against), eZNS's elastic v-zones with its zone arbiter and I/O
 //! scheduler ([`elastic`]), an array of drives ([`array`]) and zones emulated over a conventional
 //! SSD ([`emulated`]); each wraps the device or layer under it and implements
 //! [`crate::device::DeviceModel`], so every front end drives it as a device.
@@ -14,8 +14,8 @@ pub mod emulated;
 pub mod fs;
 pub mod kv;
 pub mod lzone;
+pub mod static_zones;
 pub mod stripe;
-pub mod striped;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -27,7 +27,7 @@ use crate::zns::{Device, ZnsSpec};
 use array::ArraySpec;
 use elastic::{Elastic, ElasticSpec};
 use emulated::EmulatedSpec;
-use striped::{StaticSpec, StaticZones};
+use static_zones::{StaticSpec, StaticZones};
 
 /// A validated host layer over the device.
 #[derive(Clone, Debug, PartialEq)]

@@ -24,20 +24,24 @@
 mod aging;
 mod calendar;
 mod controller;
+mod counters;
 mod dies;
 mod layout;
 mod priority;
 mod slow;
 mod spec;
+mod state;
 mod wear;
 
 pub use aging::{AgingSpec, CellType, InitialWear, RetryModel};
 pub use calendar::Calendar;
+use controller::Controller;
 pub use controller::ControllerSpec;
-use controller::{Controller, ControllerState};
+pub use counters::{EnergyNj, NandCounters};
 pub use dies::DieSet;
 pub use layout::{Divisor, Layout, UnitAddress};
 pub use spec::{Energy, EraseSuspend, NandGeometry, NandSpec, NandTiming};
+pub use state::NandState;
 pub use wear::WearSummary;
 use wear::WearTable;
 
@@ -45,80 +49,6 @@ use crate::time::{Duration, Instant, Rate};
 
 /// Reads of at most this much of a page are partial-page reads (`read_4k_latency`).
 pub const SMALL_READ_BYTES: u64 = 4096;
-
-/// Operation counts since the start (or the last [`Nand::reset_counters`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct NandCounters {
-    pub page_reads: u64,
-    pub page_programs: u64,
-    pub block_erases: u64,
-    /// Reads that suspended an erase.
-    pub erase_suspends: u64,
-    /// Extra senses of read retries (aging only).
-    pub read_retries: u64,
-    /// Queued programs a read went ahead of (read priority), and how far they moved in all.
-    pub programs_pushed: u64,
-    pub program_push_ns: u64,
-}
-
-/// Two devices' NAND work together. A new counter goes here beside its field.
-impl std::ops::AddAssign<&NandCounters> for NandCounters {
-    fn add_assign(&mut self, o: &NandCounters) {
-        self.page_reads += o.page_reads;
-        self.page_programs += o.page_programs;
-        self.block_erases += o.block_erases;
-        self.erase_suspends += o.erase_suspends;
-        self.read_retries += o.read_retries;
-        self.programs_pushed += o.programs_pushed;
-        self.program_push_ns += o.program_push_ns;
-    }
-}
-
-/// Energy by kind, in nanojoules.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct EnergyNj {
-    pub read: f64,
-    pub program: f64,
-    pub erase: f64,
-}
-
-impl std::ops::AddAssign<&EnergyNj> for EnergyNj {
-    fn add_assign(&mut self, o: &EnergyNj) {
-        self.read += o.read;
-        self.program += o.program;
-        self.erase += o.erase;
-    }
-}
-
-impl EnergyNj {
-    pub fn of(counters: &NandCounters, energy: &Energy) -> Self {
-        EnergyNj {
-            read: counters.page_reads as f64 * energy.read_nj_per_page,
-            program: counters.page_programs as f64 * energy.program_nj_per_page,
-            erase: counters.block_erases as f64 * energy.erase_nj_per_block,
-        }
-    }
-    pub fn total(&self) -> f64 {
-        self.read + self.program + self.erase
-    }
-}
-
-/// What [`Nand::save`] keeps.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct NandState {
-    dies: Vec<Die>,
-    channels: Vec<Calendar>,
-    host_in: Calendar,
-    host_out: Calendar,
-    horizon: Instant,
-    idle: u64,
-    erase_counts: Vec<u32>,
-    counters: NandCounters,
-    programs: Vec<priority::ProgramQueue>,
-    /// With aging on: when each block's data was programmed, and the retry draws so far.
-    aging: Option<aging::AgingState>,
-    controller: ControllerState,
-}
 
 /// One die's timeline.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -544,86 +474,6 @@ impl Nand {
 
     pub fn wear(&self) -> WearSummary {
         self.wear.summary()
-    }
-
-    /// The timelines, calendars, wear and counters, as a device state file keeps them (the
-    /// geometry and timing come from the device's configuration).
-    pub fn save(&self) -> NandState {
-        NandState {
-            dies: self.dies.clone(),
-            channels: self.channels.iter().map(Calendar::saved).collect(),
-            host_in: self.host_in.saved(),
-            host_out: self.host_out.saved(),
-            horizon: self.horizon,
-            idle: self.idle,
-            erase_counts: self.erase_counts.clone(),
-            counters: self.counters,
-            programs: self.programs.clone(),
-            aging: self.aging.as_ref().map(|a| a.save()),
-            controller: self.controller.save(),
-        }
-    }
-
-    /// Takes the state [`Nand::save`] gave, after checking it fits this geometry; on error
-    /// nothing has changed.
-    pub fn restore(&mut self, s: NandState) -> Result<(), String> {
-        if s.dies.len() != self.dies.len()
-            || s.channels.len() != self.channels.len()
-            || s.erase_counts.len() != self.erase_counts.len()
-        {
-            return Err(format!(
-                "NAND state for {} dies, {} channels and {} blocks; the device has {}, {} and {}",
-                s.dies.len(),
-                s.channels.len(),
-                s.erase_counts.len(),
-                self.dies.len(),
-                self.channels.len(),
-                self.erase_counts.len()
-            ));
-        }
-        if s.programs.len() != self.programs.len() {
-            return Err(format!(
-                "NAND state saved with read priority {}; the device has it {}",
-                if s.programs.is_empty() { "off" } else { "on" },
-                if self.programs.is_empty() {
-                    "off"
-                } else {
-                    "on"
-                },
-            ));
-        }
-        if !s
-            .channels
-            .iter()
-            .chain([&s.host_in, &s.host_out])
-            .all(Calendar::well_formed)
-        {
-            return Err("NAND state: a channel calendar is malformed".into());
-        }
-        match (&mut self.aging, s.aging) {
-            (Some(a), Some(saved)) => a.restore(saved)?,
-            (None, None) => {}
-            (mine, _) => {
-                return Err(format!(
-                    "NAND state saved with aging {}; the device has it {}",
-                    if mine.is_some() { "off" } else { "on" },
-                    if mine.is_some() { "on" } else { "off" },
-                ));
-            }
-        }
-        self.controller.restore(s.controller);
-        self.dies = s.dies;
-        self.channels = s.channels;
-        self.host_in = s.host_in;
-        self.host_out = s.host_out;
-        self.horizon = s.horizon;
-        self.idle = s.idle;
-        self.erase_counts = s.erase_counts;
-        self.wear = WearTable::of(&self.erase_counts);
-        self.counters = s.counters;
-        self.programs = s.programs;
-        self.erase_wait = Duration::ZERO;
-        Ok(())
     }
 
     /// Checks the calendars' invariants and the wear tally (tests).

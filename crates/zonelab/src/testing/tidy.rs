@@ -1,4 +1,5 @@
-//! Checks of the source tree itself: no function grows past the guide's bound of about 70 lines,
+//! Checks of the source tree itself: no function grows past the guide's bound of about 70 lines
+//! nor a file past 600, no comment carries a speed figure (BENCHMARKS.md keeps those),
 //! every type, trait and path docs/architecture.md names exists in the code, and the core modules import only modules below them in docs/architecture.md's tree (so none
 //! in a circle): time and NAND at the bottom, then the device seam, firmware and device models,
 //! the kernel, host layers, workloads, the report, config, the experiment that assembles them,
@@ -283,12 +284,46 @@ fn long_functions(file: &str, code: &str, out: &mut Vec<(String, String, usize)>
     }
 }
 
-#[test]
-fn no_function_passes_seventy_lines() {
+/// The guide's bound on a file: split it before it passes about 600 lines (test modules apart).
+const MAX_FILE_LINES: usize = 600;
+
+/// The comment lines of `code` that carry a speed figure (those live in BENCHMARKS.md, where
+/// they are kept current): a number with `%` or `x` beside "faster", "slower" or "speedup", or a
+/// rate of requests per second. Model constants and their sources are not figures of this kind.
+fn speed_figures(code: &str) -> Vec<String> {
+    let is_ratio = |w: &str| {
+        let w = w.trim_end_matches('.');
+        let (num, unit) = w.split_at(w.len().saturating_sub(1));
+        (unit == "%" || unit == "x")
+            && num.starts_with(|c: char| c.is_ascii_digit())
+            && num
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+    };
+    code.lines()
+        .filter_map(|line| {
+            let comment = line[line.find("//")?..].to_lowercase();
+            let words: Vec<&str> = comment
+                .split(|c: char| c.is_whitespace() || "(),;:".contains(c))
+                .collect();
+            let speed = ["faster", "slower", "speedup", "speed-up"]
+                .iter()
+                .any(|w| comment.contains(w));
+            let rate = ["per wall", "requests per second", "req/s", "requests/s"]
+                .iter()
+                .any(|w| comment.contains(w));
+            ((speed && words.iter().any(|w| is_ratio(w))) || rate).then(|| line.trim().to_string())
+        })
+        .collect()
+}
+
+/// The core crate's source files outside tests, as (path under src, the code before any test
+/// module).
+fn non_test_sources() -> Vec<(String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
-    let mut long = Vec::new();
+    let mut out = Vec::new();
     for p in &files {
         let rel = p
             .strip_prefix(&src)
@@ -299,7 +334,16 @@ fn no_function_passes_seventy_lines() {
             continue;
         }
         let text = std::fs::read_to_string(p).expect("a source file");
-        long_functions(&rel, without_test_module(&text), &mut long);
+        out.push((rel, without_test_module(&text).to_string()));
+    }
+    out
+}
+
+#[test]
+fn no_function_passes_seventy_lines() {
+    let mut long = Vec::new();
+    for (rel, code) in non_test_sources() {
+        long_functions(&rel, &code, &mut long);
     }
     let long: Vec<String> = long
         .iter()
@@ -309,6 +353,53 @@ fn no_function_passes_seventy_lines() {
         long.is_empty(),
         "functions over {MAX_FUNCTION_LINES} lines: {}; split them",
         long.join(", ")
+    );
+}
+
+#[test]
+fn no_file_passes_six_hundred_lines() {
+    let long: Vec<String> = non_test_sources()
+        .iter()
+        .map(|(rel, code)| (rel, code.lines().count()))
+        .filter(|(_, n)| *n > MAX_FILE_LINES)
+        .map(|(rel, n)| format!("src/{rel} ({n} lines)"))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over {MAX_FILE_LINES} lines outside their tests: {}; split them",
+        long.join(", ")
+    );
+}
+
+#[test]
+fn no_comment_carries_a_speed_figure() {
+    let found: Vec<String> = non_test_sources()
+        .iter()
+        .flat_map(|(rel, code)| {
+            speed_figures(code)
+                .into_iter()
+                .map(move |l| format!("src/{rel}: {l}"))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "speed figures in comments (they belong in BENCHMARKS.md): {found:#?}"
+    );
+}
+
+#[test]
+fn a_speed_figure_in_a_comment_is_found() {
+    let code = "let a = 1; // 12% faster than the binary search
+                // tR 50 us, 2.5x the SLC read (Table 2)
+                // 11.3 M requests per second on this machine
+                // slower: the die is busy
+";
+    assert_eq!(
+        speed_figures(code),
+        [
+            "let a = 1; // 12% faster than the binary search",
+            "// 11.3 M requests per second on this machine"
+        ]
     );
 }
 

@@ -18,7 +18,7 @@ use crate::device::DeviceInfo;
 use crate::host::LayerSpec;
 use crate::host::array::ArraySpec;
 use crate::host::emulated::EmulatedSpec;
-use crate::host::striped::StaticSpec;
+use crate::host::static_zones::StaticSpec;
 use crate::units::Bytes;
 use crate::zns::ZnsSpec;
 

@@ -20,8 +20,8 @@ use crate::device::{
     ZoneAction, ZoneState, ZonedInfo,
 };
 use crate::host::lzone::{self, Effect, LogicalZones, ZoneBackend};
+use crate::host::static_zones::gather;
 use crate::host::stripe::Stripe;
-use crate::host::striped::gather;
 use crate::nand::DieSet;
 use crate::time::{Duration, Instant};
 

@@ -14,7 +14,7 @@ use super::sched::read_cc::QueuedRead;
 use super::vzone::{GroupId, Queued};
 use crate::device::Status;
 use crate::host::lzone::Effect;
-use crate::host::striped::gather;
+use crate::host::static_zones::gather;
 use crate::time::Instant;
 
 impl Elastic {
