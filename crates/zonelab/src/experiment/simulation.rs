@@ -145,6 +145,7 @@ impl Simulation<'_> {
         }
         Ok(())
     }
+
     /// The end of a run no limit stopped: an error if host tasks are left waiting or a replay
     /// met a malformed trace.
     fn finish(&self, running: usize) -> Result<Option<EarlyStop>, RunError> {

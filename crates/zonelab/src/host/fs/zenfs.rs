@@ -18,7 +18,7 @@
 
 use std::rc::Rc;
 
-use super::space::{FILE_HEAD, Role};
+use super::space::{FILE_HEAD, Role, Zone};
 use super::state::{Ino, State};
 use super::{BLOCK_BYTES, FsError, Inner, Lifetime, Personality, ZenfsSpec, io};
 use crate::device::{Command, ZoneAction};
@@ -381,6 +381,12 @@ async fn allocate_io_zone(fs: &Rc<Inner>, h: &Host, ino: Ino) -> Result<(), FsEr
     Ok(())
 }
 
+/// A data zone written in part that no file writes to: one ZenFS may finish to free an active
+/// token.
+fn finishable(z: &Zone) -> bool {
+    z.role == Role::Data && z.is_active() && z.head.is_none()
+}
+
 /// Finishes every written data zone no file writes to with less than `pct`% of it left.
 async fn finish_nearly_full(fs: &Rc<Inner>, h: &Host, pct: u64) -> Result<(), FsError> {
     let victims: Vec<u32> = {
@@ -389,13 +395,7 @@ async fn finish_nearly_full(fs: &Rc<Inner>, h: &Host, pct: u64) -> Result<(), Fs
             .zones
             .iter()
             .enumerate()
-            .filter(|(_, z)| {
-                z.role == Role::Data
-                    && z.wp > 0
-                    && !z.is_full()
-                    && z.head.is_none()
-                    && (z.room() as u64) * 100 < z.cap as u64 * pct
-            })
+            .filter(|(_, z)| finishable(z) && (z.room() as u64) * 100 < z.cap as u64 * pct)
             .map(|(i, _)| i as u32)
             .collect()
     };
@@ -455,13 +455,7 @@ async fn free_active_token(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> {
                 .zones
                 .iter()
                 .enumerate()
-                .filter(|(_, z)| {
-                    z.role == Role::Data
-                        && z.wp > 0
-                        && !z.is_full()
-                        && z.head.is_none()
-                        && !z.collecting
-                })
+                .filter(|(_, z)| finishable(z) && !z.collecting)
                 .min_by_key(|(i, z)| (z.room(), *i))
                 .map(|(i, _)| i as u32)
         };

@@ -225,23 +225,10 @@ impl SortedRuns {
             if let Some(t) = runs.sources[si].get(ti)
                 && e < t.entries.len()
             {
-                let t = t.clone();
-                runs.note(&t, e);
+                note(&mut runs.touched, t, e);
             }
         }
         runs
-    }
-
-    /// Records that the scan reads the block holding entry `e` of `t` (once per block).
-    fn note(&mut self, t: &Rc<Table>, e: usize) {
-        let b = t.block_of(e);
-        if !self
-            .touched
-            .iter()
-            .any(|(x, y)| x.number == t.number && *y == b)
-        {
-            self.touched.push((t.clone(), b));
-        }
     }
 
     /// The key source `si` is on, if it has one left.
@@ -278,11 +265,18 @@ impl SortedRuns {
                 }
                 self.cursors[si] = (ti, e);
                 if let Some(t) = self.sources[si].get(ti) {
-                    let t = t.clone();
-                    self.note(&t, e);
+                    note(&mut self.touched, t, e);
                 }
             }
         }
+    }
+}
+
+/// Records in `touched` that a scan reads the block holding entry `e` of `t` (once per block).
+fn note(touched: &mut Vec<(Rc<Table>, usize)>, t: &Rc<Table>, e: usize) {
+    let b = t.block_of(e);
+    if !touched.iter().any(|(x, y)| x.number == t.number && *y == b) {
+        touched.push((t.clone(), b));
     }
 }
 

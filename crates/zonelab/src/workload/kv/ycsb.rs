@@ -213,77 +213,76 @@ struct Phases<F: KvFiles + 'static> {
 }
 
 impl<F: KvFiles + 'static> Phases<F> {
-    /// The load phase: `recordcount` inserts shared by the threads.
-    async fn load(&self) {
-        let (h, spec, total) = (&self.h, &self.spec, self.total);
-        let phase = Phase::start(h, "load");
+    /// Runs phase `phase` on the spec's threads, each a task of the phase's tenant: `body(t,
+    /// host)` makes thread `t`'s work (a failure fails the workload); waits for all of them.
+    async fn on_threads<Fut>(&self, phase: &str, body: impl Fn(u32, Host) -> Fut)
+    where
+        Fut: std::future::Future<Output = Result<(), KvError>> + 'static,
+    {
+        let (h, name) = (&self.h, &self.spec.name);
         let mut tasks = Vec::new();
-        for t in 0..spec.threads {
-            let th = h.for_tenant(
-                &format!("{}.load", spec.name),
-                &format!("{}.load.{t}", spec.name),
-            );
-            let (db, spec, keys, done, shared) = (
-                self.db.clone(),
-                spec.clone(),
-                self.keys.clone(),
-                self.done.clone(),
-                self.shared.clone(),
-            );
-            tasks.push(
-                h.spawn(&format!("{}.load.{t}", spec.name), false, async move {
-                    if let Err(e) = load(&db, &th, &spec, &keys, &done, total).await {
-                        shared.fail(e);
-                    }
-                }),
-            );
+        for t in 0..self.spec.threads {
+            let th = h.for_tenant(&format!("{name}.{phase}"), &format!("{name}.{phase}.{t}"));
+            let work = body(t, th);
+            let shared = self.shared.clone();
+            tasks.push(h.spawn(&format!("{name}.{phase}.{t}"), false, async move {
+                if let Err(e) = work.await {
+                    shared.fail(e);
+                }
+            }));
         }
         for t in tasks {
             h.join(t).await;
         }
-        phase.end(h, self.done.get(), &self.shared);
+    }
+
+    /// The load phase: `recordcount` inserts shared by the threads.
+    async fn load(&self) {
+        let phase = Phase::start(&self.h, "load");
+        let total = self.total;
+        self.on_threads("load", |_, th| {
+            let (db, spec, keys, done) = self.handles();
+            async move { load(&db, &th, &spec, &keys, &done, total).await }
+        })
+        .await;
+        phase.end(&self.h, self.done.get(), &self.shared);
     }
 
     /// The run phase: `operationcount` operations split over the threads, each thread with a
     /// random stream of its own.
     async fn run(&self) {
-        let (h, spec, total) = (&self.h, &self.spec, self.total);
-        let phase = Phase::start(h, "run");
+        let phase = Phase::start(&self.h, "run");
         let before = self.done.get();
-        let mut tasks = Vec::new();
+        let (spec, total) = (&self.spec, self.total);
         let per = spec.operation_count / spec.threads as u64;
-        for t in 0..spec.threads {
+        self.on_threads("run", |t, th| {
             let ops = per
                 + if t == 0 {
                     spec.operation_count % spec.threads as u64
                 } else {
                     0
                 };
-            let th = h.for_tenant(
-                &format!("{}.run", spec.name),
-                &format!("{}.run.{t}", spec.name),
-            );
             let rng = Pcg64Mcg::seed_from_u64(mix_seed(spec.seed, t as u64));
-            let (db, spec, keys, done, shared) = (
-                self.db.clone(),
-                spec.clone(),
-                self.keys.clone(),
-                self.done.clone(),
-                self.shared.clone(),
-            );
-            tasks.push(
-                h.spawn(&format!("{}.run.{t}", spec.name), false, async move {
-                    let mut c = Client::new(db, th, spec, keys, rng);
-                    if let Err(e) = c.run(ops, &done, total).await {
-                        shared.fail(e);
-                    }
-                }),
-            );
-        }
-        for t in tasks {
-            h.join(t).await;
-        }
-        phase.end(h, self.done.get() - before, &self.shared);
+            let (db, spec, keys, done) = self.handles();
+            async move {
+                Client::new(db, th, spec, keys, rng)
+                    .run(ops, &done, total)
+                    .await
+            }
+        })
+        .await;
+        phase.end(&self.h, self.done.get() - before, &self.shared);
+    }
+
+    /// What a thread's task holds of the store: the database, the spec, the key counter and
+    /// the operations done.
+    fn handles(&self) -> (Db<F>, Rc<YcsbSpec>, Rc<Keys>, Rc<Cell<u64>>) {
+        (
+            self.db.clone(),
+            self.spec.clone(),
+            self.keys.clone(),
+            self.done.clone(),
+        )
     }
 }
 

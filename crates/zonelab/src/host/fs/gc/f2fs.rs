@@ -43,17 +43,17 @@ pub fn has_enough_invalid_blocks(st: &State) -> bool {
 
 /// Linux 6.12's `has_not_enough_free_secs` (fs/f2fs/segment.h, with the 6.12-stable backports
 /// of upstream e194e140 and 6840fadd: in LFS mode, which a zoned device forces, dirty data
-/// counts too), `fs.f2fs.dirty_sections`: `free` sections against the reserved ones plus the sections the
-/// dirty node, dentry and data pages need. Whole sections of them always count; a part section
-/// counts unless every current log's section has room for that part (`has_curseg_enough_space`,
-/// each data log for the data and dentry part, each node log for the node part). The layer keeps
-/// no checkpoint-time valid map; a log's section counts as valid what it held at the last
-/// checkpoint and everything written since (`F2State::ckpt_invalid`).
+/// counts too), taken with `fs.f2fs.dirty_sections`: `free` sections against the reserved ones
+/// plus the sections the dirty node, dentry and data pages need. Whole sections of them always
+/// count; a part section counts unless every current log's section has room for that part
+/// (`has_curseg_enough_space`, each data log for the data and dentry part, each node log for the
+/// node part). A log's section counts as used what it held at the last checkpoint and
+/// everything written since (`F2State::ckpt_invalid`), as F2FS's `ckpt_valid_blocks` does.
 pub(crate) fn has_not_enough_free_secs(st: &State, free: u32) -> bool {
     let reserved = st.f2.reserved_sections;
-    // (Nothing dirty needs more than the sections it fills and one part section of each kind.)
-    if free > reserved + 3 && (st.dirty_pages == 0 && st.node_dirty.is_empty()) {
-        return false;
+    if st.dirty_pages == 0 && st.node_dirty.is_empty() {
+        // Nothing dirty: the reserved sections alone (and no scan of the files).
+        return free <= reserved;
     }
     let cap = st.space.zones.first().map_or(1, |z| z.cap.max(1)) as u64;
     // (The sets may name files deleted since.)
@@ -86,7 +86,8 @@ pub(crate) fn has_not_enough_free_secs(st: &State, free: u32) -> bool {
             let (at_cp, invalid) = st.f2.ckpt_invalid[log];
             let invalid = if at_cp == Some(z) { invalid } else { 0 };
             let zone = &st.space.zones[z as usize];
-            (zone.cap - (zone.wp - invalid).min(zone.cap)) as u64
+            // (Blocks invalid at the checkpoint count as room, as in F2FS.)
+            (zone.room() + invalid).min(zone.cap) as u64
         })
     };
     let [node_part, dent_part, data_part] = parts;
