@@ -18,6 +18,7 @@ pub mod host;
 pub mod metrics;
 pub mod nand;
 mod prefetch;
+pub mod record;
 pub mod report;
 pub mod seed;
 pub mod sim;

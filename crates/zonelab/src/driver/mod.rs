@@ -1,20 +1,18 @@
-//! One command at a time: the path every front end that drives a device itself sends its
-//! commands down (the fio engine, the block device, the device manager, the seed swarm). It
-//! offers the device its background work up to a time, sends a command, waits out a completion
-//! the device reports later, and keeps what a run keeps of each command: its trace record, its
-//! latency at the device layer, and the log of rejected commands. The simulation loop sends
-//! its commands through the kernel ([`crate::sim`]) instead, which builds its trace records
-//! with the same [`TraceRecord::of_command`] and counts them the same way ([`op_kind`]).
-
-use std::sync::Arc;
+//! One command at a time: how a front end that drives a device itself sends its commands (the
+//! fio engine, the block device, the device manager, Python, the seed swarm). It offers the
+//! device its background work up to a time, sends a command through the same
+//! [`Recorder::submit`] the simulation kernel uses (so it is traced and its rejection logged as
+//! in a run), waits out a completion the device reports later, and counts the command's latency
+//! at the device layer as a run does ([`op_kind`]).
 
 use crate::device::{Command, Completed, DeviceModel, Op, Status, catch_up};
 use crate::metrics::series::Sampling;
 use crate::metrics::{Layer, MetricKey, Metrics, OpKind, TenantId};
-use crate::report::{ErrorLog, ErrorReport, HostReport, RunIdentity, Summary, summarize};
+use crate::record::{ErrorLog, Recorder, send};
+use crate::report::{HostReport, RunIdentity, Summary, summarize};
 use crate::sim::host::op_kind;
 use crate::time::{Duration, Instant};
-use crate::trace::{TraceRecord, TraceSink};
+use crate::trace::TraceSink;
 
 /// What the device did with a command it took.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,10 +31,8 @@ pub struct Driver {
     metrics: Metrics,
     tenant: TenantId,
     keys: [Option<MetricKey>; OpKind::ALL.len()],
-    errors: ErrorLog,
-    trace: Option<Box<dyn TraceSink + Send>>,
-    /// Who sends the commands: the trace's and the error log's source name.
-    source: Arc<str>,
+    /// Its one source (index 0) names the front end in the trace and the error log.
+    recorder: Recorder<dyn TraceSink + Send>,
 }
 
 impl Driver {
@@ -51,6 +47,8 @@ impl Driver {
     ) -> Self {
         let mut metrics = Metrics::new(start, sampling);
         let tenant = metrics.tenant(source);
+        let mut recorder = Recorder::new(None);
+        recorder.source(source);
         Driver {
             device,
             wake: Some(start),
@@ -58,9 +56,7 @@ impl Driver {
             metrics,
             tenant,
             keys: [None; OpKind::ALL.len()],
-            errors: ErrorLog::default(),
-            trace: None,
-            source: source.into(),
+            recorder,
         }
     }
 
@@ -78,26 +74,23 @@ impl Driver {
     }
 
     pub fn errors(&self) -> &ErrorLog {
-        &self.errors
+        self.recorder.errors()
     }
 
     /// Records every command from now on into `sink`.
     pub fn set_trace(&mut self, sink: Box<dyn TraceSink + Send>) {
         self.device.set_tracing(true);
-        self.trace = Some(sink);
+        self.recorder.set_trace(sink);
     }
 
     /// Whether commands are being traced ([`Driver::set_trace`]).
     pub fn is_tracing(&self) -> bool {
-        self.trace.is_some()
+        self.recorder.is_tracing()
     }
 
     /// Flushes the trace, if there is one; says if any of it could not be written.
     pub fn finish_trace(&mut self) -> std::io::Result<()> {
-        match &mut self.trace {
-            Some(t) => t.finish(),
-            None => Ok(()),
-        }
+        self.recorder.finish_trace()
     }
 
     /// Offers the device its background work (idle-time erases, timers) at every time it
@@ -121,53 +114,27 @@ impl Driver {
     ///
     /// [`advance`]: Driver::advance
     pub fn submit(&mut self, now: Instant, cmd: Command<'_>) -> Result<Served, Status> {
-        let (op, nsid, slba, nlb) = (cmd.op, cmd.nsid, cmd.slba, cmd.nlb);
-        if self.trace.is_some() {
-            // Dies touched by background work since the last command are not this command's.
-            self.device.take_touched();
-        }
-        let result = self.device.submit(now, cmd);
-        let served = match &result {
-            Ok(a) => Ok(Served {
-                done: a.done.unwrap_or_else(|| self.completion_of(now)),
-                lba: a.lba,
-            }),
-            Err(s) => Err(*s),
+        let (op, nlb) = (cmd.op, cmd.nlb);
+        let device = &mut *self.device;
+        let accepted = self
+            .recorder
+            .submit(now, cmd, 0, |cmd, seen| send(device, now, cmd, seen))?;
+        let done = match accepted.done {
+            Some(done) => done,
+            None => self.completion_of(now),
         };
-        if let Some(sink) = &mut self.trace {
-            let zone_lbas = self.device.info().zoned().map(|z| z.zone_size_lbas);
-            let dies = self.device.take_touched().unwrap_or_default();
-            let mut record = TraceRecord::of_command(
-                now,
-                (op, nsid, slba, nlb),
-                zone_lbas,
-                dies,
-                self.source.clone(),
-                &result,
-            );
-            if let Ok(s) = served {
-                record.done = s.done;
-            }
-            sink.record(&record);
-        }
-        match served {
-            Ok(s) => {
-                let lba_bytes = self.device.info().lba_size_bytes;
-                let bytes = if matches!(op, Op::Read | Op::Write | Op::Append) {
-                    nlb * lba_bytes
-                } else {
-                    0
-                };
-                let key = self.key(op_kind(op));
-                self.metrics.record(key, now, s.done, bytes);
-            }
-            Err(status) => {
-                let source = &self.source;
-                self.errors
-                    .push(|| ErrorReport::new(source, op, slba, status));
-            }
-        }
-        served
+        let lba_bytes = self.device.info().lba_size_bytes;
+        let bytes = if matches!(op, Op::Read | Op::Write | Op::Append) {
+            nlb * lba_bytes
+        } else {
+            0
+        };
+        let key = self.key(op_kind(op));
+        self.metrics.record(key, now, done, bytes);
+        Ok(Served {
+            done,
+            lba: accepted.lba,
+        })
     }
 
     /// A completion the device reports later (a host layer that queues commands): offers it
@@ -179,8 +146,9 @@ impl Driver {
             let wake = self.device.advance(t, &mut self.completions);
             self.wake = wake;
             if let Some(c) = self.completions.first() {
-                let done = c.done;
+                let (tag, done) = (c.tag, c.done);
                 self.completions.clear();
+                self.recorder.completed(tag, done);
                 return done;
             }
             t = wake.unwrap_or(t + Duration::from_us(1));
@@ -200,7 +168,7 @@ impl Driver {
             &self.metrics,
             HostReport::default(),
             Vec::new(),
-            self.errors.clone(),
+            self.recorder.errors().clone(),
         )
     }
 }

@@ -9,7 +9,7 @@ use crate::config::ExperimentConfig;
 use crate::device::ReportFilter;
 use crate::experiment::{Experiment, Inputs, RunOutput, build_device, run};
 use crate::testing::fixtures::tiny_device;
-use crate::trace::{CSV_HEADER, TraceOp, csv_line};
+use crate::trace::{CSV_HEADER, TraceOp, TraceRecord, csv_line};
 
 /// A sink both a run and a test can read.
 #[derive(Clone, Default)]

@@ -271,7 +271,7 @@ fn issue(
         }
         Err(status) => {
             if let Source::Replay(g) = &run.source
-                && let Some(e) = k.errors.borrow_mut().latest_mut()
+                && let Some(e) = k.recorder.borrow_mut().errors_mut().latest_mut()
             {
                 e.trace_line = Some(g.line);
             }

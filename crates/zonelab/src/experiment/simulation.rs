@@ -8,10 +8,11 @@ use super::runner::{RateLimit, Runner, Source, pump};
 use super::{Experiment, Inputs, Progress, RunError, RunLimits, RunOutput};
 use crate::device::DeviceModel;
 use crate::metrics::Metrics;
+use crate::record::Recorder;
 use crate::report::{EarlyStop, HostReport, JobReport, RunIdentity, summarize};
 use crate::sim::cores::Cores;
 use crate::sim::host::{Host, Tasks, poll_task};
-use crate::sim::kernel::{self, EventKind, Kernel, Tracer};
+use crate::sim::kernel::{self, EventKind, Kernel};
 use crate::time::Instant;
 use crate::trace::TraceSink;
 use crate::trace::read::TraceReader;
@@ -251,14 +252,11 @@ fn kernel_for(
 ) -> (Rc<Kernel>, Instant) {
     let start = device.idle_at();
     device.reset_counters();
-    let tracer = sink.filter(|_| experiment.trace).map(|sink| Tracer {
-        sink,
-        pending: Default::default(),
-    });
-    device.set_tracing(tracer.is_some());
+    let recorder = Recorder::new(sink.filter(|_| experiment.trace));
+    device.set_tracing(recorder.is_tracing());
     let metrics = Metrics::new(start, experiment.sampling());
     let cores = Cores::new(experiment.cores);
-    let kernel = Rc::new(Kernel::new(device, metrics, cores, start, tracer));
+    let kernel = Rc::new(Kernel::new(device, metrics, cores, start, recorder));
     (kernel, start)
 }
 
@@ -399,7 +397,7 @@ fn finish(
         cpu_wait_ns: cores.waited().ns(),
         tasks: tasks.spawned(),
     };
-    let errors = std::mem::take(&mut *kernel.errors.borrow_mut());
+    let errors = std::mem::take(kernel.recorder.borrow_mut().errors_mut());
     // Host layers' reports hold handles to the kernel too: make them, then drop them.
     let layer_fns = std::mem::take(&mut *kernel.reports.borrow_mut());
     let layers: std::collections::BTreeMap<String, serde_json::Value> =
@@ -407,12 +405,11 @@ fn finish(
     // Daemon tasks still hold handles to the kernel: drop them.
     tasks.clear();
     drop(tasks);
-    if let Some(mut tracer) = kernel.tracer.borrow_mut().take() {
-        tracer
-            .sink
-            .finish()
-            .map_err(|e| RunError::TraceWrite(e.to_string()))?;
-    }
+    kernel
+        .recorder
+        .borrow_mut()
+        .finish_trace()
+        .map_err(|e| RunError::TraceWrite(e.to_string()))?;
     let kernel = Rc::try_unwrap(kernel)
         .ok()
         .expect("every task handle is gone once the run ends");

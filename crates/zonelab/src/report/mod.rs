@@ -13,7 +13,7 @@ use crate::firmware::FirmwareReport;
 use crate::metrics::series::IntervalNote;
 use crate::metrics::{Layer, Metrics, OpKind, Percentile};
 use crate::nand::{EnergyNj, NandCounters, WearSummary};
-pub use crate::sim::errors::{ErrorLog, ErrorReport};
+pub use crate::record::{ErrorLog, ErrorReport};
 use crate::time::{Duration, NS_PER_S};
 use crate::workload::StopReason;
 

@@ -116,7 +116,11 @@ impl Host {
     /// This host's layer took in a command the device rejected and went on (the run's error log
     /// counts it apart: see [`crate::report::Summary::errors_ridden_through`]).
     pub fn rode_through(&self) {
-        self.kernel.errors.borrow_mut().ride_through();
+        self.kernel
+            .recorder
+            .borrow_mut()
+            .errors_mut()
+            .ride_through();
     }
 
     /// The namespace this host's commands go to.

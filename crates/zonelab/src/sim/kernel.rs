@@ -1,16 +1,15 @@
 //! The simulation kernel's shared state: the clock, the event queue ordered by (time, sequence),
-//! the device behind the seam, the metrics and the trace. The fio fast path and host tasks both
-//! go through [`Kernel::submit`], so every command is measured and traced the same way.
+//! the device behind the seam, the metrics and the command record. The fio fast path and host
+//! tasks both go through [`Kernel::submit`], and it through [`Recorder::submit`] as every front
+//! end does, so every command is measured, traced and logged the same way.
 
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
-use std::sync::Arc;
 
-use super::errors::{ErrorLog, ErrorReport};
-use crate::device::{Accepted, Command, Completed, DeviceModel, Status};
+use crate::device::{Command, Completed, DeviceModel, Status};
 use crate::metrics::{Layer, MetricKey, Metrics, OpKind, TenantId};
+use crate::record::{Recorder, send};
 use crate::time::{Duration, Instant};
-use crate::trace::{TraceRecord, TraceSink};
 
 use super::cores::Cores;
 use super::leaf::LeafCell;
@@ -56,7 +55,7 @@ pub(crate) enum Waiter {
 #[derive(Clone, Copy, Debug)]
 pub struct Origin {
     pub tenant: TenantId,
-    /// Trace source index (into [`Kernel::sources`]).
+    /// Trace source index ([`Recorder::source`]).
     pub source: u32,
 }
 
@@ -69,12 +68,6 @@ pub(crate) struct Submitted {
     pub tag: u64,
 }
 
-pub(crate) struct Tracer {
-    pub sink: Box<dyn TraceSink>,
-    /// Records waiting for a completion the device reports later, by tag.
-    pub pending: FxHashMap<u64, TraceRecord>,
-}
-
 pub struct Kernel {
     pub(crate) now: Cell<Instant>,
     // The three every command touches, each borrowed for one call without a borrow flag.
@@ -82,13 +75,11 @@ pub struct Kernel {
     pub(crate) device: LeafCell<Box<dyn DeviceModel>>,
     pub(crate) metrics: LeafCell<Metrics>,
     pub(crate) cores: RefCell<Cores>,
-    pub(crate) tracer: RefCell<Option<Tracer>>,
-    /// A tracer was given: `tracer.is_some()`, fixed for the run, so the hot path asks this and
-    /// not the cell. (The tracer as `Option<RefCell<Tracer>>`, with no flag, was slower:
-    /// BENCHMARKS.md, "What the hot path does".)
+    /// The trace and the log of rejected commands (with the trace sink, not `Send`, so it
+    /// cannot live in a [`LeafCell`]).
+    pub(crate) recorder: RefCell<Recorder>,
+    /// The recorder traces: fixed for the run, so completions ask this and not the cell.
     tracing: bool,
-    pub(crate) sources: RefCell<Vec<Arc<str>>>,
-    pub(crate) errors: RefCell<ErrorLog>,
     next_tag: Cell<u64>,
     pub(crate) waiters: RefCell<FxHashMap<u64, Waiter>>,
     /// Completions of tagged commands that arrived (for tasks to pick up).
@@ -117,20 +108,18 @@ impl Kernel {
         metrics: Metrics,
         cores: Cores,
         start: Instant,
-        tracer: Option<Tracer>,
+        recorder: Recorder,
     ) -> Self {
         let background = device.has_background_work();
         Kernel {
             background,
-            tracing: tracer.is_some(),
+            tracing: recorder.is_tracing(),
             now: Cell::new(start),
             queue: LeafCell::new(EventQueue::default()),
             device: LeafCell::new(device),
             metrics: LeafCell::new(metrics),
             cores: RefCell::new(cores),
-            tracer: RefCell::new(tracer),
-            sources: RefCell::new(Vec::new()),
-            errors: RefCell::new(ErrorLog::default()),
+            recorder: RefCell::new(recorder),
             next_tag: Cell::new(1),
             waiters: RefCell::default(),
             arrived: RefCell::default(),
@@ -153,12 +142,7 @@ impl Kernel {
 
     /// A trace source name's index.
     pub(crate) fn source(&self, name: &str) -> u32 {
-        let mut s = self.sources.borrow_mut();
-        if let Some(i) = s.iter().position(|n| **n == *name) {
-            return i as u32;
-        }
-        s.push(name.into());
-        s.len() as u32 - 1
+        self.recorder.borrow_mut().source(name)
     }
 
     #[inline]
@@ -183,71 +167,24 @@ impl Kernel {
         let now = self.now.get();
         let tag = self.next_tag.get();
         self.next_tag.set(tag + 1);
-        let (op, slba) = (cmd.op, cmd.slba);
         let cmd = cmd.tagged(tag);
-        let result = if self.tracing {
-            self.submit_traced(now, cmd, origin)
-        } else {
-            self.device.with(|d| d.submit(now, cmd))
-        };
-        match result {
-            Ok(a) => {
-                if a.done.is_none() {
-                    self.waiters.borrow_mut().insert(tag, waiter());
-                    // A layer that queued the command says when to look again.
-                    self.advance_now();
-                }
-                Ok(Submitted {
-                    done: a.done,
-                    lba: a.lba,
-                    tag,
-                })
-            }
-            Err(status) => {
-                self.errors.borrow_mut().push(|| {
-                    let sources = self.sources.borrow();
-                    ErrorReport::new(&sources[origin.source as usize], op, slba, status)
-                });
-                Err(status)
-            }
+        let device = &self.device;
+        let a = self
+            .recorder
+            .borrow_mut()
+            .submit(now, cmd, origin.source, |cmd, seen| {
+                device.with(|d| send(&mut **d, now, cmd, seen))
+            })?;
+        if a.done.is_none() {
+            self.waiters.borrow_mut().insert(tag, waiter());
+            // A layer that queued the command says when to look again.
+            self.advance_now();
         }
-    }
-
-    /// The device's side of [`Kernel::submit`] with a tracer on: the command's trace record is
-    /// written now, or kept until a completion the device reports later.
-    #[inline(never)]
-    fn submit_traced(
-        &self,
-        now: Instant,
-        cmd: Command<'_>,
-        origin: Origin,
-    ) -> Result<Accepted, Status> {
-        let (op, slba, nlb, nsid, tag) = (cmd.op, cmd.slba, cmd.nlb, cmd.nsid, cmd.tag);
-        let (result, zone_lbas, dies) = self.device.with(|device| {
-            // Dies touched by background work since the last command are not this command's.
-            device.take_touched();
-            let result = device.submit(now, cmd);
-            let zone_lbas = device.info().zoned().map(|z| z.zone_size_lbas);
-            (result, zone_lbas, device.take_touched().unwrap_or_default())
-        });
-        if let Some(tracer) = self.tracer.borrow_mut().as_mut() {
-            let source = self.sources.borrow()[origin.source as usize].clone();
-            let record = TraceRecord::of_command(
-                now,
-                (op, nsid, slba, nlb),
-                zone_lbas,
-                dies,
-                source,
-                &result,
-            );
-            match &result {
-                Ok(Accepted { done: None, .. }) => {
-                    tracer.pending.insert(tag, record);
-                }
-                _ => tracer.sink.record(&record),
-            }
-        }
-        result
+        Ok(Submitted {
+            done: a.done,
+            lba: a.lba,
+            tag,
+        })
     }
 
     /// Advances the device to now and routes the completions it reports.
@@ -266,12 +203,8 @@ impl Kernel {
         let out: &mut Vec<Completed> = &mut done;
         let wake = self.device.with(|d| d.advance(now, out));
         for c in done.drain(..) {
-            if self.tracing
-                && let Some(tracer) = self.tracer.borrow_mut().as_mut()
-                && let Some(mut r) = tracer.pending.remove(&c.tag)
-            {
-                r.done = c.done;
-                tracer.sink.record(&r);
+            if self.tracing {
+                self.recorder.borrow_mut().completed(c.tag, c.done);
             }
             match self.waiters.borrow_mut().remove(&c.tag) {
                 Some(Waiter::Runner {

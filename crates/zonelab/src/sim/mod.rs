@@ -6,11 +6,11 @@
 //! - `kernel`: the clock, the queue, and the one path every command takes to the device;
 //! - `host`: host tasks (async) and what they can wait on: I/O, sleep, CPU;
 //! - `sync`: semaphores, mutexes and condition variables between tasks;
-//! - `cores`: the modelled host cores;
-//! - `errors`: the commands the device rejected.
+//! - `cores`: the modelled host cores.
+//!
+//! What is kept of each command (its trace record, a rejection) is [`crate::record`]'s.
 
 pub mod cores;
-pub mod errors;
 pub mod host;
 pub(crate) mod kernel;
 mod leaf;

@@ -1,4 +1,4 @@
-//! The commands the device rejected during a run, as the kernel and the front ends log them: the
+//! The commands the device rejected during a run, as the kernel and the driver log them: the
 //! first few in full, all of them counted.
 
 use serde::Serialize;
