@@ -7,7 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use super::errors::{ErrorLog, ErrorReport};
-use crate::device::{Accepted, Command, Completed, DeviceModel, Status};
+use crate::device::{Accepted, Command, Completed, DeviceModel, LayerReport, Status};
 use crate::metrics::{Layer, MetricKey, Metrics, OpKind, TenantId};
 use crate::time::{Duration, Instant};
 use crate::trace::{TraceRecord, TraceSink};
@@ -108,8 +108,8 @@ pub struct Kernel {
     pub(crate) reports: RefCell<Vec<(String, LayerReportFn)>>,
 }
 
-/// Makes a host layer's report (JSON) at the end of a run.
-pub(crate) type LayerReportFn = Box<dyn Fn() -> serde_json::Value>;
+/// Makes a host layer's report at the end of a run.
+pub(crate) type LayerReportFn = Box<dyn Fn() -> LayerReport>;
 
 impl Kernel {
     pub(crate) fn new(
