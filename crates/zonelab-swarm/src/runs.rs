@@ -245,9 +245,8 @@ pub fn check(text: &str, limits: RunLimits) -> Result<RunResult> {
     // A host layer's workload records the calls the file layer refused; only running out of
     // space is an outcome a run may have, anything else was accepted input that cannot run.
     for (layer, report) in &out.summary.layers {
-        let text = report.to_string();
-        for (i, _) in text.match_indices("\"failures\":{\"") {
-            let what = &text[i + 13..text[i..].find('}').map_or(text.len(), |e| i + e)];
+        let workloads = report.file_workloads().unwrap_or_default();
+        for what in workloads.iter().flat_map(|w| w.failures.keys()) {
             if !what.contains("no space") {
                 bail!("check accepted it, layer `{layer}` refused calls during the run: {what}");
             }

@@ -3,62 +3,59 @@
 
 use std::fmt::Write as _;
 
+use zonelab::device::LayerReport;
 use zonelab::firmware::FirmwareReport;
 use zonelab::metrics::{Layer, Percentile};
 use zonelab::report::{OpSummary, Summary};
 
-/// One line for a host layer's report: a key-value workload's phases (operations, simulated
-/// time, throughput) and its error if it stopped.
-fn layer_line(name: &str, report: &serde_json::Value) -> String {
+/// One line for a host layer's report: the file layer's space and writes, each file workload's
+/// rates, or a key-value workload's phases (operations, simulated time, throughput) and its
+/// error if it stopped.
+fn layer_line(name: &str, report: &LayerReport) -> String {
     let mut line = format!("{name}:");
-    let mib = |v: &serde_json::Value| v.as_u64().unwrap_or(0) as f64 / (1u64 << 20) as f64;
-    if name == "fs" || name.starts_with("fs.ns") {
-        let _ = write!(
-            line,
-            " {}-like, {:.1} of {:.1} MiB used, {} files; wrote {:.1} MiB of file data, {:.1} MiB of GC copies, {:.1} MiB of metadata (write amplification {}); {} zone resets",
-            report["personality"].as_str().unwrap_or("?"),
-            mib(&report["used_bytes"]),
-            mib(&report["capacity_bytes"]),
-            report["files"].as_u64().unwrap_or(0),
-            mib(&report["data_bytes_written"]),
-            mib(&report["gc_bytes_written"]),
-            mib(&report["meta_bytes_written"]),
-            report["write_amplification"]
-                .as_f64()
-                .map_or("-".to_string(), |w| format!("{w:.3}")),
-            report["zone_resets"].as_u64().unwrap_or(0),
-        );
-        return line;
-    }
-    for w in report.as_array().into_iter().flatten() {
-        let _ = write!(
-            line,
-            " {} ({}) {} ops ({:.0} ops/s, {:.1} MiB/s);",
-            w["name"].as_str().unwrap_or("?"),
-            w["kind"].as_str().unwrap_or("?"),
-            w["ops"].as_u64().unwrap_or(0),
-            w["ops_per_s"].as_f64().unwrap_or(0.0),
-            w["mib_per_s"].as_f64().unwrap_or(0.0),
-        );
-        if let Some(e) = w["error"].as_str() {
-            let _ = write!(line, " did not run: {e};");
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    match report {
+        LayerReport::FileLayer(r) => {
+            let _ = write!(
+                line,
+                " {}-like, {:.1} of {:.1} MiB used, {} files; wrote {:.1} MiB of file data, {:.1} MiB of GC copies, {:.1} MiB of metadata (write amplification {}); {} zone resets",
+                r.personality,
+                mib(r.used_bytes),
+                mib(r.capacity_bytes),
+                r.files,
+                mib(r.data_bytes_written),
+                mib(r.gc_bytes_written),
+                mib(r.meta_bytes_written),
+                r.write_amplification
+                    .map_or("-".to_string(), |w| format!("{w:.3}")),
+                r.zone_resets,
+            );
         }
-    }
-    for p in report["phases"].as_array().into_iter().flatten() {
-        let secs = (p["end_ns"].as_u64().unwrap_or(0))
-            .saturating_sub(p["start_ns"].as_u64().unwrap_or(0)) as f64
-            / 1e9;
-        let _ = write!(
-            line,
-            " {} {} ops in {:.3} s ({:.0} ops/s);",
-            p["name"].as_str().unwrap_or("?"),
-            p["ops"].as_u64().unwrap_or(0),
-            secs,
-            p["ops_per_s"].as_f64().unwrap_or(0.0)
-        );
-    }
-    if let Some(e) = report["error"].as_str() {
-        let _ = write!(line, " stopped: {e}");
+        LayerReport::FileWorkloads(workloads) => {
+            for w in workloads {
+                let _ = write!(
+                    line,
+                    " {} ({}) {} ops ({:.0} ops/s, {:.1} MiB/s);",
+                    w.name, w.kind, w.ops, w.ops_per_s, w.mib_per_s,
+                );
+                if let Some(e) = &w.error {
+                    let _ = write!(line, " did not run: {e};");
+                }
+            }
+        }
+        LayerReport::KvStore(kv) => {
+            for p in &kv.phases {
+                let secs = p.end_ns.saturating_sub(p.start_ns) as f64 / 1e9;
+                let _ = write!(
+                    line,
+                    " {} {} ops in {:.3} s ({:.0} ops/s);",
+                    p.name, p.ops, secs, p.ops_per_s
+                );
+            }
+            if let Some(e) = &kv.error {
+                let _ = write!(line, " stopped: {e}");
+            }
+        }
     }
     line.trim_end_matches(';').to_string()
 }

@@ -15,7 +15,7 @@ mod zone;
 
 use hdrhistogram::Histogram;
 
-pub use report::FirmwareReport;
+pub use report::{FirmwareReport, LayerReport};
 pub use status::Status;
 pub use zone::{
     ReportFilter, ZoneAction, ZoneDescriptor, ZoneReport, ZoneState, format_libzbd, format_nvme_cli,

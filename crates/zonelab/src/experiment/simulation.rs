@@ -6,7 +6,7 @@ use std::rc::Rc;
 use super::limits::Watch;
 use super::runner::{RateLimit, Runner, Source, pump};
 use super::{Experiment, Inputs, Progress, RunError, RunLimits, RunOutput};
-use crate::device::DeviceModel;
+use crate::device::{DeviceModel, LayerReport};
 use crate::metrics::Metrics;
 use crate::record::Recorder;
 use crate::report::{EarlyStop, HostReport, JobReport, RunIdentity, summarize};
@@ -400,7 +400,7 @@ fn finish(
     let errors = std::mem::take(kernel.recorder.borrow_mut().errors_mut());
     // Host layers' reports hold handles to the kernel too: make them, then drop them.
     let layer_fns = std::mem::take(&mut *kernel.reports.borrow_mut());
-    let layers: std::collections::BTreeMap<String, serde_json::Value> =
+    let layers: std::collections::BTreeMap<String, LayerReport> =
         layer_fns.into_iter().map(|(name, f)| (name, f())).collect();
     // Daemon tasks still hold handles to the kernel: drop them.
     tasks.clear();

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::{Serialize, Serializer};
 
-use crate::device::{DeviceCounters, DeviceModel};
+use crate::device::{DeviceCounters, DeviceModel, LayerReport};
 use crate::firmware::FirmwareReport;
 use crate::metrics::series::IntervalNote;
 use crate::metrics::{Layer, Metrics, OpKind, Percentile};
@@ -168,6 +168,18 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+/// Host layers' reports with every object's keys in alphabetical order, as summary.json has
+/// written them since they were `serde_json::Value`s (whose maps sort their keys), so results
+/// files stay comparable across versions.
+fn keys_sorted<S: Serializer>(
+    layers: &BTreeMap<String, LayerReport>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    serde_json::to_value(layers)
+        .map_err(serde::ser::Error::custom)?
+        .serialize(s)
+}
+
 /// Energy by kind, in millijoules.
 #[derive(Clone, Debug, Serialize)]
 pub struct EnergySummary {
@@ -299,8 +311,11 @@ pub struct Summary {
     pub realtime: Option<RealtimeReport>,
     /// Host layers' own reports (the file layer's write amplification and GC, a workload's
     /// phases), by name.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub layers: BTreeMap<String, serde_json::Value>,
+    #[serde(
+        skip_serializing_if = "BTreeMap::is_empty",
+        serialize_with = "keys_sorted"
+    )]
+    pub layers: BTreeMap<String, LayerReport>,
     /// Why the run stopped before its workload ended (interrupted, or a budget ran out): the
     /// results are those of the run so far.
     #[serde(skip_serializing_if = "Option::is_none")]

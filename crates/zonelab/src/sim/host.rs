@@ -17,7 +17,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
 use super::kernel::{EventKind, Kernel, Origin, TaskId, Waiter};
-use crate::device::{Command, Op, Status};
+use crate::device::{Command, LayerReport, Op, Status};
 use crate::metrics::{Layer, MetricKey, OpKind, TenantId};
 use crate::time::{Duration, Instant};
 
@@ -297,7 +297,7 @@ impl Host {
 
     /// Registers a host layer's report, made when the run ends and written to the summary's
     /// `layers` under `name` (a file layer's write amplification and GC counters, say).
-    pub fn add_report(&self, name: &str, report: impl Fn() -> serde_json::Value + 'static) {
+    pub fn add_report(&self, name: &str, report: impl Fn() -> LayerReport + 'static) {
         self.kernel
             .reports
             .borrow_mut()

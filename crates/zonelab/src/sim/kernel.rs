@@ -6,7 +6,7 @@
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
 
-use crate::device::{Command, Completed, DeviceModel, Status};
+use crate::device::{Command, Completed, DeviceModel, LayerReport, Status};
 use crate::metrics::{Layer, MetricKey, Metrics, OpKind, TenantId};
 use crate::record::{Recorder, send};
 use crate::time::{Duration, Instant};
@@ -99,8 +99,8 @@ pub struct Kernel {
     pub(crate) reports: RefCell<Vec<(String, LayerReportFn)>>,
 }
 
-/// Makes a host layer's report (JSON) at the end of a run.
-pub(crate) type LayerReportFn = Box<dyn Fn() -> serde_json::Value>;
+/// Makes a host layer's report at the end of a run.
+pub(crate) type LayerReportFn = Box<dyn Fn() -> LayerReport>;
 
 impl Kernel {
     pub(crate) fn new(

@@ -163,16 +163,17 @@ pub fn runs(scale: crate::reproduce::Scale) -> Vec<Run> {
 
 /// Key-value operations per simulated second of `store`'s `phase`.
 fn phase_ops_per_s(s: &Summary, store: &str, phase: &str) -> Result<f64> {
-    let layer = &s.layers[store];
-    if let Some(e) = layer["error"].as_str() {
+    let layer = s.layers[store]
+        .kv_store()
+        .with_context(|| format!("run `{}`: {store} is not a store", s.experiment))?;
+    if let Some(e) = &layer.error {
         anyhow::bail!("run `{}`: store {store} stopped: {e}", s.experiment);
     }
-    layer["phases"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|p| p["name"] == phase)
-        .and_then(|p| p["ops_per_s"].as_f64())
+    layer
+        .phases
+        .iter()
+        .find(|p| p.name == phase)
+        .map(|p| p.ops_per_s)
         .with_context(|| format!("run `{}`: store {store} has no phase {phase}", s.experiment))
 }
 

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use zonelab::device::LayerReport;
 use zonelab::host::fs::FsReport;
 use zonelab::report::Summary;
 use zonelab::workload::files::FileWorkloadReport;
@@ -50,20 +51,21 @@ fn job(pattern: &str, util: u32, policy: &str, extra: &[String], scale: Scale) -
 }
 
 fn fs_report(s: &Summary) -> Result<FsReport> {
-    let v = s
-        .layers
+    s.layers
         .get("fs")
-        .context("a run of the file layer reports layers.fs")?;
-    Ok(serde_json::from_value(v.clone())?)
+        .and_then(LayerReport::file_layer)
+        .cloned()
+        .context("a run of the file layer reports layers.fs")
 }
 
 fn files_report(s: &Summary) -> Result<FileWorkloadReport> {
-    let v = s
-        .layers
+    s.layers
         .get("files")
-        .context("a file-workload run reports layers.files")?;
-    let v: Vec<FileWorkloadReport> = serde_json::from_value(v.clone())?;
-    v.into_iter().next().context("one file workload")
+        .and_then(LayerReport::file_workloads)
+        .context("a file-workload run reports layers.files")?
+        .first()
+        .cloned()
+        .context("one file workload")
 }
 
 fn gc_s(r: &FsReport) -> f64 {

@@ -195,16 +195,17 @@ fn kv_ms(s: &Summary, tenant: &str, op: OpKind, p: Percentile) -> Result<f64> {
 
 /// Block erases during `phase` of the store's run.
 fn phase_erases(s: &Summary, phase: &str) -> Result<u64> {
-    let layer = &s.layers["db"];
-    if let Some(e) = layer["error"].as_str() {
+    let layer = s.layers["db"]
+        .kv_store()
+        .with_context(|| format!("run `{}`: db is not a store", s.experiment))?;
+    if let Some(e) = &layer.error {
         anyhow::bail!("run `{}`: the store stopped: {e}", s.experiment);
     }
-    layer["phases"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|p| p["name"] == phase)
-        .and_then(|p| p["device"]["block_erases"].as_u64())
+    layer
+        .phases
+        .iter()
+        .find(|p| p.name == phase)
+        .map(|p| p.device.block_erases)
         .with_context(|| format!("run `{}` has no phase {phase}", s.experiment))
 }
 

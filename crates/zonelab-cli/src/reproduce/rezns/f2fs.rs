@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use zonelab::device::LayerReport;
 use zonelab::host::fs::FsReport;
 use zonelab::report::Summary;
 use zonelab::workload::files::FileWorkloadReport;
@@ -122,14 +123,17 @@ impl Measured {
         let files = summary
             .layers
             .get("files")
-            .context("a file-workload run reports layers.files")?;
-        let files: Vec<FileWorkloadReport> = serde_json::from_value(files.clone())?;
-        let files = files.into_iter().next().context("one file workload")?;
+            .and_then(LayerReport::file_workloads)
+            .context("a file-workload run reports layers.files")?
+            .first()
+            .cloned()
+            .context("one file workload")?;
         let fs = summary
             .layers
             .get("fs")
+            .and_then(LayerReport::file_layer)
+            .cloned()
             .context("a run of the file layer reports layers.fs")?;
-        let fs = serde_json::from_value(fs.clone())?;
         Ok(Measured { summary, files, fs })
     }
 

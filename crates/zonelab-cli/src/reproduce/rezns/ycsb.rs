@@ -99,16 +99,17 @@ struct Row {
 
 impl Row {
     fn of(s: &Summary) -> Result<Row> {
-        let layer = &s.layers["ycsb"];
-        if let Some(e) = layer["error"].as_str() {
+        let layer = s.layers["ycsb"]
+            .kv_store()
+            .with_context(|| format!("run `{}`: ycsb is not a store", s.experiment))?;
+        if let Some(e) = &layer.error {
             anyhow::bail!("run `{}`: the store stopped: {e}", s.experiment);
         }
-        let ops_per_s = layer["phases"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|p| p["name"] == "run")
-            .and_then(|p| p["ops_per_s"].as_f64())
+        let ops_per_s = layer
+            .phases
+            .iter()
+            .find(|p| p.name == "run")
+            .map(|p| p.ops_per_s)
             .with_context(|| format!("run `{}` has no YCSB run phase", s.experiment))?;
         let e = &s.energy;
         Ok(Row {

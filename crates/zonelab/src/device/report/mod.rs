@@ -1,8 +1,13 @@
-//! What the models behind the seam report beside the device counters, as plain data: the models
-//! fill it in and the summary serializes it, so neither the seam nor the report names a model.
+//! What the models behind the seam report beside the device counters, and what host layers
+//! report, as plain data: the models and layers fill it in, the kernel carries the layers'
+//! reports and the summary serializes both, so neither the seam, the kernel nor the report names
+//! a model or a layer.
 
 pub mod elastic;
+pub mod files;
+pub mod fs;
 pub mod ftl;
+pub mod kv;
 pub mod pool;
 pub mod renewable;
 
@@ -22,6 +27,42 @@ pub enum FirmwareReport {
     Elastic(elastic::ElasticReport),
     /// The conventional SSD's FTL: garbage collection, WAF, free superblocks.
     Ftl(ftl::FtlReport),
+}
+
+/// A host layer's report, made when the run ends (`layers.<name>` in the summary). Untagged: each
+/// serializes as its report alone, since the layer's name already says which it is.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum LayerReport {
+    /// The file workloads on the file layer, in the experiment's order (`layers.files`).
+    FileWorkloads(Vec<files::FileWorkloadReport>),
+    /// A key-value workload (db_bench, YCSB) and its store.
+    KvStore(kv::KvReport),
+    /// The zoned file layer (`layers.fs`).
+    FileLayer(fs::FsReport),
+}
+
+impl LayerReport {
+    pub fn file_workloads(&self) -> Option<&[files::FileWorkloadReport]> {
+        match self {
+            LayerReport::FileWorkloads(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    pub fn kv_store(&self) -> Option<&kv::KvReport> {
+        match self {
+            LayerReport::KvStore(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    pub fn file_layer(&self) -> Option<&fs::FsReport> {
+        match self {
+            LayerReport::FileLayer(r) => Some(r),
+            _ => None,
+        }
+    }
 }
 
 /// The renewable placement's and the erase scheduler's reports side by side.
@@ -71,5 +112,31 @@ impl CombinedReport {
                 }
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A layer's report serializes as that report alone (no tag), as it did when layers handed
+    /// the kernel JSON.
+    #[test]
+    fn a_layer_report_serializes_as_its_report() {
+        fn value(v: &impl Serialize) -> serde_json::Value {
+            serde_json::to_value(v).expect("serializes")
+        }
+        let fs = fs::FsReport {
+            personality: "zenfs".into(),
+            ..Default::default()
+        };
+        let workloads = vec![files::FileWorkloadReport::default()];
+        let kv = kv::KvReport::default();
+        assert_eq!(value(&LayerReport::FileLayer(fs.clone())), value(&fs));
+        assert_eq!(
+            value(&LayerReport::FileWorkloads(workloads.clone())),
+            value(&workloads)
+        );
+        assert_eq!(value(&LayerReport::KvStore(kv.clone())), value(&kv));
     }
 }

@@ -71,7 +71,7 @@ mod zoned_gc_tests;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-pub use report::{FsReport, ZoneErrorReport};
+pub use crate::device::report::fs::{FsReport, GcReport, ZoneErrorReport};
 pub use spec::{
     BLOCK_BYTES, CacheSpec, CpuSpec, F2fsGcMode, F2fsSpec, FsSpec, GcPolicyKind, GcSpec,
     OnZoneError, Personality, Survivors, Victim, ZenfsSpec,

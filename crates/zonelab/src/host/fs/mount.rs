@@ -10,6 +10,7 @@ use super::{
     BLOCK_BYTES, FileKind, Fs, FsError, FsSpec, Inner, Lifetime, Personality, STREAMS, f2fs, gc,
     io, map, report, zenfs,
 };
+use crate::device::LayerReport;
 use crate::sim::host::Host;
 use crate::sim::sync::Condvar;
 use crate::time::Instant;
@@ -84,9 +85,7 @@ impl Fs {
         fs.start_daemons();
         // The run takes its reports (and so this handle) back before it ends.
         let inner = fs.inner.clone();
-        host.add_report(&name, move || {
-            serde_json::to_value(report::make(&inner)).expect("serializes")
-        });
+        host.add_report(&name, move || LayerReport::FileLayer(report::make(&inner)));
         Ok(fs)
     }
 

@@ -26,8 +26,8 @@ fn relocating(mut spec: FsSpec) -> FsSpec {
 }
 
 fn zone_errors(out: &RunOutput) -> ZoneErrorReport {
-    let fs: FsReport = serde_json::from_value(out.summary.layers["fs"].clone()).unwrap();
-    fs.zone_errors.expect("reported with relocate")
+    let fs = out.summary.layers["fs"].file_layer().unwrap();
+    fs.zone_errors.clone().expect("reported with relocate")
 }
 
 /// Every rejected command was taken in by the layer, and there were some.

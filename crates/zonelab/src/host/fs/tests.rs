@@ -466,7 +466,7 @@ async fn overwrite(fs: Fs, h: Host, seed: u64, files: u32, blocks: u64, batches:
 }
 
 fn gc_report(out: &RunOutput) -> FsReport {
-    serde_json::from_value(out.summary.layers["fs"].clone()).unwrap()
+    out.summary.layers["fs"].file_layer().unwrap().clone()
 }
 
 proptest! {

@@ -14,7 +14,7 @@ fn fill_then_idle(
     window_segments: u32,
     nogc: Duration,
     until: Duration,
-) -> super::report::FsReport {
+) -> super::FsReport {
     fill_then_idle_cached(mode, window_segments, nogc, until, None)
 }
 
@@ -26,7 +26,7 @@ fn fill_then_idle_cached(
     nogc: Duration,
     until: Duration,
     cache: Option<bool>,
-) -> super::report::FsReport {
+) -> super::FsReport {
     let mut spec = tiny_f2fs(GcPolicyKind::Native);
     if cache.is_some() {
         spec.cache.page_cache_bytes = 4096 * BLOCK_BYTES;
@@ -90,7 +90,7 @@ fn fill_then_idle_cached(
         }
     });
     assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
-    serde_json::from_value(out.summary.layers["fs"].clone()).unwrap()
+    out.summary.layers["fs"].file_layer().unwrap().clone()
 }
 
 #[test]

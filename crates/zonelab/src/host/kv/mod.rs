@@ -40,7 +40,6 @@ pub mod options;
 mod read;
 pub mod sst;
 pub mod stall;
-pub mod stats;
 pub mod version;
 
 #[cfg(test)]
@@ -49,12 +48,12 @@ mod tests;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+pub use crate::device::report::kv::KvStats;
 pub use files::{FileError, FileHandle, KvFiles, MemFiles, WriteHint, hint_for_level};
 pub use format::KeyFormat;
 pub use memtable::Payload;
 pub use options::{CpuCosts, KvOptions};
 pub use read::bloom_false_positive;
-pub use stats::KvStats;
 
 use cache::{BlockCache, block_key};
 use compaction::{Compaction, Picker, Running};

@@ -13,8 +13,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::ExperimentConfig;
+use crate::device::LayerReport;
 use crate::experiment::{Inputs, run};
-use crate::host::kv::stats::KvStats;
+use crate::host::kv::KvStats;
 
 /// A small ZNS device: the validation's files are in memory and never reach it.
 const DEVICE: &str = "[device]\nname = \"validation\"\nsource = \"none: the store's files are in memory\"\n\
@@ -288,19 +289,16 @@ pub fn run_model(shape: &Shape, extra: Extra) -> Result<Vec<ModelCase>, String> 
             .summary
             .layers
             .get(name)
+            .and_then(LayerReport::kv_store)
             .ok_or_else(|| format!("no report from workload {name}"))?;
-        if let Some(e) = layer.get("error").and_then(Value::as_str) {
+        if let Some(e) = &layer.error {
             return Err(format!("{name}: {e}"));
         }
-        let phases = layer["phases"].as_array().ok_or("no phases")?;
-        phases
+        Ok(layer
+            .phases
             .iter()
-            .map(|p| {
-                let stats: KvStats = serde_json::from_value(p["store"].clone())
-                    .map_err(|e| format!("phase report: {e}"))?;
-                Ok((p["name"].as_str().unwrap_or("").to_string(), stats))
-            })
-            .collect()
+            .map(|p| (p.name.clone(), p.store.clone()))
+            .collect())
     };
     let random = phases("random")?;
     // fillrandom, flush, waitforcompaction, overwrite, flush, waitforcompaction.

@@ -13,11 +13,10 @@ pub mod fio_files;
 pub mod updates;
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
-
+use crate::device::LayerReport;
+pub use crate::device::report::files::{FileWorkloadReport, LoopReport};
 use crate::host::fs::{Fs, FsError, FsSpec};
 use crate::sim::TaskId;
 use crate::sim::host::Host;
@@ -48,54 +47,6 @@ impl FileWorkload {
     }
 }
 
-/// What one file workload did in the measured phase.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct FileWorkloadReport {
-    pub name: String,
-    pub kind: String,
-    /// Operations done (Filebench flowops, fio writes and fsyncs, updates).
-    pub ops: u64,
-    pub elapsed_ns: u64,
-    pub ops_per_s: f64,
-    pub read_bytes: u64,
-    pub write_bytes: u64,
-    pub mib_per_s: f64,
-    /// Simulated time the set-up took (not measured).
-    pub setup_ns: u64,
-    /// Filebench: each flowop's count.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub flowops: BTreeMap<String, u64>,
-    /// fio: each loop (consecutive run) on its own.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub loops: Vec<LoopReport>,
-    /// Calls the file layer refused (no space), by operation.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub failures: BTreeMap<String, u64>,
-    /// Why the workload did not run: its set-up (the files it starts from) did not fit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct LoopReport {
-    pub elapsed_ns: u64,
-    pub write_bytes: u64,
-    pub mib_per_s: f64,
-}
-
-impl FileWorkloadReport {
-    /// Rates from the counts and the elapsed time.
-    pub fn finish(&mut self) {
-        let s = self.elapsed_ns.max(1) as f64 / 1e9;
-        self.ops_per_s = self.ops as f64 / s;
-        self.mib_per_s = (self.read_bytes + self.write_bytes) as f64 / (1u64 << 20) as f64 / s;
-    }
-
-    pub fn fail(&mut self, op: &str) {
-        *self.failures.entry(op.to_string()).or_default() += 1;
-    }
-}
-
 pub(crate) type Shared<T> = Rc<RefCell<T>>;
 
 /// Mounts the file layer and starts the workloads' tasks on `host`; returns the mounted layer.
@@ -107,7 +58,7 @@ pub fn spawn(spec: &FilesSpec, host: &Host) -> Fs {
     ));
     let r = reports.clone();
     host.add_report("files", move || {
-        serde_json::to_value(&*r.borrow()).expect("serializes")
+        LayerReport::FileWorkloads(r.borrow().clone())
     });
     let progress: Shared<Vec<f64>> = Rc::new(RefCell::new(vec![0.0; spec.workloads.len()]));
     let (spec, h) = (spec.clone(), host.clone());

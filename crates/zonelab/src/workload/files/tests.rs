@@ -4,8 +4,6 @@
 use crate::config::ExperimentConfig;
 use crate::experiment::{Inputs, RunOutput, run};
 
-use super::FileWorkloadReport;
-
 const ALL: &str = r#"
 seed = 5
 preset = "rezns-40g"
@@ -43,10 +41,9 @@ fn run_text(text: &str) -> RunOutput {
 #[test]
 fn every_file_workload_runs_and_the_same_seed_gives_the_same_bytes() {
     let a = run_text(ALL);
-    let reports: Vec<FileWorkloadReport> =
-        serde_json::from_value(a.summary.layers["files"].clone()).unwrap();
+    let reports = a.summary.layers["files"].file_workloads().unwrap();
     assert_eq!(reports.len(), 4);
-    for r in &reports {
+    for r in reports {
         assert!(r.ops > 0 && r.write_bytes > 0, "{}: {r:?}", r.name);
         assert!(r.failures.is_empty(), "{}: {:?}", r.name, r.failures);
     }
@@ -68,8 +65,7 @@ fn filebench_with_more_threads_than_files_ends() {
             "seed = 1\npreset = \"rezns-40g\"\n[fs]\nsize = \"4GiB\"\n[[filebench]]\npersonality = \"{personality}\"\nnfiles = 4\nnthreads = 16\nrun = \"20ms\"\n"
         );
         let o = run_text(&text);
-        let reports: Vec<FileWorkloadReport> =
-            serde_json::from_value(o.summary.layers["files"].clone()).unwrap();
+        let reports = o.summary.layers["files"].file_workloads().unwrap();
         assert!(reports[0].ops > 0, "{personality}");
         assert!(o.summary.simulated_time_ns >= 20_000_000, "{personality}");
     }
@@ -85,8 +81,7 @@ fn filebench_stops_at_its_op_count() {
             "seed = 1\npreset = \"rezns-40g\"\n[fs]\nsize = \"4GiB\"\n[[filebench]]\npersonality = \"{personality}\"\nnfiles = 100\nnthreads = 4\nrun = \"60s\"\nops = 2000\n"
         );
         let o = run_text(&text);
-        let r: Vec<FileWorkloadReport> =
-            serde_json::from_value(o.summary.layers["files"].clone()).unwrap();
+        let r = o.summary.layers["files"].file_workloads().unwrap();
         // A varmail loop is 13 flowops, a fileserver loop 11: at most one loop past the cap per
         // thread.
         assert!(
@@ -115,8 +110,7 @@ fn a_set_up_that_does_not_fit_is_reported_not_a_panic() {
             "seed = 1\npreset = \"rezns-40g\"\n[prefill]\nfraction = 1.0\n[fs]\npersonality = \"f2fs\"\n{workload}"
         );
         let o = run_text(&text);
-        let r: Vec<FileWorkloadReport> =
-            serde_json::from_value(o.summary.layers["files"].clone()).unwrap();
+        let r = o.summary.layers["files"].file_workloads().unwrap();
         let error = r[0].error.as_deref().unwrap_or_default();
         assert!(error.contains("did not fit"), "{workload}: {r:?}");
         assert_eq!(r[0].ops, 0, "{workload}");

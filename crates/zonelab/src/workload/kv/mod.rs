@@ -16,45 +16,10 @@ mod tests;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use serde::Serialize;
-
-use crate::host::kv::{Db, KvFiles, KvStats};
+use crate::device::LayerReport;
+pub use crate::device::report::kv::{DeviceDelta, FilesChoice, KvReport, PhaseReport};
+use crate::host::kv::{Db, KvFiles};
 use crate::sim::host::Host;
-
-/// Where a store's files live.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FilesChoice {
-    /// In memory, at no device cost (the LSM logic alone).
-    #[default]
-    Memory,
-    /// On the experiment's zoned file layer (`[fs]`), over the device.
-    Fs,
-}
-
-impl std::fmt::Display for FilesChoice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            FilesChoice::Memory => "in memory (no device I/O)",
-            FilesChoice::Fs => "on the zoned file layer",
-        })
-    }
-}
-
-/// What the device did in a phase (differences of its counters).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct DeviceDelta {
-    pub host_read_bytes: u64,
-    pub host_write_bytes: u64,
-    pub zone_resets_requested: u64,
-    pub zone_resets_executed: u64,
-    pub block_erases: u64,
-    pub page_programs: u64,
-    pub page_reads: u64,
-    pub energy_read_nj: f64,
-    pub energy_program_nj: f64,
-    pub energy_erase_nj: f64,
-}
 
 impl DeviceDelta {
     fn snapshot(h: &Host) -> DeviceDelta {
@@ -92,30 +57,6 @@ impl DeviceDelta {
     }
 }
 
-/// One phase of a workload (a db_bench benchmark, YCSB's load or run).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct PhaseReport {
-    pub name: String,
-    pub ops: u64,
-    pub start_ns: u64,
-    pub end_ns: u64,
-    pub ops_per_s: f64,
-    pub device: DeviceDelta,
-    /// The store's counters at the end of the phase (cumulative).
-    pub store: KvStats,
-}
-
-/// A workload's report, shared by its tasks and read when the run ends.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct KvReport {
-    pub workload: String,
-    pub files: FilesChoice,
-    pub phases: Vec<PhaseReport>,
-    /// The store's counters when the run ended.
-    pub store: Option<KvStats>,
-    pub error: Option<String>,
-}
-
 /// Shared state of a running workload: the report, the store once open.
 pub(crate) struct Shared<F: KvFiles + 'static> {
     pub report: RefCell<KvReport>,
@@ -136,7 +77,7 @@ impl<F: KvFiles + 'static> Shared<F> {
         h.add_report(name, move || {
             let mut rep = r.report.borrow().clone();
             rep.store = r.db.borrow().as_ref().map(Db::stats);
-            serde_json::to_value(rep).expect("a report serializes")
+            LayerReport::KvStore(rep)
         });
         s
     }

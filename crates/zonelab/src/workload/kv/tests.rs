@@ -3,8 +3,10 @@
 
 use crate::config::ExperimentConfig;
 use crate::experiment::{Inputs, run};
+use crate::host::fs::FsReport;
 use crate::metrics::{Layer, OpKind};
 use crate::report::Summary;
+use crate::workload::kv::{FilesChoice, KvReport};
 
 const DEVICE: &str = "[device]\nname = \"tiny\"\nsource = \"test\"\n[device.geometry]\n\
 channels = 1\ndies_per_channel = 1\nblocks_per_die = 8\npages_per_block = 4\n\
@@ -19,6 +21,16 @@ const SMALL: &str = "[{t}.options]\nwrite_buffer_size = \"256KiB\"\n\
 target_file_size_base = \"256KiB\"\nmax_bytes_for_level_base = \"1MiB\"\n\
 min_write_buffer_number_to_merge = 1\nmax_write_buffer_number = 2\n\
 level0_file_num_compaction_trigger = 4\ncache_size = \"256KiB\"\n";
+
+/// A key-value workload's report.
+fn kv<'a>(s: &'a Summary, name: &str) -> &'a KvReport {
+    s.layers[name].kv_store().expect("a key-value report")
+}
+
+/// A file layer's report.
+fn fs<'a>(s: &'a Summary, name: &str) -> &'a FsReport {
+    s.layers[name].file_layer().expect("a file layer's report")
+}
 
 fn run_text(body: &str) -> Summary {
     let text = format!("seed = 5\n{body}\n{DEVICE}");
@@ -56,12 +68,12 @@ fn ycsb(letter: char) -> String {
 fn every_ycsb_core_workload_runs_its_mix() {
     for letter in ['a', 'b', 'c', 'd', 'e', 'f'] {
         let s = run_text(&ycsb(letter));
-        let layer = &s.layers["y"];
-        assert!(layer["error"].is_null(), "{letter}: {}", layer["error"]);
-        let phases = layer["phases"].as_array().unwrap();
+        let layer = kv(&s, "y");
+        assert!(layer.error.is_none(), "{letter}: {:?}", layer.error);
+        let phases = &layer.phases;
         assert_eq!(phases.len(), 2, "{letter}: load and run");
-        assert_eq!(phases[0]["ops"], 3000);
-        assert_eq!(phases[1]["ops"], 3000);
+        assert_eq!(phases[0].ops, 3000);
+        assert_eq!(phases[1].ops, 3000);
         assert_eq!(kv_count(&s, OpKind::Insert, "y.load"), 3000);
         let run_ops: u64 = [
             OpKind::Get,
@@ -90,13 +102,10 @@ fn every_ycsb_core_workload_runs_its_mix() {
             'f' => assert!((1300..1700).contains(&reads) && (1300..1700).contains(&rmw)),
             _ => unreachable!(),
         }
-        let store = &layer["store"];
+        let store = layer.store.as_ref().unwrap();
         // Reads find the records loaded (every key read exists).
         if letter != 'e' {
-            assert!(
-                store["gets_found"].as_u64().unwrap() > 0,
-                "{letter}: {store}"
-            );
+            assert!(store.gets_found > 0, "{letter}: {store:?}");
         }
     }
 }
@@ -104,13 +113,13 @@ fn every_ycsb_core_workload_runs_its_mix() {
 #[test]
 fn ycsb_reads_find_what_was_loaded() {
     let s = run_text(&ycsb('c'));
-    let store = &s.layers["y"]["store"];
+    let store = kv(&s, "y").store.as_ref().unwrap();
     assert_eq!(
-        store["gets"], store["gets_found"],
+        store.gets, store.gets_found,
         "workload C reads loaded keys only"
     );
-    assert!(store["flushes"].as_u64().unwrap() > 5);
-    assert!(store["compactions"].as_u64().unwrap() > 0);
+    assert!(store.flushes > 5);
+    assert!(store.compactions > 0);
 }
 
 #[test]
@@ -131,14 +140,9 @@ fn db_bench_benchmarks_run_in_order_on_one_store() {
         "[[dbbench]]\nname = \"d\"\nbenchmarks = \"fillseq,overwrite,readrandom,readwhilewriting,mixgraph,flush,waitforcompaction\"\nnum = 5000\nreads = 3000\nthreads = 2\n{}",
         SMALL.replace("{t}", "dbbench")
     ));
-    let layer = &s.layers["d"];
-    assert!(layer["error"].is_null(), "{}", layer["error"]);
-    let names: Vec<&str> = layer["phases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
+    let layer = kv(&s, "d");
+    assert!(layer.error.is_none(), "{:?}", layer.error);
+    let names: Vec<&str> = layer.phases.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(
         names,
         [
@@ -164,9 +168,9 @@ fn db_bench_benchmarks_run_in_order_on_one_store() {
         + kv_count(&s, OpKind::Put, "d.mixgraph")
         + kv_count(&s, OpKind::Scan, "d.mixgraph");
     assert_eq!(mix, 6_000);
-    let store = &layer["store"];
+    let store = layer.store.as_ref().unwrap();
     assert!(
-        store["files_per_level"][0].as_u64().unwrap() < 4,
+        store.files_per_level[0] < 4,
         "waitforcompaction left L0 below its trigger"
     );
 }
@@ -257,36 +261,27 @@ fn run_on_fs(personality: &str, files: &str) -> Summary {
 fn a_store_on_the_file_layer_writes_its_files_to_the_device() {
     for personality in ["zenfs", "f2fs"] {
         let s = run_on_fs(personality, "fs");
-        let layer = &s.layers["d"];
-        assert!(
-            layer["error"].is_null(),
-            "{personality}: {}",
-            layer["error"]
-        );
-        assert_eq!(layer["files"], "fs");
-        let store = &layer["store"];
-        let fill = &layer["phases"][0]["device"];
+        let layer = kv(&s, "d");
+        assert!(layer.error.is_none(), "{personality}: {:?}", layer.error);
+        assert_eq!(layer.files, FilesChoice::Fs);
+        let store = layer.store.as_ref().unwrap();
+        let fill = &layer.phases[0].device;
         // The WAL and the flushed tables reach the device as writes.
-        let wal_and_flush =
-            store["wal_bytes"].as_u64().unwrap() + store["flush_bytes"].as_u64().unwrap();
+        let wal_and_flush = store.wal_bytes + store.flush_bytes;
         assert!(wal_and_flush > 0, "{personality}: the store wrote");
         assert!(
-            fill["host_write_bytes"].as_u64().unwrap() > 0,
-            "{personality}: fillrandom wrote to the device: {fill}"
+            fill.host_write_bytes > 0,
+            "{personality}: fillrandom wrote to the device: {fill:?}"
         );
-        let written = s.layers["fs"]["data_bytes_written"].as_u64();
-        assert!(
-            written.is_some_and(|b| b > 0),
-            "{personality}: {}",
-            s.layers["fs"]
-        );
+        let written = fs(&s, "fs").data_bytes_written;
+        assert!(written > 0, "{personality}: {:?}", s.layers["fs"]);
         // Reads that miss the block cache read SST blocks: from the device under ZenFS (direct
         // I/O); F2FS's page cache still holds these freshly written tables.
-        let reads = &layer["phases"][2]["device"];
+        let reads = &layer.phases[2].device;
         assert_eq!(
-            reads["host_read_bytes"].as_u64().unwrap() > 0,
+            reads.host_read_bytes > 0,
             personality == "zenfs",
-            "{personality}: readrandom's device reads: {reads}"
+            "{personality}: readrandom's device reads: {reads:?}"
         );
         assert_eq!(kv_count(&s, OpKind::Get, "d.readrandom"), 2_000);
     }
@@ -302,7 +297,7 @@ fn a_store_on_the_file_layer_writes_its_files_to_the_device() {
     let s = run(&exp, Inputs::default(), 0, &mut |_| {})
         .unwrap()
         .summary;
-    assert_eq!(s.layers["d"]["phases"][0]["device"]["host_write_bytes"], 0);
+    assert_eq!(kv(&s, "d").phases[0].device.host_write_bytes, 0);
 }
 
 #[test]
@@ -344,16 +339,13 @@ fn stores_on_two_namespaces_each_get_their_own_file_layer() {
         .unwrap()
         .summary;
     for name in ["a", "b"] {
-        assert!(
-            s.layers[name]["error"].is_null(),
-            "{}",
-            s.layers[name]["error"]
-        );
+        let error = &kv(&s, name).error;
+        assert!(error.is_none(), "{error:?}");
     }
     // One layer per namespace, each holding its store's files.
-    for fs in ["fs", "fs.ns1"] {
-        let r = &s.layers[fs];
-        assert!(r["data_bytes_written"].as_u64().unwrap() > 0, "{fs}: {r}");
+    for name in ["fs", "fs.ns1"] {
+        let r = fs(&s, name);
+        assert!(r.data_bytes_written > 0, "{name}: {r:?}");
     }
     // Each namespace's commands are its own tenant's: the layers' daemons and the stores.
     let tenants: Vec<&str> = s.table.iter().map(|r| r.tenant.as_str()).collect();

@@ -1,7 +1,69 @@
-//! The store's counters, defined as docs/rocksdb-reference.md defines db_bench's, so a run can
-//! be set beside real RocksDB's numbers.
+//! A key-value workload's report (`layers.<name>` in summary.json): per phase its operations,
+//! simulated time, throughput and what the device did meanwhile, and the store's counters,
+//! defined as docs/rocksdb-reference.md defines db_bench's so a run can be set beside real
+//! RocksDB's numbers. Plain data here so the kernel can carry it (`workload/kv` and `host/kv`
+//! fill it in).
 
 use serde::{Deserialize, Serialize};
+
+/// Where a store's files live.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FilesChoice {
+    /// In memory, at no device cost (the LSM logic alone).
+    #[default]
+    Memory,
+    /// On the experiment's zoned file layer (`[fs]`), over the device.
+    Fs,
+}
+
+impl std::fmt::Display for FilesChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FilesChoice::Memory => "in memory (no device I/O)",
+            FilesChoice::Fs => "on the zoned file layer",
+        })
+    }
+}
+
+/// What the device did in a phase (differences of its counters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct DeviceDelta {
+    pub host_read_bytes: u64,
+    pub host_write_bytes: u64,
+    pub zone_resets_requested: u64,
+    pub zone_resets_executed: u64,
+    pub block_erases: u64,
+    pub page_programs: u64,
+    pub page_reads: u64,
+    pub energy_read_nj: f64,
+    pub energy_program_nj: f64,
+    pub energy_erase_nj: f64,
+}
+
+/// One phase of a workload (a db_bench benchmark, YCSB's load or run).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PhaseReport {
+    pub name: String,
+    pub ops: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub ops_per_s: f64,
+    pub device: DeviceDelta,
+    /// The store's counters at the end of the phase (cumulative).
+    pub store: KvStats,
+}
+
+/// A workload's report, shared by its tasks and read when the run ends.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct KvReport {
+    pub workload: String,
+    pub files: FilesChoice,
+    pub phases: Vec<PhaseReport>,
+    /// The store's counters when the run ended.
+    pub store: Option<KvStats>,
+    pub error: Option<String>,
+}
 
 /// Per output level of compactions.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -11,6 +73,7 @@ pub struct LevelCompactions {
     pub output_bytes: u64,
 }
 
+/// The store's counters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct KvStats {
     /// Puts and deletes issued.
