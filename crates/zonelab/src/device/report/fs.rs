@@ -27,6 +27,24 @@ pub struct GcReport {
     pub c1c_bytes: u64,
     pub c1h_bytes: u64,
     pub c2_bytes: u64,
+    /// F2FS with `fs.f2fs.dirty_sections`: why each foreground collection started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreground_triggers: Option<FgTriggersReport>,
+}
+
+/// Why F2FS's foreground collections started, counted per victim (Linux 6.12's
+/// `has_not_enough_free_secs`): free sections at or under the reserved ones plus the whole
+/// sections the dirty pages fill, or, within one part section of that, a current log's section
+/// without room for the dirty pages of its kind (the first such log counts).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FgTriggersReport {
+    pub sections_needed: u64,
+    pub hot_data_room: u64,
+    pub warm_data_room: u64,
+    pub cold_data_room: u64,
+    pub hot_node_room: u64,
+    pub warm_node_room: u64,
+    pub cold_node_room: u64,
 }
 
 /// What `on_zone_error = "relocate"` did (absent with "stop").

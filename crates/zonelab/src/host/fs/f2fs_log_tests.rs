@@ -268,7 +268,7 @@ fn head_room(fs: &Fs, log: usize) -> u32 {
 
 #[test]
 fn counting_dirty_sections_cleans_a_part_section_early_when_a_log_lacks_room_for_the_dirty_pages() {
-    use super::gc::f2fs::has_not_enough_free_secs;
+    use super::gc::f2fs::{Short, has_not_enough_free_secs, short_of_free_secs};
     let out = with_fs(roomy_f2fs(), None, |fs, h| async move {
         let reserved = fs.inner.st.borrow().f2.reserved_sections;
         let wanted = |free: u32| has_not_enough_free_secs(&fs.inner.st.borrow(), free);
@@ -305,6 +305,9 @@ fn counting_dirty_sections_cleans_a_part_section_early_when_a_log_lacks_room_for
             !wanted(reserved + 4),
             "above the part sections (at most three)"
         );
+        let why = |free: u32| short_of_free_secs(&fs.inner.st.borrow(), free);
+        assert_eq!(why(reserved), Some(Short::Sections));
+        assert_eq!(why(reserved + 1), Some(Short::LogRoom(HOT_DATA)));
         fs.check();
     });
     assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);

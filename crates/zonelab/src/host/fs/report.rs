@@ -3,7 +3,7 @@
 
 use super::space::Role;
 use super::{BLOCK_BYTES, Inner};
-use crate::device::report::fs::{FsReport, GcReport, ZoneErrorReport};
+use crate::device::report::fs::{FgTriggersReport, FsReport, GcReport, ZoneErrorReport};
 
 pub(super) fn make(fs: &Inner) -> FsReport {
     let st = fs.st.borrow();
@@ -92,5 +92,30 @@ fn gc_report(fs: &Inner, s: &super::state::Stats) -> GcReport {
         c1c_bytes: s.gc_class_blocks[1] * b,
         c1h_bytes: s.gc_class_blocks[2] * b,
         c2_bytes: s.gc_class_blocks[3] * b,
+        foreground_triggers: counts_triggers(fs).then(|| {
+            let [
+                hot_data,
+                warm_data,
+                cold_data,
+                hot_node,
+                warm_node,
+                cold_node,
+            ] = s.fg_triggers.log_room;
+            FgTriggersReport {
+                sections_needed: s.fg_triggers.sections_needed,
+                hot_data_room: hot_data,
+                warm_data_room: warm_data,
+                cold_data_room: cold_data,
+                hot_node_room: hot_node,
+                warm_node_room: warm_node,
+                cold_node_room: cold_node,
+            }
+        }),
     }
+}
+
+/// F2FS's own cleaner counting dirty sections ([`super::gc::f2fs::note_trigger`]).
+fn counts_triggers(fs: &Inner) -> bool {
+    matches!(&fs.spec.personality, super::Personality::F2fs(f) if f.dirty_sections)
+        && fs.spec.gc.policy == super::GcPolicyKind::Native
 }

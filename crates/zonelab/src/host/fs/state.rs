@@ -141,11 +141,21 @@ pub struct Stats {
     pub victim_util_tenths: [u64; 11],
     /// LSM_ZGC: blocks copied into each level (C1C, C1H, C2).
     pub gc_class_blocks: [u64; 4],
+    /// F2FS with `dirty_sections`: why foreground collections started.
+    pub fg_triggers: FgTriggers,
     /// Writers that waited for dirty pages to be written back.
     pub dirty_throttles: u64,
     pub writeback_blocks: u64,
     /// Writes the device refused and what the layer did about them (`on_zone_error`).
     pub zone_errors: ZoneErrorStats,
+}
+
+/// Why F2FS's foreground collections started ([`crate::host::fs::gc::f2fs::Short`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FgTriggers {
+    pub sections_needed: u64,
+    /// By the log whose section lacked room (hot, warm, cold data; hot, warm, cold node).
+    pub log_room: [u64; 6],
 }
 
 /// What `on_zone_error = "relocate"` did.

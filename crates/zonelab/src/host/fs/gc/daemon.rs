@@ -36,6 +36,7 @@ pub(crate) async fn balance(fs: &Rc<Inner>, h: &Host) -> Result<(), FsError> {
         if !wanted(0) {
             return Ok(());
         }
+        f2fs::note_trigger(fs, &mut fs.st.borrow_mut());
         checkpoint_if_prefree().await?;
         let victim = {
             let st = fs.st.borrow();

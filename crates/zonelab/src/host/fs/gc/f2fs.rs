@@ -50,10 +50,24 @@ pub fn has_enough_invalid_blocks(st: &State) -> bool {
 /// node part). A log's section counts as used what it held at the last checkpoint and
 /// everything written since (`F2State::ckpt_invalid`), as F2FS's `ckpt_valid_blocks` does.
 pub(crate) fn has_not_enough_free_secs(st: &State, free: u32) -> bool {
+    short_of_free_secs(st, free).is_some()
+}
+
+/// Why [`has_not_enough_free_secs`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Short {
+    /// Free sections at or under the reserved ones and the whole sections dirty pages fill.
+    Sections,
+    /// In the part-section band, log `.0`'s section lacks room for the part of its kind.
+    LogRoom(usize),
+}
+
+/// [`has_not_enough_free_secs`], saying why.
+pub(crate) fn short_of_free_secs(st: &State, free: u32) -> Option<Short> {
     let reserved = st.f2.reserved_sections;
     if st.dirty_pages == 0 && st.node_dirty.is_empty() {
         // Nothing dirty: the reserved sections alone (and no scan of the files).
-        return free <= reserved;
+        return (free <= reserved).then_some(Short::Sections);
     }
     let cap = st.space.zones.first().map_or(1, |z| z.cap.max(1)) as u64;
     // (The sets may name files deleted since.)
@@ -76,10 +90,10 @@ pub(crate) fn has_not_enough_free_secs(st: &State, free: u32) -> bool {
     let lower = reserved + secs;
     let upper = lower + parts.iter().filter(|&&b| b > 0).count() as u32;
     if free > upper {
-        return false;
+        return None;
     }
     if free <= lower {
-        return true;
+        return Some(Short::Sections);
     }
     let left = |log: usize| {
         st.heads[log].map_or(cap, |z| {
@@ -91,9 +105,24 @@ pub(crate) fn has_not_enough_free_secs(st: &State, free: u32) -> bool {
         })
     };
     let [node_part, dent_part, data_part] = parts;
-    (HOT_DATA..=COLD_DATA).any(|l| data_part > left(l))
-        || (HOT_NODE..=COLD_NODE).any(|l| node_part > left(l))
-        || dent_part > left(HOT_DATA)
+    let lacking = (HOT_DATA..=COLD_DATA)
+        .find(|&l| data_part > left(l))
+        .or_else(|| (HOT_NODE..=COLD_NODE).find(|&l| node_part > left(l)))
+        .or_else(|| (dent_part > left(HOT_DATA)).then_some(HOT_DATA));
+    lacking.map(Short::LogRoom)
+}
+
+/// A foreground collection is starting: with `fs.f2fs.dirty_sections`, counts why (the
+/// report's `gc.foreground_triggers`).
+pub(crate) fn note_trigger(fs: &Inner, st: &mut State) {
+    if fs.spec.gc.policy != GcPolicyKind::Native || !spec(fs).dirty_sections {
+        return;
+    }
+    match short_of_free_secs(st, st.space.free_count()) {
+        Some(Short::Sections) => st.stats.fg_triggers.sections_needed += 1,
+        Some(Short::LogRoom(log)) => st.stats.fg_triggers.log_room[log] += 1,
+        None => {}
+    }
 }
 
 impl GcPolicy for F2fsCleaner {
