@@ -223,15 +223,7 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             quiet,
             state,
         } => {
-            if let Some(seed) = seed
-                && seed > i64::MAX as u64
-            {
-                bail!(
-                    "--seed {seed}: a seed is at most {} (it is written into config.resolved.toml, \
-                     whose integers are signed 64-bit)",
-                    i64::MAX
-                );
-            }
+            check_seed(seed)?;
             output::run(
                 &experiment,
                 output,
@@ -246,26 +238,10 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
         Command::Check {
             experiment,
             overrides,
-        } => {
-            let (cfg, exp) = load(&experiment, &overrides)?;
-            print!("{}", output::describe(&exp, &cfg));
-            println!("ok: {} is valid", experiment.display());
-            Ok(ExitCode::SUCCESS)
-        }
+        } => check(&experiment, &overrides),
         Command::Presets {
             action: None | Some(PresetAction::List),
-        } => {
-            let w = presets::PRESETS
-                .iter()
-                .map(|(n, _)| n.len())
-                .max()
-                .unwrap_or(0);
-            for (name, text) in presets::PRESETS {
-                let cfg: zonelab::config::DeviceConfig = toml::from_str(text)?;
-                println!("{name:<w$}  {}", cfg.description);
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => list_presets(),
         Command::Presets {
             action: Some(PresetAction::Show { name }),
         } => {
@@ -279,62 +255,18 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
             format,
             filter,
             max,
-        } => {
-            let max = max.unwrap_or(usize::MAX);
-            let filter = match filter {
-                None => ReportFilter::All,
-                Some(s) => ReportFilter::State(
-                    ZoneState::parse(&s).with_context(|| format!("unknown zone state `{s}`"))?,
-                ),
-            };
-            let (report, zone_lbas, lba) = match (preset, experiment, results) {
-                (Some(p), None, None) => {
-                    let text = zonelab::config::preset_file(&p);
-                    let exp = ExperimentConfig::parse(&text, &[])?.validate_device(&p)?;
-                    fresh_report(&exp, filter, max)?
-                }
-                (None, Some(e), None) => fresh_report(&load(&e, &[])?.1, filter, max)?,
-                (None, None, Some(dir)) => results_report(&dir, filter, max)?,
-                _ => bail!("give one of --preset, --experiment or --results"),
-            };
-            match format {
-                Format::Nvme => print!("{}", format_nvme_cli(&report)),
-                Format::Zbd => print!("{}", format_libzbd(&report, zone_lbas, lba)),
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => report_zones(preset, experiment, results, format, filter, max),
         Command::TraceStats {
             trace,
             experiment,
             after_marker,
             json,
-        } => {
-            let cfg = zonelab_cli::load_config(&experiment, &[])?;
-            let exp = cfg
-                .validate_device(&zonelab_cli::default_name(&experiment))
-                .map_err(|e| zonelab_cli::config_error(&experiment, &[], e))?;
-            let phase = if after_marker {
-                zonelab::trace::stats::Phase::AfterMarker
-            } else {
-                zonelab::trace::stats::Phase::All
-            };
-            let s = trace_stats::of(&trace, &exp, phase)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&s)?);
-            } else {
-                print!("{}", trace_stats::table(&s));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => print_trace_stats(&trace, &experiment, after_marker, json),
         Command::Reproduce {
             paper,
             output,
             scale,
-        } => {
-            let out = output.unwrap_or_else(|| PathBuf::from("results").join(&paper));
-            reproduce::run(&paper, &out, reproduce::Scale::new(scale)?)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        } => reproduce_paper(&paper, output, scale),
         #[cfg(feature = "ublk")]
         Command::Ublk(args) => ublk::run(args),
         #[cfg(not(feature = "ublk"))]
@@ -348,15 +280,120 @@ fn run_cli(cli: Cli) -> Result<ExitCode> {
         }
         Command::ValidateDevice(args) => validate::validate(args),
         Command::Calibrate(args) => validate::calibrate(args),
-        Command::Bench { quick, scale, case } => {
-            let scale = scale.unwrap_or(if quick { 1 } else { bench::FULL_SCALE });
-            match case {
-                Some(name) => bench::run_case(&name, scale)?,
-                None => bench::run_all(scale)?,
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Bench { quick, scale, case } => run_bench(quick, scale, case),
     }
+}
+
+/// `zonelab reproduce`: a paper's figures, into `results/<paper>` unless `-o` says otherwise.
+fn reproduce_paper(paper: &str, output: Option<PathBuf>, scale: u32) -> Result<ExitCode> {
+    let out = output.unwrap_or_else(|| PathBuf::from("results").join(paper));
+    reproduce::run(paper, &out, reproduce::Scale::new(scale)?)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `zonelab bench`: one case or all, at full scale unless `--quick` or `--scale`.
+fn run_bench(quick: bool, scale: Option<u64>, case: Option<String>) -> Result<ExitCode> {
+    let scale = scale.unwrap_or(if quick { 1 } else { bench::FULL_SCALE });
+    match case {
+        Some(name) => bench::run_case(&name, scale)?,
+        None => bench::run_all(scale)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `run --seed`: a seed is written into config.resolved.toml, so it must fit a TOML integer.
+fn check_seed(seed: Option<u64>) -> Result<()> {
+    if let Some(seed) = seed
+        && seed > i64::MAX as u64
+    {
+        bail!(
+            "--seed {seed}: a seed is at most {} (it is written into config.resolved.toml, \
+             whose integers are signed 64-bit)",
+            i64::MAX
+        );
+    }
+    Ok(())
+}
+
+/// `zonelab check`: what the experiment resolved to, if it is valid.
+fn check(experiment: &Path, overrides: &[String]) -> Result<ExitCode> {
+    let (cfg, exp) = load(experiment, overrides)?;
+    print!("{}", output::describe(&exp, &cfg));
+    println!("ok: {} is valid", experiment.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `zonelab presets`: each preset's name and description.
+fn list_presets() -> Result<ExitCode> {
+    let w = presets::PRESETS
+        .iter()
+        .map(|(n, _)| n.len())
+        .max()
+        .unwrap_or(0);
+    for (name, text) in presets::PRESETS {
+        let cfg: zonelab::config::DeviceConfig = toml::from_str(text)?;
+        println!("{name:<w$}  {}", cfg.description);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `zonelab report-zones`: the zones of a fresh device (a preset's or an experiment's) or of a
+/// finished run's results.
+fn report_zones(
+    preset: Option<String>,
+    experiment: Option<PathBuf>,
+    results: Option<PathBuf>,
+    format: Format,
+    filter: Option<String>,
+    max: Option<usize>,
+) -> Result<ExitCode> {
+    let max = max.unwrap_or(usize::MAX);
+    let filter = match filter {
+        None => ReportFilter::All,
+        Some(s) => ReportFilter::State(
+            ZoneState::parse(&s).with_context(|| format!("unknown zone state `{s}`"))?,
+        ),
+    };
+    let (report, zone_lbas, lba) = match (preset, experiment, results) {
+        (Some(p), None, None) => {
+            let text = zonelab::config::preset_file(&p);
+            let exp = ExperimentConfig::parse(&text, &[])?.validate_device(&p)?;
+            fresh_report(&exp, filter, max)?
+        }
+        (None, Some(e), None) => fresh_report(&load(&e, &[])?.1, filter, max)?,
+        (None, None, Some(dir)) => results_report(&dir, filter, max)?,
+        _ => bail!("give one of --preset, --experiment or --results"),
+    };
+    match format {
+        Format::Nvme => print!("{}", format_nvme_cli(&report)),
+        Format::Zbd => print!("{}", format_libzbd(&report, zone_lbas, lba)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `zonelab trace-stats`: a trace's statistics, as a table or JSON.
+fn print_trace_stats(
+    trace: &Path,
+    experiment: &Path,
+    after_marker: bool,
+    json: bool,
+) -> Result<ExitCode> {
+    let cfg = zonelab_cli::load_config(experiment, &[])?;
+    let exp = cfg
+        .validate_device(&zonelab_cli::default_name(experiment))
+        .map_err(|e| zonelab_cli::config_error(experiment, &[], e))?;
+    let phase = if after_marker {
+        zonelab::trace::stats::Phase::AfterMarker
+    } else {
+        zonelab::trace::stats::Phase::All
+    };
+    let s = trace_stats::of(trace, &exp, phase)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&s)?);
+    } else {
+        print!("{}", trace_stats::table(&s));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 const COMMITTED_REFERENCE: &str = include_str!("../../../experiments/kv/dbbench-reference.json");

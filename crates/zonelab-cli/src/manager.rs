@@ -13,7 +13,8 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use zonelab::config::{ExperimentConfig, preset_file};
 use zonelab::device::{
-    Command, Data, Op, ReportFilter, ZoneAction, ZoneState, format_libzbd, format_nvme_cli,
+    Command, Data, Op, ReportFilter, ZoneAction, ZoneReport, ZoneState, format_libzbd,
+    format_nvme_cli,
 };
 use zonelab::time::Instant;
 use zonelab_cli::state_file::{self, Loaded, settle, submit_and_save};
@@ -174,45 +175,7 @@ pub fn zone(args: ZoneArgs) -> Result<ExitCode> {
         bail!("--zone {z}: the device has zones 0..{}", zones - 1);
     }
     let action = match args.action {
-        ZoneCmd::Report => {
-            let filter = match &args.filter {
-                None => ReportFilter::All,
-                Some(s) => ReportFilter::State(
-                    ZoneState::parse(s).with_context(|| format!("unknown zone state `{s}`"))?,
-                ),
-            };
-            let slba = args.zone.unwrap_or(0) as u64 * zone_lbas;
-            let report = d
-                .driver
-                .device()
-                .report_zones(0, slba, filter, false, args.max.unwrap_or(usize::MAX))
-                .map_err(anyhow::Error::from)?;
-            let lba = d.driver.device().info().lba_size_bytes;
-            let text = match args.format {
-                Format::Nvme => format_nvme_cli(&report),
-                Format::Zbd => format_libzbd(&report, zone_lbas, lba),
-                Format::Csv => {
-                    let mut s = String::from("zone,zslba,state,wp,capacity_lbas\n");
-                    for z in &report.descriptors {
-                        let _ = writeln!(
-                            s,
-                            "{},{},{},{},{}",
-                            z.zslba / zone_lbas,
-                            z.zslba,
-                            z.state.nvme_cli_name(),
-                            z.wp,
-                            z.capacity_lbas
-                        );
-                    }
-                    s
-                }
-            };
-            print!("{text}");
-            if d.created {
-                save(&args.device, &d, now)?;
-            }
-            return Ok(ExitCode::SUCCESS);
-        }
+        ZoneCmd::Report => return report(&args, &d, now, zone_lbas),
         ZoneCmd::Info => {
             print!("{}", info(&d, now));
             if d.created {
@@ -248,6 +211,50 @@ pub fn zone(args: ZoneArgs) -> Result<ExitCode> {
         Err(status) => nvme_error(&name, status),
     };
     Ok(code)
+}
+
+/// `zonelab zone report`: the zones from `--zone` on, in the format asked.
+fn report(args: &ZoneArgs, d: &Loaded, now: Instant, zone_lbas: u64) -> Result<ExitCode> {
+    let filter = match &args.filter {
+        None => ReportFilter::All,
+        Some(s) => ReportFilter::State(
+            ZoneState::parse(s).with_context(|| format!("unknown zone state `{s}`"))?,
+        ),
+    };
+    let slba = args.zone.unwrap_or(0) as u64 * zone_lbas;
+    let report = d
+        .driver
+        .device()
+        .report_zones(0, slba, filter, false, args.max.unwrap_or(usize::MAX))
+        .map_err(anyhow::Error::from)?;
+    let lba = d.driver.device().info().lba_size_bytes;
+    let text = match args.format {
+        Format::Nvme => format_nvme_cli(&report),
+        Format::Zbd => format_libzbd(&report, zone_lbas, lba),
+        Format::Csv => format_csv(&report, zone_lbas),
+    };
+    print!("{text}");
+    if d.created {
+        save(&args.device, d, now)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A zone report as zones.csv lays it out.
+fn format_csv(report: &ZoneReport, zone_lbas: u64) -> String {
+    let mut s = String::from("zone,zslba,state,wp,capacity_lbas\n");
+    for z in &report.descriptors {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{}",
+            z.zslba / zone_lbas,
+            z.zslba,
+            z.state.nvme_cli_name(),
+            z.wp,
+            z.capacity_lbas
+        );
+    }
+    s
 }
 
 /// The Zone Send Action code of an action (ZNS 1.1, Figure 43).

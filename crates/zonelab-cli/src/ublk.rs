@@ -11,7 +11,7 @@ use clap::ValueEnum;
 use zonelab::config::ExperimentConfig;
 use zonelab::time::Instant;
 use zonelab_cli::state_file;
-use zonelab_ublk::adapter::BlockAdapter;
+use zonelab_ublk::adapter::{BlockAdapter, Limits};
 use zonelab_ublk::clock::TimeMode;
 use zonelab_ublk::server::{self, ServeOptions};
 
@@ -61,13 +61,57 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     if args.stop {
-        let stopped = server::stop(args.id, Duration::from_secs(300))?;
-        for id in stopped {
-            println!("stopped /dev/ublkb{id}");
-        }
-        return Ok(ExitCode::SUCCESS);
+        return stop(args.id);
     }
-    let (cfg, default_name) = match (&args.experiment, &args.preset) {
+    let (cfg, default_name) = config_of(&args)?;
+    let opts = serve_options(&args);
+    let Served {
+        cfg,
+        exp,
+        mut adapter,
+        saved,
+    } = open_adapter(
+        cfg,
+        &default_name,
+        &args.overrides,
+        args.state.as_deref(),
+        opts.max_io_bytes,
+    )?;
+    print_banner(&cfg, &exp, &adapter, saved.as_ref());
+    let dir = args
+        .output
+        .unwrap_or_else(|| zonelab_cli::output::default_dir(&format!("{}-ublk", exp.name)));
+    let trace = exp.trace;
+    if trace {
+        zonelab_cli::output::prepare_dir(&dir)?;
+        let sink = zonelab_cli::output::CsvFile::create(&dir.join("trace.csv"), &exp)?;
+        adapter.set_trace(Box::new(sink));
+    }
+    let what = describe_device(adapter.limits(), opts.time);
+    server::serve(
+        adapter,
+        &opts,
+        move |id| {
+            println!("/dev/ublkb{id}: {what}; stop with Ctrl-C or `zonelab ublk --stop --id {id}`");
+        },
+        |adapter| write_results(adapter, &dir, trace, saved.as_ref()),
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--stop`: stops the running servers and waits for them.
+fn stop(id: Option<u32>) -> Result<ExitCode> {
+    let stopped = server::stop(id, Duration::from_secs(300))?;
+    for id in stopped {
+        println!("stopped /dev/ublkb{id}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The configuration the arguments give (none when a state file is to supply it) and the
+/// experiment's default name.
+fn config_of(args: &Args) -> Result<(Option<ExperimentConfig>, String)> {
+    Ok(match (&args.experiment, &args.preset) {
         (Some(path), None) => (
             Some(zonelab_cli::load_config(path, &retaining(&args.overrides))?),
             zonelab_cli::default_name(path),
@@ -81,8 +125,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ),
         (None, None) if args.state.is_some() => (None, String::new()),
         _ => bail!("give an experiment file, --preset NAME or --state FILE"),
-    };
-    let opts = ServeOptions {
+    })
+}
+
+fn serve_options(args: &Args) -> ServeOptions {
+    ServeOptions {
         time: match args.time {
             Time::Virtual => TimeMode::Virtual,
             Time::Realtime => TimeMode::Realtime,
@@ -90,19 +137,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         queue_depth: args.queue_depth,
         dev_id: args.id.map_or(-1, |id| id as i32),
         ..ServeOptions::default()
-    };
-    let Served {
-        cfg,
-        exp,
-        mut adapter,
-        saved,
-    } = open_adapter(
-        cfg,
-        &default_name,
-        &args.overrides,
-        args.state.as_deref(),
-        opts.max_io_bytes,
-    )?;
+    }
+}
+
+/// The first lines, as `zonelab run` prints them, and where a loaded device came from.
+fn print_banner(
+    cfg: &ExperimentConfig,
+    exp: &zonelab::Experiment,
+    adapter: &BlockAdapter,
+    saved: Option<&StateFile>,
+) {
     println!(
         "zonelab {} | experiment {} | seed {} | config {:016x}",
         env!("CARGO_PKG_VERSION"),
@@ -110,7 +154,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         exp.seed,
         cfg.fingerprint()
     );
-    if let Some(s) = &saved
+    if let Some(s) = saved
         && !s.created
     {
         println!(
@@ -119,23 +163,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
             Instant::from_ns(adapter.start_ns())
         );
     }
-    let dir = args
-        .output
-        .unwrap_or_else(|| zonelab_cli::output::default_dir(&format!("{}-ublk", exp.name)));
-    let trace = exp.trace;
-    let sink = if trace {
-        zonelab_cli::output::prepare_dir(&dir)?;
-        Some(zonelab_cli::output::CsvFile::create(
-            &dir.join("trace.csv"),
-            &exp,
-        )?)
-    } else {
-        None
-    };
-    if let Some(sink) = sink {
-        adapter.set_trace(Box::new(sink));
-    }
-    let l = adapter.limits();
+}
+
+/// The served device in one line: zones, limits and time mode.
+fn describe_device(l: Limits, time: TimeMode) -> String {
     let limit = |n: u32| {
         if n == 0 {
             "no limit".to_string()
@@ -143,40 +174,39 @@ pub fn run(args: Args) -> Result<ExitCode> {
             n.to_string()
         }
     };
-    let what = format!(
+    format!(
         "host-managed, {} zones of {} MiB (capacity {} MiB), max open {}, max active {}, {} time",
         l.nr_zones,
         (l.zone_sectors as u64 * 512) >> 20,
         (l.zone_capacity_sectors * 512) >> 20,
         limit(l.max_open_zones),
         limit(l.max_active_zones),
-        match opts.time {
+        match time {
             TimeMode::Virtual => "virtual",
             TimeMode::Realtime => "real",
         }
-    );
-    server::serve(
-        adapter,
-        &opts,
-        move |id| {
-            println!("/dev/ublkb{id}: {what}; stop with Ctrl-C or `zonelab ublk --stop --id {id}`");
-        },
-        |adapter| {
-            adapter.finish_trace()?;
-            adapter.write_results(&dir, &|d, f| zonelab_cli::output::write_files(d, f, trace))?;
-            if let Some(s) = &saved {
-                save_state(adapter, s)?;
-                println!("device saved in {}", s.path.display());
-            }
-            println!("{}", adapter.describe_counts());
-            if let Some(kib) = peak_rss_kib() {
-                println!("peak memory (VmHWM) {} MiB", kib >> 10);
-            }
-            println!("results in {}", dir.display());
-            Ok(())
-        },
-    )?;
-    Ok(ExitCode::SUCCESS)
+    )
+}
+
+/// Once stopped: the results into `dir`, the device into its state file, and what it did.
+fn write_results(
+    adapter: &mut BlockAdapter,
+    dir: &Path,
+    trace: bool,
+    saved: Option<&StateFile>,
+) -> Result<()> {
+    adapter.finish_trace()?;
+    adapter.write_results(dir, &|d, f| zonelab_cli::output::write_files(d, f, trace))?;
+    if let Some(s) = saved {
+        save_state(adapter, s)?;
+        println!("device saved in {}", s.path.display());
+    }
+    println!("{}", adapter.describe_counts());
+    if let Some(kib) = peak_rss_kib() {
+        println!("peak memory (VmHWM) {} MiB", kib >> 10);
+    }
+    println!("results in {}", dir.display());
+    Ok(())
 }
 
 /// `overrides`, keeping data unless they say otherwise (a file system reads back what it wrote,

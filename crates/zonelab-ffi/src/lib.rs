@@ -14,20 +14,21 @@ use std::ffi::c_int;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, Result, anyhow, bail};
-use zonelab::config::{ExperimentConfig, preset_file};
+use anyhow::{Context, Result, bail};
+use zonelab::config::ExperimentConfig;
 use zonelab::device::{Command, Data, DeviceModel, Op, ReportFilter, Status, ZoneAction};
 use zonelab::driver::Driver;
 use zonelab::experiment::build_device;
 use zonelab::report::{RealtimeReport, RunIdentity, render};
 use zonelab::state;
 use zonelab::time::Instant;
-use zonelab::trace::CsvWriter;
 
 mod c_api;
+mod opening;
 mod registry;
 
 pub use c_api::{Handle, split_overrides};
+use opening::{check_options, configure, in_state, read_state, trace_into_results};
 use registry::leave;
 pub use registry::{bind_file, open};
 
@@ -261,13 +262,7 @@ impl Engine {
     }
 
     fn new(name: &str, o: &OpenOptions) -> Result<Self> {
-        if o.preset.is_some() && o.config_file.is_some() {
-            bail!("give zonelab_preset or zonelab_config, not both");
-        }
-        if let Some(dir) = &o.results {
-            zonelab_io::check_writable_dir(dir)
-                .with_context(|| format!("zonelab_results={}", dir.display()))?;
-        }
+        check_options(o)?;
         // The state file's lock, held as long as the device is open in this process: a second
         // fio (or `zonelab zone`) on the same file is refused, naming this one.
         let lock = match &o.state {
@@ -277,51 +272,17 @@ impl Engine {
             ),
             None => None,
         };
-        let file = match &o.state {
-            Some(p) if p.exists() => Some(
-                std::fs::read(p)
-                    .with_context(|| format!("zonelab_state: cannot read {}", p.display()))?,
-            ),
-            Some(p) => {
-                zonelab_io::check_writable_dir(zonelab_io::parent(p))
-                    .with_context(|| format!("zonelab_state={}", p.display()))?;
-                None
-            }
-            None => None,
-        };
-        let in_state = |e: state::StateError| {
-            let p = o.state.as_ref().expect("a state file").display();
-            anyhow!("zonelab_state={p}: {e}")
-        };
+        let file = read_state(o)?;
         let saved = file
             .as_deref()
             .map(state::decode)
             .transpose()
-            .map_err(in_state)?;
-        let text = match (&o.config_file, &o.preset, &saved) {
-            (Some(path), _, _) => std::fs::read_to_string(path)
-                .with_context(|| format!("zonelab_config: cannot read {path}"))?,
-            (None, Some(preset), _) => preset_file(preset),
-            (None, None, Some(s)) => s.identity.clone(),
-            (None, None, None) => preset_file(DEFAULT_PRESET),
-        };
-        let overrides = overrides_for(o, &text, saved.is_some())?;
-        let cfg = ExperimentConfig::parse(&text, &overrides)?;
-        let identity = state::identity(&cfg);
-        let exp = cfg.validate_device(name)?;
-        if o.state.is_some() {
-            state::check_storable(&exp).map_err(|e| anyhow!("zonelab_state: {e}"))?;
-        }
-        if exp.info().zoned.is_none() {
-            bail!(
-                "device `{}` is a conventional SSD; the ZoneLab fio engine drives zoned devices only (run conventional devices with `zonelab run`)",
-                exp.device.name()
-            );
-        }
+            .map_err(in_state(o))?;
+        let (cfg, identity, exp) = configure(name, o, saved.as_ref())?;
         let (mut device, start) = match saved {
             Some(s) => {
-                state::check_identity(&s.identity, &identity).map_err(in_state)?;
-                let d = state::restore(&exp, s.device).map_err(in_state)?;
+                state::check_identity(&s.identity, &identity).map_err(in_state(o))?;
+                let d = state::restore(&exp, s.device).map_err(in_state(o))?;
                 let start = d.idle_at().max(s.now);
                 (d, start)
             }
@@ -335,18 +296,7 @@ impl Engine {
         let channels = exp.device.nand().geometry.channels;
         let mut driver = Driver::new(device, start, exp.sampling(), "fio");
         if exp.trace {
-            let Some(dir) = &o.results else {
-                bail!(
-                    "trace.enabled: the fio engine writes trace.csv into the results directory; set zonelab_results"
-                );
-            };
-            let path = dir.join("trace.csv");
-            let file = std::fs::File::create(&path)
-                .with_context(|| format!("zonelab_results: cannot create {}", path.display()))?;
-            let mut csv =
-                CsvWriter::new(std::io::BufWriter::with_capacity(1 << 20, file), channels);
-            csv.header();
-            driver.set_trace(Box::new(csv));
+            trace_into_results(&mut driver, o, channels)?;
         }
         Ok(Engine {
             name: name.to_string(),

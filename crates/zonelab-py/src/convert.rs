@@ -5,8 +5,11 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use zonelab::device::report::CombinedReport;
+use zonelab::device::report::elastic::ElasticReport;
+use zonelab::device::report::ftl::FtlReport;
 use zonelab::experiment::RunOutput;
-use zonelab::firmware::FirmwareReport;
+use zonelab::firmware::{FirmwareReport, PoolReport, RenewableReport};
 use zonelab::metrics::{Layer, OpKind, Percentile, cdf};
 use zonelab::time::NS_PER_S;
 use zonelab::trace::TraceRecord;
@@ -283,93 +286,111 @@ pub fn zones(py: Python<'_>, out: &RunOutput) -> PyResult<Py<PyDict>> {
 /// The firmware policy's series (firmware_over_time.csv): `(kind, table)`, the kind naming the
 /// report (`zone_mapping`, `renewable`, `combined` for both, `ftl`, `elastic` for the eZNS layer); `None` for policies without one.
 pub fn firmware(py: Python<'_>, out: &RunOutput) -> PyResult<Option<(String, Py<PyDict>)>> {
-    let secs = |t: zonelab::time::Instant| t.secs_f64();
-    let mut t = Table::default();
-    let kind = match &out.summary.firmware {
+    let (kind, t) = match &out.summary.firmware {
         None => return Ok(None),
-        Some(FirmwareReport::ZoneMapping(r)) => {
-            t.declare(&[
-                ("time_ns", ints),
-                ("time_s", floats),
-                ("free_zones", ints),
-                ("invalid_zones", ints),
-                ("state", strs),
-            ]);
-            for s in &r.samples {
-                t.u64("time_ns", s.t.ns());
-                t.f64("time_s", secs(s.t));
-                t.u64("free_zones", s.free as u64);
-                t.u64("invalid_zones", s.invalid as u64);
-                t.str("state", &format!("S{}", s.state));
-            }
-            "zone_mapping"
-        }
-        Some(FirmwareReport::Renewable(r)) => {
-            t.declare(&[("time_ns", ints), ("time_s", floats), ("spare_zones", ints)]);
-            for s in &r.spare_samples {
-                t.u64("time_ns", s.t.ns());
-                t.f64("time_s", secs(s.t));
-                t.u64("spare_zones", s.spare_zones as u64);
-            }
-            "renewable"
-        }
-        Some(FirmwareReport::Combined(r)) => {
-            t.declare(&[
-                ("time_ns", ints),
-                ("time_s", floats),
-                ("free_zones", ints),
-                ("invalid_zones", ints),
-                ("state", strs),
-                ("spare_zones", ints),
-            ]);
-            for row in r.rows() {
-                t.u64("time_ns", row.t.ns());
-                t.f64("time_s", secs(row.t));
-                t.u64("free_zones", row.free as u64);
-                t.u64("invalid_zones", row.invalid as u64);
-                t.str("state", &format!("S{}", row.state));
-                t.u64("spare_zones", row.spare_zones as u64);
-            }
-            "combined"
-        }
-        Some(FirmwareReport::Ftl(r)) => {
-            t.declare(&[
-                ("time_ns", ints),
-                ("time_s", floats),
-                ("host_bytes", ints),
-                ("gc_copied_bytes", ints),
-                ("superblocks_erased", ints),
-                ("free_superblocks", ints),
-                ("waf", floats),
-            ]);
-            for s in &r.samples {
-                t.u64("time_ns", s.t.ns());
-                t.f64("time_s", secs(s.t));
-                t.u64("host_bytes", s.host_bytes);
-                t.u64("gc_copied_bytes", s.gc_copied_bytes);
-                t.u64("superblocks_erased", s.superblocks_erased);
-                t.u64("free_superblocks", s.free_superblocks as u64);
-                t.f64("waf", s.waf().unwrap_or(f64::NAN));
-            }
-            "ftl"
-        }
-        Some(FirmwareReport::Elastic(r)) => {
-            t.declare(&[
-                ("time_ns", ints),
-                ("time_s", floats),
-                ("namespace", ints),
-                ("spares_used", ints),
-                ("spare_pool", ints),
-            ]);
-            for s in &r.spare_samples {
-                t.u64("time_ns", s.t.ns());
-                t.f64("time_s", secs(s.t));
-                t.u64("namespace", s.namespace as u64);
-                t.u64("spares_used", s.spares_used as u64);
-                t.u64("spare_pool", s.spare_pool as u64);
-            }
-            "elastic"
-        }
+        Some(FirmwareReport::ZoneMapping(r)) => ("zone_mapping", zone_mapping_table(r)),
+        Some(FirmwareReport::Renewable(r)) => ("renewable", renewable_table(r)),
+        Some(FirmwareReport::Combined(r)) => ("combined", combined_table(r)),
+        Some(FirmwareReport::Ftl(r)) => ("ftl", ftl_table(r)),
+        Some(FirmwareReport::Elastic(r)) => ("elastic", elastic_table(r)),
     };
     Ok(Some((kind.to_string(), t.into_py(py)?.unbind())))
+}
+
+/// Mapping and preemptive erasing: free and invalid zones and the pool's state.
+fn zone_mapping_table(r: &PoolReport) -> Table {
+    let mut t = Table::default();
+    t.declare(&[
+        ("time_ns", ints),
+        ("time_s", floats),
+        ("free_zones", ints),
+        ("invalid_zones", ints),
+        ("state", strs),
+    ]);
+    for s in &r.samples {
+        t.u64("time_ns", s.t.ns());
+        t.f64("time_s", s.t.secs_f64());
+        t.u64("free_zones", s.free as u64);
+        t.u64("invalid_zones", s.invalid as u64);
+        t.str("state", &format!("S{}", s.state));
+    }
+    t
+}
+
+/// ReZNS: the spare zones left.
+fn renewable_table(r: &RenewableReport) -> Table {
+    let mut t = Table::default();
+    t.declare(&[("time_ns", ints), ("time_s", floats), ("spare_zones", ints)]);
+    for s in &r.spare_samples {
+        t.u64("time_ns", s.t.ns());
+        t.f64("time_s", s.t.secs_f64());
+        t.u64("spare_zones", s.spare_zones as u64);
+    }
+    t
+}
+
+/// Both, row by row.
+fn combined_table(r: &CombinedReport) -> Table {
+    let mut t = Table::default();
+    t.declare(&[
+        ("time_ns", ints),
+        ("time_s", floats),
+        ("free_zones", ints),
+        ("invalid_zones", ints),
+        ("state", strs),
+        ("spare_zones", ints),
+    ]);
+    for row in r.rows() {
+        t.u64("time_ns", row.t.ns());
+        t.f64("time_s", row.t.secs_f64());
+        t.u64("free_zones", row.free as u64);
+        t.u64("invalid_zones", row.invalid as u64);
+        t.str("state", &format!("S{}", row.state));
+        t.u64("spare_zones", row.spare_zones as u64);
+    }
+    t
+}
+
+/// The conventional SSD's FTL: traffic, garbage collection, free superblocks, WAF.
+fn ftl_table(r: &FtlReport) -> Table {
+    let mut t = Table::default();
+    t.declare(&[
+        ("time_ns", ints),
+        ("time_s", floats),
+        ("host_bytes", ints),
+        ("gc_copied_bytes", ints),
+        ("superblocks_erased", ints),
+        ("free_superblocks", ints),
+        ("waf", floats),
+    ]);
+    for s in &r.samples {
+        t.u64("time_ns", s.t.ns());
+        t.f64("time_s", s.t.secs_f64());
+        t.u64("host_bytes", s.host_bytes);
+        t.u64("gc_copied_bytes", s.gc_copied_bytes);
+        t.u64("superblocks_erased", s.superblocks_erased);
+        t.u64("free_superblocks", s.free_superblocks as u64);
+        t.f64("waf", s.waf().unwrap_or(f64::NAN));
+    }
+    t
+}
+
+/// The eZNS layer: spares each namespace uses, and the pool left.
+fn elastic_table(r: &ElasticReport) -> Table {
+    let mut t = Table::default();
+    t.declare(&[
+        ("time_ns", ints),
+        ("time_s", floats),
+        ("namespace", ints),
+        ("spares_used", ints),
+        ("spare_pool", ints),
+    ]);
+    for s in &r.spare_samples {
+        t.u64("time_ns", s.t.ns());
+        t.f64("time_s", s.t.secs_f64());
+        t.u64("namespace", s.namespace as u64);
+        t.u64("spares_used", s.spares_used as u64);
+        t.u64("spare_pool", s.spare_pool as u64);
+    }
+    t
 }

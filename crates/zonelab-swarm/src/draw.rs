@@ -50,6 +50,47 @@ pub enum Profile {
 /// below the zone size in LBAs (so not always whole program units), open and active limits,
 /// a write buffer, a shared write cache or neither.
 pub fn device(rng: &mut Rng, profile: Profile) -> DeviceDraw {
+    let g = geometry(rng, profile);
+    let l = zone_limits(rng, profile, &g);
+    let mut s = device_toml(rng, &g, &l);
+    s.push_str(&firmware(rng, g.zone_count));
+    s.push_str("[data]\nretention = true\n");
+    DeviceDraw {
+        toml: s,
+        zone_count: g.zone_count,
+        zone_bytes: g.zone_bytes,
+        cap_bytes: l.cap_lbas * g.lba,
+        lba: g.lba,
+        max_open: l.max_open,
+        max_active: l.max_active,
+    }
+}
+
+/// A drawn NAND geometry and the zones over it.
+#[derive(Clone, Copy)]
+struct Geometry {
+    lba: u64,
+    channels: u64,
+    per_channel: u64,
+    page: u64,
+    pages_per_block: u64,
+    pages_per_program: u64,
+    blocks_per_die: u64,
+    dies_per_zone: u64,
+    zone_bytes: u64,
+    zone_count: u64,
+}
+
+/// A zone's drawn capacity (in LBAs) and the device's open and active limits.
+#[derive(Clone, Copy)]
+struct ZoneLimits {
+    cap_lbas: u64,
+    max_open: u64,
+    max_active: u64,
+}
+
+/// eZNS gets 2 or 4 channels and one die per zone, the file layers blocks of 64-256 pages.
+fn geometry(rng: &mut Rng, profile: Profile) -> Geometry {
     let lba: u64 = if profile == Profile::Tiny && rng.chance(15) {
         512
     } else {
@@ -83,14 +124,30 @@ pub fn device(rng: &mut Rng, profile: Profile) -> DeviceDraw {
     let groups = dies / dies_per_zone;
     let blocks_per_die =
         (zone_count.div_ceil(groups) * blocks_per_zone_per_die).max(1) + rng.range(0, 2);
-    let zone_lbas = zone_bytes / lba;
+    Geometry {
+        lba,
+        channels,
+        per_channel,
+        page,
+        pages_per_block,
+        pages_per_program,
+        blocks_per_die,
+        dies_per_zone,
+        zone_bytes,
+        zone_count,
+    }
+}
+
+/// The open limit is at most the active one; without an active limit only a tiny device has one.
+fn zone_limits(rng: &mut Rng, profile: Profile, g: &Geometry) -> ZoneLimits {
+    let zone_count = g.zone_count;
+    let zone_lbas = g.zone_bytes / g.lba;
     let cap_lbas = match rng.range(0, 4) {
         0 => zone_lbas,
         1 => (zone_lbas * rng.range(1, 9) / 10).max(1),
         2 => rng.range(1, zone_lbas),
         _ => zone_lbas.saturating_sub(rng.range(0, 3)).max(1),
     };
-    let cap_bytes = cap_lbas * lba;
     let max_active = match profile {
         Profile::Ezns => rng.range(4, 16),
         Profile::Files if rng.chance(50) => rng.range(3, 8),
@@ -103,6 +160,34 @@ pub fn device(rng: &mut Rng, profile: Profile) -> DeviceDraw {
         (0, false) => rng.range(1, zone_count),
         (a, false) => rng.range(1, a),
     };
+    ZoneLimits {
+        cap_lbas,
+        max_open,
+        max_active,
+    }
+}
+
+/// `[device.geometry]`, `[device.zones]` and `[device.timing]`, drawing the append limit, the
+/// timings and the write buffer or cache on the way.
+fn device_toml(rng: &mut Rng, g: &Geometry, l: &ZoneLimits) -> String {
+    let Geometry {
+        lba,
+        channels,
+        per_channel,
+        page,
+        pages_per_block,
+        pages_per_program,
+        blocks_per_die,
+        dies_per_zone,
+        zone_bytes,
+        zone_count,
+    } = *g;
+    let ZoneLimits {
+        cap_lbas,
+        max_open,
+        max_active,
+    } = *l;
+    let cap_bytes = cap_lbas * lba;
     let unit = page * pages_per_program;
     let cap_units = cap_bytes / unit;
     let mut s = String::from("preset = \"rezns-40g\"\n");
@@ -150,17 +235,7 @@ pub fn device(rng: &mut Rng, profile: Profile) -> DeviceDraw {
     if rng.chance(15) {
         s.push_str("read_priority = true\n[device.timing.erase_suspend]\nsuspend_ns = 20000\nresume_ns = 30000\n");
     }
-    s.push_str(&firmware(rng, zone_count));
-    s.push_str("[data]\nretention = true\n");
-    DeviceDraw {
-        toml: s,
-        zone_count,
-        zone_bytes,
-        cap_bytes,
-        lba,
-        max_open,
-        max_active,
-    }
+    s
 }
 
 /// Several of the drawn drive under one host: `[layer] kind = "array"`, RAID-0 or RAID-5 of

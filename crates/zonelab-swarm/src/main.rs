@@ -92,12 +92,7 @@ fn main() -> Result<std::process::ExitCode> {
     let a = args()?;
     quiet_panics();
     if let Some(path) = &a.case {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
-        let case: Case =
-            serde_json::from_str(&text).with_context(|| format!("{path}: not a case file"))?;
-        let outcome = run(&case);
-        println!("{path}: {outcome:?}");
-        return Ok(exit(matches!(outcome, Outcome::Failed(_))));
+        return replay_case(path);
     }
     println!(
         "zonelab-swarm {} | seeds {}..{} | jobs {}",
@@ -106,10 +101,29 @@ fn main() -> Result<std::process::ExitCode> {
         a.start + a.seeds,
         a.jobs
     );
+    let wall = WallClock::now();
+    let totals = run_seeds(&a, wall);
+    let t = totals.lock().expect("totals");
+    print_totals(&t, wall);
+    Ok(exit(!t.failed.is_empty()))
+}
+
+/// `--case FILE`: runs one case file.
+fn replay_case(path: &str) -> Result<std::process::ExitCode> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
+    let case: Case =
+        serde_json::from_str(&text).with_context(|| format!("{path}: not a case file"))?;
+    let outcome = run(&case);
+    println!("{path}: {outcome:?}");
+    Ok(exit(matches!(outcome, Outcome::Failed(_))))
+}
+
+/// Checks the seeds on `a.jobs` threads, each taking the next seed when done with one, under
+/// the watchdog.
+fn run_seeds(a: &Args, wall: WallClock) -> Arc<Mutex<Totals>> {
     let totals = Arc::new(Mutex::new(Totals::default()));
     let next = Arc::new(AtomicU64::new(a.start));
     let end = a.start + a.seeds;
-    let wall = WallClock::now();
     let busy: Arc<Vec<(AtomicU64, AtomicU64)>> = Arc::new(
         (0..a.jobs)
             .map(|_| (AtomicU64::new(u64::MAX), AtomicU64::new(0)))
@@ -119,50 +133,84 @@ fn main() -> Result<std::process::ExitCode> {
     watchdog(busy.clone(), done.clone(), a.watchdog_s, wall);
     let workers: Vec<_> = (0..a.jobs)
         .map(|w| {
-            let (totals, next, busy) = (totals.clone(), next.clone(), busy.clone());
-            let shrink_dir = a.shrink_dir.clone();
-            let verbose = a.verbose;
-            std::thread::spawn(move || {
-                loop {
-                    let seed = next.fetch_add(1, Ordering::Relaxed);
-                    if seed >= end {
-                        break;
-                    }
-                    busy[w as usize]
-                        .1
-                        .store(wall.elapsed().as_secs(), Ordering::Relaxed);
-                    busy[w as usize].0.store(seed, Ordering::Relaxed);
-                    let case = draw(seed);
-                    if verbose {
-                        println!(
-                            "{}",
-                            serde_json::to_string_pretty(&case).unwrap_or_default()
-                        );
-                    }
-                    let began = WallClock::now();
-                    let outcome = run(&case);
-                    let took_s = began.elapsed().as_secs_f64();
-                    busy[w as usize].0.store(u64::MAX, Ordering::Relaxed);
-                    record(&totals, &case, &outcome, took_s, shrink_dir.as_deref());
-                    let t = totals.lock().expect("totals");
-                    if t.seeds % 10_000 == 0 {
-                        println!(
-                            "{} seeds, {} device commands, {} failed, {:.0} s",
-                            t.seeds,
-                            t.commands,
-                            t.failed.len(),
-                            wall.elapsed().as_secs_f64()
-                        );
-                    }
-                }
-            })
+            let worker = Worker {
+                totals: totals.clone(),
+                next: next.clone(),
+                busy: busy.clone(),
+                end,
+                wall,
+                shrink_dir: a.shrink_dir.clone(),
+                verbose: a.verbose,
+            };
+            std::thread::spawn(move || worker.run(w as usize))
         })
         .collect();
     for w in workers {
         let _ = w.join();
     }
     done.store(true, Ordering::Relaxed);
-    let t = totals.lock().expect("totals");
+    totals
+}
+
+/// What a worker thread shares with the others and the watchdog.
+struct Worker {
+    totals: Arc<Mutex<Totals>>,
+    next: Arc<AtomicU64>,
+    /// Per worker: the seed it runs (`u64::MAX` for none) and when it took it (wall seconds).
+    busy: Arc<Vec<(AtomicU64, AtomicU64)>>,
+    end: u64,
+    wall: WallClock,
+    shrink_dir: Option<String>,
+    verbose: bool,
+}
+
+impl Worker {
+    /// Worker `w`: draws, runs and records seeds until none are left.
+    fn run(self, w: usize) {
+        let Worker {
+            totals,
+            next,
+            busy,
+            end,
+            wall,
+            shrink_dir,
+            verbose,
+        } = self;
+        loop {
+            let seed = next.fetch_add(1, Ordering::Relaxed);
+            if seed >= end {
+                break;
+            }
+            busy[w].1.store(wall.elapsed().as_secs(), Ordering::Relaxed);
+            busy[w].0.store(seed, Ordering::Relaxed);
+            let case = draw(seed);
+            if verbose {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&case).unwrap_or_default()
+                );
+            }
+            let began = WallClock::now();
+            let outcome = run(&case);
+            let took_s = began.elapsed().as_secs_f64();
+            busy[w].0.store(u64::MAX, Ordering::Relaxed);
+            record(&totals, &case, &outcome, took_s, shrink_dir.as_deref());
+            let t = totals.lock().expect("totals");
+            if t.seeds % 10_000 == 0 {
+                println!(
+                    "{} seeds, {} device commands, {} failed, {:.0} s",
+                    t.seeds,
+                    t.commands,
+                    t.failed.len(),
+                    wall.elapsed().as_secs_f64()
+                );
+            }
+        }
+    }
+}
+
+/// The swarm's totals, per front end, and each failed seed with its replay command.
+fn print_totals(t: &Totals, wall: WallClock) {
     println!(
         "swarm: {} seeds ({} checked, {} refused by check naming a field), {} device commands, {} failed, {:.1} s wall",
         t.seeds,
@@ -181,7 +229,6 @@ fn main() -> Result<std::process::ExitCode> {
             replay_command(*seed)
         );
     }
-    Ok(exit(!t.failed.is_empty()))
 }
 
 fn exit(failed: bool) -> std::process::ExitCode {

@@ -233,9 +233,43 @@ impl BlockAdapter {
         if !data_ok {
             return invalid(libc::EINVAL);
         }
+        // Refused only once well formed: a misaligned Write Zeroes is EINVAL, as any command.
+        if cmd.op == Op::WriteZeroes {
+            return invalid(libc::EOPNOTSUPP);
+        }
+        let result = self.execute(now_ns, cmd.op, slba, nlb, buf);
+        match result {
+            Ok((done_ns, append_sector)) => {
+                let moved = if matches!(cmd.op, Op::Read | Op::Write | Op::ZoneAppend) {
+                    bytes
+                } else {
+                    0
+                };
+                Reply {
+                    result: moved as i32,
+                    done_ns,
+                    append_sector,
+                    status: None,
+                }
+            }
+            Err(status) => rejected(status, now_ns),
+        }
+    }
+
+    /// Sends a read, write, append, zone management or discard on to the device: its completion
+    /// time and, for an append, the sector it wrote.
+    fn execute(
+        &mut self,
+        now_ns: u64,
+        op: Op,
+        slba: u64,
+        nlb: u64,
+        buf: &mut [u8],
+    ) -> Result<(u64, Option<u64>), Status> {
+        let spl = self.sectors_per_lba;
         let zslba = slba - slba % self.zone_lbas;
         let mgmt = |action| DeviceCommand::zone(action, zslba);
-        let result = match cmd.op {
+        match op {
             Op::Read => self
                 .send(
                     now_ns,
@@ -266,24 +300,7 @@ impl BlockAdapter {
                 let whole = self.whole_zones(slba, nlb);
                 self.discard(now_ns, slba, nlb, whole)
             }
-            Op::WriteZeroes => return invalid(libc::EOPNOTSUPP),
-            Op::Flush | Op::ReportZones => unreachable!("served above"),
-        };
-        match result {
-            Ok((done_ns, append_sector)) => {
-                let moved = if matches!(cmd.op, Op::Read | Op::Write | Op::ZoneAppend) {
-                    bytes
-                } else {
-                    0
-                };
-                Reply {
-                    result: moved as i32,
-                    done_ns,
-                    append_sector,
-                    status: None,
-                }
-            }
-            Err(status) => rejected(status, now_ns),
+            Op::Flush | Op::ReportZones | Op::WriteZeroes => unreachable!("served above"),
         }
     }
 

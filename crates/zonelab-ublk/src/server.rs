@@ -21,7 +21,7 @@ use libublk::ctrl::{UblkCtrl, UblkCtrlBuilder};
 use libublk::io::{BufDesc, UblkDev, UblkIOCtx, UblkQueue};
 use libublk::{UblkError, UblkFlags, sys};
 
-use crate::adapter::BlockAdapter;
+use crate::adapter::{BlockAdapter, Limits};
 use crate::clock::{Clock, TimeMode};
 use crate::proto::{BLK_ZONE_BYTES, Command, Op, SECTOR_BYTES};
 
@@ -64,81 +64,17 @@ pub fn serve(
     ready: impl FnOnce(u32) + Send + Sync + 'static,
     stopped: impl FnOnce(&mut BlockAdapter) -> Result<()>,
 ) -> Result<()> {
-    if !Path::new("/dev/ublk-control").exists() {
-        bail!(
-            "/dev/ublk-control does not exist: load the driver with `modprobe ublk_drv` (as root; \
-             zoned ublk needs Linux 6.6 or later)"
-        );
-    }
+    check_driver()?;
     let limits = adapter.limits();
-    // A device of this id that an earlier server stopped may still be going (the kernel frees
-    // its id once every user of the old device has let go): wait for it, as `--stop` does.
-    if let Ok(id) = u32::try_from(opts.dev_id)
-        && !wait_until_gone(id, DEVICE_GONE_WAIT)
-    {
-        bail!(
-            "/dev/ublkb{id} still exists after {DEVICE_GONE_WAIT:?}: another server has it, \
-             or the kernel has not let go of a stopped one (`zonelab ublk --stop --id {id}`)"
-        );
-    }
-    let ctrl = UblkCtrlBuilder::default()
-        .name("zonelab")
-        .id(opts.dev_id)
-        .nr_queues(1)
-        .depth(opts.queue_depth)
-        .io_buf_bytes(opts.max_io_bytes)
-        .ctrl_flags((sys::UBLK_F_USER_COPY | sys::UBLK_F_ZONED) as u64)
-        .dev_flags(UblkFlags::UBLK_DEV_F_ADD_DEV)
-        .build()
-        .map_err(|e| anyhow!("cannot add a ublk device: {e} (are you root?)"))?;
-    match ctrl.get_driver_features() {
-        Some(f) if f & sys::UBLK_F_ZONED as u64 != 0 => {}
-        _ => bail!("this kernel's ublk driver has no zoned support (it needs Linux 6.6 or later)"),
-    }
-    let ctrl = Arc::new(ctrl);
-    let on_signal = ctrl.clone();
-    ctrlc::set_handler(move || {
-        // libublk sends control commands through a per-thread ring; this is the handler's own
-        // thread, so it needs one first.
-        let ring = libublk::ctrl::ublk_init_ctrl_task_ring(|ring| {
-            if ring.is_none() {
-                *ring = Some(io_uring::IoUring::<io_uring::squeue::Entry128>::builder().build(4)?);
-            }
-            Ok(())
-        });
-        match ring.and_then(|_| on_signal.kill_dev()) {
-            Ok(_) => {}
-            Err(e) => eprintln!("error: cannot stop the ublk device: {e}"),
-        }
-    })
-    .context("cannot install the SIGINT/SIGTERM handler")?;
+    wait_for_id(opts.dev_id)?;
+    let ctrl = Arc::new(add_device(opts)?);
+    stop_on_signal(ctrl.clone())?;
 
     let shared = Arc::new(Mutex::new(Some(adapter)));
     let queue_shared = shared.clone();
     let time = opts.time;
     let target = move |dev: &mut UblkDev| {
-        dev.set_default_params(limits.dev_sectors * SECTOR_BYTES);
-        let p = &mut dev.tgt.params;
-        p.types |= sys::UBLK_PARAM_TYPE_ZONED | sys::UBLK_PARAM_TYPE_DISCARD;
-        // No volatile write cache: a write the model completed is durable, so no flushes.
-        p.basic.attrs = 0;
-        p.basic.logical_bs_shift = limits.lba_shift;
-        p.basic.physical_bs_shift = limits.lba_shift;
-        p.basic.io_min_shift = limits.lba_shift;
-        p.basic.io_opt_shift = limits.lba_shift;
-        p.basic.chunk_sectors = limits.zone_sectors;
-        p.zoned = sys::ublk_param_zoned {
-            max_open_zones: limits.max_open_zones,
-            max_active_zones: limits.max_active_zones,
-            max_zone_append_sectors: limits.max_zone_append_sectors,
-            ..Default::default()
-        };
-        p.discard = sys::ublk_param_discard {
-            discard_granularity: 1 << limits.lba_shift,
-            max_discard_sectors: limits.zone_sectors,
-            max_discard_segments: 1,
-            ..Default::default()
-        };
+        set_params(dev, &limits);
         Ok(())
     };
     let queue = move |qid: u16, dev: &UblkDev| {
@@ -170,6 +106,95 @@ pub fn serve(
     let _ = std::fs::remove_file(pid_path(id));
     run.map_err(|e| anyhow!("ublk device {id}: {e}"))?;
     written
+}
+
+/// The ublk driver is loaded.
+fn check_driver() -> Result<()> {
+    if !Path::new("/dev/ublk-control").exists() {
+        bail!(
+            "/dev/ublk-control does not exist: load the driver with `modprobe ublk_drv` (as root; \
+             zoned ublk needs Linux 6.6 or later)"
+        );
+    }
+    Ok(())
+}
+
+/// A device of this id that an earlier server stopped may still be going (the kernel frees
+/// its id once every user of the old device has let go): wait for it, as `--stop` does.
+fn wait_for_id(dev_id: i32) -> Result<()> {
+    if let Ok(id) = u32::try_from(dev_id)
+        && !wait_until_gone(id, DEVICE_GONE_WAIT)
+    {
+        bail!(
+            "/dev/ublkb{id} still exists after {DEVICE_GONE_WAIT:?}: another server has it, \
+             or the kernel has not let go of a stopped one (`zonelab ublk --stop --id {id}`)"
+        );
+    }
+    Ok(())
+}
+
+/// Adds the device (one queue, user copy, zoned), if the kernel's driver can serve zones.
+fn add_device(opts: &ServeOptions) -> Result<UblkCtrl> {
+    let ctrl = UblkCtrlBuilder::default()
+        .name("zonelab")
+        .id(opts.dev_id)
+        .nr_queues(1)
+        .depth(opts.queue_depth)
+        .io_buf_bytes(opts.max_io_bytes)
+        .ctrl_flags((sys::UBLK_F_USER_COPY | sys::UBLK_F_ZONED) as u64)
+        .dev_flags(UblkFlags::UBLK_DEV_F_ADD_DEV)
+        .build()
+        .map_err(|e| anyhow!("cannot add a ublk device: {e} (are you root?)"))?;
+    match ctrl.get_driver_features() {
+        Some(f) if f & sys::UBLK_F_ZONED as u64 != 0 => {}
+        _ => bail!("this kernel's ublk driver has no zoned support (it needs Linux 6.6 or later)"),
+    }
+    Ok(ctrl)
+}
+
+/// SIGINT and SIGTERM stop the device (the queue then drains and `serve` returns).
+fn stop_on_signal(ctrl: Arc<UblkCtrl>) -> Result<()> {
+    ctrlc::set_handler(move || {
+        // libublk sends control commands through a per-thread ring; this is the handler's own
+        // thread, so it needs one first.
+        let ring = libublk::ctrl::ublk_init_ctrl_task_ring(|ring| {
+            if ring.is_none() {
+                *ring = Some(io_uring::IoUring::<io_uring::squeue::Entry128>::builder().build(4)?);
+            }
+            Ok(())
+        });
+        match ring.and_then(|_| ctrl.kill_dev()) {
+            Ok(_) => {}
+            Err(e) => eprintln!("error: cannot stop the ublk device: {e}"),
+        }
+    })
+    .context("cannot install the SIGINT/SIGTERM handler")
+}
+
+/// The device's parameters as the kernel sees them: size, block sizes, zones and discard.
+fn set_params(dev: &mut UblkDev, limits: &Limits) {
+    dev.set_default_params(limits.dev_sectors * SECTOR_BYTES);
+    let p = &mut dev.tgt.params;
+    p.types |= sys::UBLK_PARAM_TYPE_ZONED | sys::UBLK_PARAM_TYPE_DISCARD;
+    // No volatile write cache: a write the model completed is durable, so no flushes.
+    p.basic.attrs = 0;
+    p.basic.logical_bs_shift = limits.lba_shift;
+    p.basic.physical_bs_shift = limits.lba_shift;
+    p.basic.io_min_shift = limits.lba_shift;
+    p.basic.io_opt_shift = limits.lba_shift;
+    p.basic.chunk_sectors = limits.zone_sectors;
+    p.zoned = sys::ublk_param_zoned {
+        max_open_zones: limits.max_open_zones,
+        max_active_zones: limits.max_active_zones,
+        max_zone_append_sectors: limits.max_zone_append_sectors,
+        ..Default::default()
+    };
+    p.discard = sys::ublk_param_discard {
+        discard_granularity: 1 << limits.lba_shift,
+        max_discard_sectors: limits.zone_sectors,
+        max_discard_segments: 1,
+        ..Default::default()
+    };
 }
 
 /// How long a new server waits for a stopped device of its id to go (chosen; in the VM test the

@@ -6,8 +6,11 @@ use std::fmt::Write as _;
 use zonelab::Experiment;
 use zonelab::config::ExperimentConfig;
 use zonelab::experiment::DeviceSpec;
+use zonelab::ftl::{FtlSpec, PreconditionPlan};
 use zonelab::workload::HostWorkload;
+use zonelab::workload::files::FileWorkload;
 use zonelab::workload::files::updates::UpdatePattern;
+use zonelab::zns::ZnsSpec;
 
 /// What the experiment resolved to, in a few lines.
 pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
@@ -15,6 +18,39 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
         DeviceSpec::Zns(spec) => spec,
         DeviceSpec::Conventional(spec) => return describe_conventional(exp, spec),
     };
+    let z = &spec.zones;
+    let mut s = zns_device(spec, cfg);
+    if !exp.prefill.zones.is_empty() {
+        let total = z.zone_count as u64 * spec.zone_capacity_lbas();
+        let _ = writeln!(
+            s,
+            "prefill: {:.1}% of capacity in {} zones",
+            exp.prefill.lbas() as f64 * 100.0 / total as f64,
+            exp.prefill.zones.len()
+        );
+    }
+    for j in &exp.jobs {
+        let _ = writeln!(
+            s,
+            "job {}: {:?} bs {} KiB, iodepth {}, numjobs {}, zones {}..{}",
+            j.name,
+            j.rw,
+            j.block_lbas * z.lba_size_bytes / 1024,
+            j.iodepth,
+            j.numjobs,
+            j.first_zone,
+            j.first_zone + j.zone_count
+        );
+    }
+    replays(&mut s, exp);
+    for w in &exp.host {
+        host_workload(&mut s, w, exp.cores, z.lba_size_bytes);
+    }
+    s
+}
+
+/// A zoned device's shape, limits and timing, and its firmware's settings.
+fn zns_device(spec: &ZnsSpec, cfg: &ExperimentConfig) -> String {
     let (g, z, t) = (&spec.nand.geometry, &spec.zones, &spec.nand.timing);
     let limit = |l: Option<u32>| l.map_or("no limit".to_string(), |v| v.to_string());
     let mut s = format!(
@@ -42,28 +78,11 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
             .replace('\n', " ")
             .trim()
     );
-    if !exp.prefill.zones.is_empty() {
-        let total = z.zone_count as u64 * spec.zone_capacity_lbas();
-        let _ = writeln!(
-            s,
-            "prefill: {:.1}% of capacity in {} zones",
-            exp.prefill.lbas() as f64 * 100.0 / total as f64,
-            exp.prefill.zones.len()
-        );
-    }
-    for j in &exp.jobs {
-        let _ = writeln!(
-            s,
-            "job {}: {:?} bs {} KiB, iodepth {}, numjobs {}, zones {}..{}",
-            j.name,
-            j.rw,
-            j.block_lbas * z.lba_size_bytes / 1024,
-            j.iodepth,
-            j.numjobs,
-            j.first_zone,
-            j.first_zone + j.zone_count
-        );
-    }
+    s
+}
+
+/// One line per trace replay.
+fn replays(s: &mut String, exp: &Experiment) {
     for r in &exp.replays {
         let _ = writeln!(
             s,
@@ -71,118 +90,160 @@ pub fn describe(exp: &Experiment, cfg: &ExperimentConfig) -> String {
             r.name, r.trace, r.mode, r.iodepth
         );
     }
-    for w in &exp.host {
-        match w {
-            HostWorkload::Threads(t) => {
-                let _ = writeln!(
-                    s,
-                    "threads {}: {} threads x {} appends of {} KiB, fsync {}, on {} host cores",
-                    t.name,
-                    t.threads,
-                    t.ops_per_thread,
-                    t.block_lbas * z.lba_size_bytes / 1024,
-                    t.fsync,
-                    exp.cores
-                );
-            }
-            HostWorkload::Files(f) => {
-                use zonelab::workload::files::FileWorkload;
-                let fs = &f.fs;
-                let _ = writeln!(
-                    s,
-                    "file layer: {} over zones {}..{}, GC {}, page cache {} MiB, on {} host cores",
-                    fs.personality.name(),
-                    fs.first_zone,
-                    fs.first_zone + fs.zone_count,
-                    fs.gc.policy.name(),
-                    fs.cache.page_cache_bytes >> 20,
-                    exp.cores
-                );
-                for w in &f.workloads {
-                    let line = match w {
-                        FileWorkload::Filebench(b) => format!(
-                            "filebench {}: {}, {} files of {} KiB in dirs {} wide, {} threads, {:.0} s",
-                            b.name,
-                            b.kind.name(),
-                            b.nfiles,
-                            b.file_bytes >> 10,
-                            b.dir_width,
-                            b.threads,
-                            b.run.secs_f64()
-                        ),
-                        FileWorkload::FioFiles(j) => format!(
-                            "fio_files {}: {} jobs x {} MiB files, {} KiB {} writes, fsync every {}, {} loops",
-                            j.name,
-                            j.threads,
-                            j.file_bytes >> 20,
-                            j.bs >> 10,
-                            if j.random { "random" } else { "sequential" },
-                            j.fsync,
-                            j.loops
-                        ),
-                        FileWorkload::Updates(u) => format!(
-                            "updates {}: {} files x {} MiB, {} updates of {} KiB ({}), {} threads",
-                            u.name,
-                            u.files,
-                            u.file_bytes >> 20,
-                            u.updates,
-                            u.bs >> 10,
-                            match u.pattern {
-                                UpdatePattern::Uniform => "uniform".to_string(),
-                                UpdatePattern::HotCold {
-                                    hot_updates,
-                                    hot_data,
-                                } => format!(
-                                    "{:.0}% of updates to the hottest {:.0}% of the data",
-                                    hot_updates * 100.0,
-                                    hot_data * 100.0
-                                ),
-                            },
-                            u.threads
-                        ),
-                    };
-                    let _ = writeln!(s, "{line}");
-                }
-            }
-            HostWorkload::DbBench(d) => {
-                let names: Vec<&str> = d.benchmarks.iter().map(|b| b.name()).collect();
-                let _ = writeln!(
-                    s,
-                    "dbbench {}: {} on a RocksDB-like store, num {}, key {} B, value {} B, {} thread(s), files {}",
-                    d.name,
-                    names.join(","),
-                    d.num,
-                    d.key_size,
-                    d.value_size,
-                    d.threads,
-                    d.files
-                );
-            }
-            HostWorkload::Ycsb(y) => {
-                let _ = writeln!(
-                    s,
-                    "ycsb {}: {} records, {} operations (read {}, update {}, insert {}, scan {}, rmw {}), {:?}, {} thread(s), files {}",
-                    y.name,
-                    y.record_count,
-                    y.operation_count,
-                    y.read,
-                    y.update,
-                    y.insert,
-                    y.scan,
-                    y.read_modify_write,
-                    y.distribution,
-                    y.threads,
-                    y.files
-                );
+}
+
+/// A host workload's line (a file layer's, then one per workload on it).
+fn host_workload(s: &mut String, w: &HostWorkload, cores: u32, lba_size_bytes: u64) {
+    match w {
+        HostWorkload::Threads(t) => {
+            let _ = writeln!(
+                s,
+                "threads {}: {} threads x {} appends of {} KiB, fsync {}, on {} host cores",
+                t.name,
+                t.threads,
+                t.ops_per_thread,
+                t.block_lbas * lba_size_bytes / 1024,
+                t.fsync,
+                cores
+            );
+        }
+        HostWorkload::Files(f) => {
+            let fs = &f.fs;
+            let _ = writeln!(
+                s,
+                "file layer: {} over zones {}..{}, GC {}, page cache {} MiB, on {} host cores",
+                fs.personality.name(),
+                fs.first_zone,
+                fs.first_zone + fs.zone_count,
+                fs.gc.policy.name(),
+                fs.cache.page_cache_bytes >> 20,
+                cores
+            );
+            for w in &f.workloads {
+                let _ = writeln!(s, "{}", file_workload(w));
             }
         }
+        HostWorkload::DbBench(d) => {
+            let names: Vec<&str> = d.benchmarks.iter().map(|b| b.name()).collect();
+            let _ = writeln!(
+                s,
+                "dbbench {}: {} on a RocksDB-like store, num {}, key {} B, value {} B, {} thread(s), files {}",
+                d.name,
+                names.join(","),
+                d.num,
+                d.key_size,
+                d.value_size,
+                d.threads,
+                d.files
+            );
+        }
+        HostWorkload::Ycsb(y) => {
+            let _ = writeln!(
+                s,
+                "ycsb {}: {} records, {} operations (read {}, update {}, insert {}, scan {}, rmw {}), {:?}, {} thread(s), files {}",
+                y.name,
+                y.record_count,
+                y.operation_count,
+                y.read,
+                y.update,
+                y.insert,
+                y.scan,
+                y.read_modify_write,
+                y.distribution,
+                y.threads,
+                y.files
+            );
+        }
     }
-    s
+}
+
+/// A workload on the file layer, in one line.
+fn file_workload(w: &FileWorkload) -> String {
+    match w {
+        FileWorkload::Filebench(b) => format!(
+            "filebench {}: {}, {} files of {} KiB in dirs {} wide, {} threads, {:.0} s",
+            b.name,
+            b.kind.name(),
+            b.nfiles,
+            b.file_bytes >> 10,
+            b.dir_width,
+            b.threads,
+            b.run.secs_f64()
+        ),
+        FileWorkload::FioFiles(j) => format!(
+            "fio_files {}: {} jobs x {} MiB files, {} KiB {} writes, fsync every {}, {} loops",
+            j.name,
+            j.threads,
+            j.file_bytes >> 20,
+            j.bs >> 10,
+            if j.random { "random" } else { "sequential" },
+            j.fsync,
+            j.loops
+        ),
+        FileWorkload::Updates(u) => format!(
+            "updates {}: {} files x {} MiB, {} updates of {} KiB ({}), {} threads",
+            u.name,
+            u.files,
+            u.file_bytes >> 20,
+            u.updates,
+            u.bs >> 10,
+            match u.pattern {
+                UpdatePattern::Uniform => "uniform".to_string(),
+                UpdatePattern::HotCold {
+                    hot_updates,
+                    hot_data,
+                } => format!(
+                    "{:.0}% of updates to the hottest {:.0}% of the data",
+                    hot_updates * 100.0,
+                    hot_data * 100.0
+                ),
+            },
+            u.threads
+        ),
+    }
 }
 
 /// What a conventional device's experiment resolved to.
-fn describe_conventional(exp: &Experiment, spec: &zonelab::ftl::FtlSpec) -> String {
-    let (g, t) = (&spec.nand.geometry, &spec.nand.timing);
+fn describe_conventional(exp: &Experiment, spec: &FtlSpec) -> String {
+    let t = &spec.nand.timing;
+    let mut s = ftl_device(spec);
+    let _ = writeln!(
+        s,
+        "timing: tR {} us, tPROG {} us, erase {} ms, channel {} MB/s, host {} MB/s{}",
+        t.read_latency.ns() as f64 / 1e3,
+        t.program_latency.ns() as f64 / 1e3,
+        t.erase_latency.ns() as f64 / 1e6,
+        t.channel_rate_mb_s,
+        t.host_rate_mb_s,
+        if spec.nand.aging.is_some() {
+            "; NAND aging on"
+        } else {
+            ""
+        }
+    );
+    if let Some(p) = &exp.precondition {
+        precondition(&mut s, p, spec);
+    }
+    for j in &exp.jobs {
+        let _ = writeln!(
+            s,
+            "job {}: {:?} bs {} KiB, iodepth {}, numjobs {}, LBAs {}..{}",
+            j.name,
+            j.rw,
+            j.block_lbas * spec.lba_size_bytes / 1024,
+            j.iodepth,
+            j.numjobs,
+            j.first_lba,
+            j.first_lba + j.region_lbas
+        );
+    }
+    replays(&mut s, exp);
+    s
+}
+
+/// A conventional device's shape and its FTL's settings.
+fn ftl_device(spec: &FtlSpec) -> String {
+    let g = &spec.nand.geometry;
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     let unit = spec.mapping_unit_bytes;
     let mut s = format!(
@@ -211,56 +272,25 @@ fn describe_conventional(exp: &Experiment, spec: &zonelab::ftl::FtlSpec) -> Stri
             format!("static at {} erases apart", spec.wear_leveling_threshold)
         }
     );
+    s
+}
+
+/// How the device is filled before the jobs run.
+fn precondition(s: &mut String, p: &PreconditionPlan, spec: &FtlSpec) {
+    let unit = spec.mapping_unit_bytes;
     let _ = writeln!(
         s,
-        "timing: tR {} us, tPROG {} us, erase {} ms, channel {} MB/s, host {} MB/s{}",
-        t.read_latency.ns() as f64 / 1e3,
-        t.program_latency.ns() as f64 / 1e3,
-        t.erase_latency.ns() as f64 / 1e6,
-        t.channel_rate_mb_s,
-        t.host_rate_mb_s,
-        if spec.nand.aging.is_some() {
-            "; NAND aging on"
+        "precondition: fill {:.1}% sequentially{}",
+        p.fill_units as f64 * 100.0 / spec.logical_units as f64,
+        if p.random_overwrite {
+            format!(
+                ", then {} KiB random overwrite until steady state (window {}, at most {} rounds)",
+                (p.block_units * unit) >> 10,
+                p.window,
+                p.max_rounds
+            )
         } else {
-            ""
+            String::new()
         }
     );
-    if let Some(p) = &exp.precondition {
-        let _ = writeln!(
-            s,
-            "precondition: fill {:.1}% sequentially{}",
-            p.fill_units as f64 * 100.0 / spec.logical_units as f64,
-            if p.random_overwrite {
-                format!(
-                    ", then {} KiB random overwrite until steady state (window {}, at most {} rounds)",
-                    (p.block_units * unit) >> 10,
-                    p.window,
-                    p.max_rounds
-                )
-            } else {
-                String::new()
-            }
-        );
-    }
-    for j in &exp.jobs {
-        let _ = writeln!(
-            s,
-            "job {}: {:?} bs {} KiB, iodepth {}, numjobs {}, LBAs {}..{}",
-            j.name,
-            j.rw,
-            j.block_lbas * spec.lba_size_bytes / 1024,
-            j.iodepth,
-            j.numjobs,
-            j.first_lba,
-            j.first_lba + j.region_lbas
-        );
-    }
-    for r in &exp.replays {
-        let _ = writeln!(
-            s,
-            "replay {}: {} ({:?}), iodepth {}",
-            r.name, r.trace, r.mode, r.iodepth
-        );
-    }
-    s
 }

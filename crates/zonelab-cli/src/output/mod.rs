@@ -33,30 +33,14 @@ pub fn run(
     if let Some(seed) = seed {
         cfg.seed = seed;
     }
-    let validate = |c: &ExperimentConfig| c.validate(&crate::default_name(path));
-    let in_file = || format!("in {}", path.display());
     // With a state file, its lock is held until the device is saved back (`_lock`).
-    let (cfg, exp, device, identity, _lock) = match state {
-        None => {
-            let exp = validate(&cfg).map_err(|e| crate::config_error(path, overrides, e))?;
-            let device = zonelab::experiment::build_device(&exp);
-            (cfg, exp, device, None, None)
-        }
-        Some(file) => {
-            let l =
-                crate::state_file::open(file, Some(cfg), &[], &validate).with_context(in_file)?;
-            if !quiet && !l.created {
-                println!("device from {} (its clock at {})", file.display(), l.start);
-            }
-            (
-                l.cfg,
-                l.exp,
-                l.driver.into_device(),
-                Some((file, l.identity)),
-                Some(l.lock),
-            )
-        }
-    };
+    let Opened {
+        cfg,
+        exp,
+        device,
+        identity,
+        lock: _lock,
+    } = open_device(path, overrides, cfg, state, quiet)?;
     let print = cfg.fingerprint();
     if !quiet {
         println!(
@@ -69,22 +53,8 @@ pub fn run(
     }
     let dir = output.unwrap_or_else(|| default_dir(&exp.name));
     let mut inputs = inputs(path, &exp, &dir)?;
-    // Ctrl-C (or SIGTERM) stops the run; it ends with its results so far, written as usual.
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let flag = stop.clone();
-    // (A second handler cannot be installed, as when Python or a test runs two experiments in
-    // one process: those runs are then stopped the way the process is.)
-    let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
-    inputs.limits.stop = Some(stop);
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(1000)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {percent}% {msg}")
-            .expect("valid template"),
-    );
+    stop_on_ctrl_c(&mut inputs);
+    let bar = progress_bar(quiet);
     let wall = std::time::Instant::now();
     let out = zonelab::experiment::run_on(&exp, device, inputs, print, &mut |p| {
         bar.set_position((p.fraction * 1000.0) as u64);
@@ -100,32 +70,114 @@ pub fn run(
         crate::state_file::save(file, identity, end, &*out.device)?;
     }
     if !quiet {
-        print!("{}", table(&out.summary));
-        let ios: u64 = out.summary.ops.values().map(|o| o.count).sum();
-        let kv: u64 = out
-            .summary
-            .table
-            .iter()
-            .filter(|r| r.layer == Layer::Kv)
-            .map(|r| r.summary.count)
-            .sum();
-        let kv_rate = if kv > 0 {
-            format!(
-                ", {:.0} key-value operations per wall second",
-                kv as f64 / wall_s.max(1e-9)
-            )
-        } else {
-            String::new()
-        };
-        println!(
-            "wall {wall_s:.2} s for {:.3} simulated s ({:.0} commands per wall second{kv_rate}); results in {}",
-            out.summary.simulated_time_ns as f64 / 1e9,
-            ios as f64 / wall_s.max(1e-9),
-            dir.display()
-        );
+        print_summary(&out, wall_s, &dir);
     }
-    // A job that read nothing because nothing was there ran as asked, but is rarely what was
-    // meant: say so beside the (empty) table instead of exiting quietly.
+    warn_of_empty_reads(&out);
+    Ok(exit_code(&out, &dir))
+}
+
+/// The device a run starts on, and the configuration it is described by.
+struct Opened<'a> {
+    cfg: ExperimentConfig,
+    exp: Experiment,
+    device: Box<dyn zonelab::device::DeviceModel>,
+    /// The state file to save the device into, and its configuration as the file records it.
+    identity: Option<(&'a Path, String)>,
+    lock: Option<zonelab_io::StateLock>,
+}
+
+/// The device `cfg` builds, or the one the state file holds (which `cfg` must describe).
+fn open_device<'a>(
+    path: &Path,
+    overrides: &[String],
+    cfg: ExperimentConfig,
+    state: Option<&'a Path>,
+    quiet: bool,
+) -> Result<Opened<'a>> {
+    let validate = |c: &ExperimentConfig| c.validate(&crate::default_name(path));
+    let in_file = || format!("in {}", path.display());
+    Ok(match state {
+        None => {
+            let exp = validate(&cfg).map_err(|e| crate::config_error(path, overrides, e))?;
+            let device = zonelab::experiment::build_device(&exp);
+            Opened {
+                cfg,
+                exp,
+                device,
+                identity: None,
+                lock: None,
+            }
+        }
+        Some(file) => {
+            let l =
+                crate::state_file::open(file, Some(cfg), &[], &validate).with_context(in_file)?;
+            if !quiet && !l.created {
+                println!("device from {} (its clock at {})", file.display(), l.start);
+            }
+            Opened {
+                cfg: l.cfg,
+                exp: l.exp,
+                device: l.driver.into_device(),
+                identity: Some((file, l.identity)),
+                lock: Some(l.lock),
+            }
+        }
+    })
+}
+
+/// Ctrl-C (or SIGTERM) stops the run; it ends with its results so far, written as usual.
+fn stop_on_ctrl_c(inputs: &mut Inputs) {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = stop.clone();
+    // (A second handler cannot be installed, as when Python or a test runs two experiments in
+    // one process: those runs are then stopped the way the process is.)
+    let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
+    inputs.limits.stop = Some(stop);
+}
+
+fn progress_bar(quiet: bool) -> ProgressBar {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(1000)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {percent}% {msg}")
+            .expect("valid template"),
+    );
+    bar
+}
+
+/// The summary table and the run's pace against the wall clock.
+fn print_summary(out: &RunOutput, wall_s: f64, dir: &Path) {
+    print!("{}", table(&out.summary));
+    let ios: u64 = out.summary.ops.values().map(|o| o.count).sum();
+    let kv: u64 = out
+        .summary
+        .table
+        .iter()
+        .filter(|r| r.layer == Layer::Kv)
+        .map(|r| r.summary.count)
+        .sum();
+    let kv_rate = if kv > 0 {
+        format!(
+            ", {:.0} key-value operations per wall second",
+            kv as f64 / wall_s.max(1e-9)
+        )
+    } else {
+        String::new()
+    };
+    println!(
+        "wall {wall_s:.2} s for {:.3} simulated s ({:.0} commands per wall second{kv_rate}); results in {}",
+        out.summary.simulated_time_ns as f64 / 1e9,
+        ios as f64 / wall_s.max(1e-9),
+        dir.display()
+    );
+}
+
+/// A job that read nothing because nothing was there ran as asked, but is rarely what was
+/// meant: say so beside the (empty) table instead of exiting quietly.
+fn warn_of_empty_reads(out: &RunOutput) {
     for j in &out.summary.jobs {
         if j.reads + j.writes + j.resets == 0 && j.stopped.contains(&StopReason::NoDataToRead) {
             eprintln!(
@@ -135,16 +187,21 @@ pub fn run(
             );
         }
     }
+}
+
+/// 130 for a run stopped early, 1 if the device rejected commands no layer rode through
+/// (each named), 0 otherwise.
+fn exit_code(out: &RunOutput, dir: &Path) -> ExitCode {
     if let Some(why) = out.summary.stopped_early {
         eprintln!(
             "stopped early ({why:?}) at simulated {:.3} s: the results so far are in {} (summary.json says so)",
             out.summary.simulated_time_ns as f64 / 1e9,
             dir.display()
         );
-        return Ok(ExitCode::from(130));
+        return ExitCode::from(130);
     }
     if out.summary.errors.is_empty() {
-        return Ok(ExitCode::SUCCESS);
+        return ExitCode::SUCCESS;
     }
     let s = &out.summary;
     if s.errors_total == s.errors_ridden_through {
@@ -154,7 +211,7 @@ pub fn run(
              (summary.json: errors, layers.fs.zone_errors)",
             s.errors_total
         );
-        return Ok(ExitCode::SUCCESS);
+        return ExitCode::SUCCESS;
     }
     for e in &out.summary.errors {
         let line = e
@@ -172,7 +229,7 @@ pub fn run(
             "error: and {more} more rejected commands (counted in summary.json, errors_total)"
         );
     }
-    Ok(ExitCode::from(1))
+    ExitCode::from(1)
 }
 
 /// Where a run's results go without `-o`: `results/<name>`, the name made safe for a file name

@@ -4,6 +4,8 @@
 use std::fmt::Write as _;
 
 use zonelab::device::LayerReport;
+use zonelab::device::report::elastic::ElasticReport;
+use zonelab::device::report::ftl::FtlReport;
 use zonelab::firmware::FirmwareReport;
 use zonelab::metrics::{Layer, Percentile};
 use zonelab::report::{OpSummary, Summary};
@@ -66,7 +68,41 @@ fn us(ns: u64) -> String {
 
 /// The summary as a table: one row per operation kind, then device counters.
 pub fn table(s: &Summary) -> String {
-    // Device commands by kind, then host layers' operations by (layer, kind, tenant).
+    let mut t = op_table(&op_rows(s));
+    device_lines(&mut t, s);
+    firmware_lines(&mut t, s.firmware.as_ref());
+    for (name, report) in &s.layers {
+        let _ = writeln!(t, "{}", layer_line(name, report));
+    }
+    let iv = &s.series_interval;
+    if iv.used_ns != iv.requested_ns {
+        let _ = writeln!(
+            t,
+            "time series: every {} s instead of the {} s asked, to stay within metrics.max_intervals (summary.json, series_interval)",
+            iv.used_ns as f64 / 1e9,
+            iv.requested_ns as f64 / 1e9
+        );
+    }
+    for j in &s.jobs {
+        let _ = writeln!(
+            t,
+            "job {}: {} reads, {} writes, {} resets; stopped: {}",
+            j.name,
+            j.reads,
+            j.writes,
+            j.resets,
+            j.stopped
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    t
+}
+
+/// Device commands by kind, then host layers' operations by (layer, kind, tenant).
+fn op_rows(s: &Summary) -> Vec<(String, &OpSummary)> {
     let mut rows: Vec<(String, &OpSummary)> =
         s.ops.iter().map(|(name, o)| (name.clone(), o)).collect();
     rows.extend(
@@ -80,6 +116,11 @@ pub fn table(s: &Summary) -> String {
                 )
             }),
     );
+    rows
+}
+
+/// The header and one line per row: count, rates and latency percentiles.
+fn op_table(rows: &[(String, &OpSummary)]) -> String {
     let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(7);
     let mut t = format!(
         "\n{:<w$} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}\n",
@@ -94,7 +135,7 @@ pub fn table(s: &Summary) -> String {
         "p99.99 us",
         "p100 us"
     );
-    for (name, o) in &rows {
+    for (name, o) in rows {
         let p = |q| o.latency_ns.get(q);
         let _ = writeln!(
             t,
@@ -111,6 +152,11 @@ pub fn table(s: &Summary) -> String {
             us(p(Percentile::P100))
         );
     }
+    t
+}
+
+/// The device's counters: traffic, NAND work, zone management, energy, wear and erase waits.
+fn device_lines(t: &mut String, s: &Summary) {
     let d = &s.device_counters;
     let _ = writeln!(
         t,
@@ -149,95 +195,76 @@ pub fn table(s: &Summary) -> String {
             us(w.get(Percentile::P100))
         );
     }
-    match &s.firmware {
-        Some(FirmwareReport::ZoneMapping(f)) => zone_mapping_line(&mut t, f),
-        Some(FirmwareReport::Renewable(r)) => renewable_line(&mut t, r),
+}
+
+/// The firmware policy's own counters, if it reports any.
+fn firmware_lines(t: &mut String, firmware: Option<&FirmwareReport>) {
+    match firmware {
+        Some(FirmwareReport::ZoneMapping(f)) => zone_mapping_line(t, f),
+        Some(FirmwareReport::Renewable(r)) => renewable_line(t, r),
         Some(FirmwareReport::Combined(c)) => {
-            renewable_line(&mut t, &c.renewable);
-            zone_mapping_line(&mut t, &c.zone_mapping);
+            renewable_line(t, &c.renewable);
+            zone_mapping_line(t, &c.zone_mapping);
         }
-        Some(FirmwareReport::Elastic(r)) => {
-            let spares: Vec<String> = r
-                .namespaces
-                .iter()
-                .map(|n| format!("ns{} {}/{}", n.namespace, n.spares_used_max, n.own_spares))
-                .collect();
-            let _ = writeln!(
-                t,
-                "ezns: {} physical zones allocated | {} overdrive cycles | {} spares lent, {} returned | {} reclaims | spares used max: {} | read cwnd cuts {} | queued reads {}, writes {} | admission delay {:.1} us/block",
-                r.allocations,
-                r.overdrive_cycles,
-                r.spares_lent,
-                r.spares_returned,
-                r.reclaims,
-                spares.join(", "),
-                r.read_cc_decreases,
-                r.reads_queued,
-                r.writes_queued,
-                r.admission_delay_ns as f64 / 1e3
-            );
-        }
-        Some(FirmwareReport::Ftl(f)) => {
-            let _ = writeln!(
-                t,
-                "FTL ({}): WAF {} | GC copied {:.1} MiB, erased {} superblocks ({} foreground, {} background, {} wear levelling) | free superblocks {}",
-                f.victim_policy,
-                f.waf.map_or("-".to_string(), |w| format!("{w:.3}")),
-                f.gc_copied_bytes as f64 / (1 << 20) as f64,
-                f.gc_erased_superblocks,
-                f.foreground_collections,
-                f.background_collections,
-                f.wear_leveling_moves,
-                f.free_superblocks
-            );
-            if let Some(p) = &f.precondition {
-                let _ = writeln!(
-                    t,
-                    "precondition: filled {:.1} GiB, overwrote {:.1} GiB in {} rounds, last round WAF {}, steady state {}",
-                    p.filled_bytes as f64 / (1u64 << 30) as f64,
-                    p.overwritten_bytes as f64 / (1u64 << 30) as f64,
-                    p.rounds,
-                    p.round_waf
-                        .last()
-                        .map_or("-".to_string(), |w| format!("{w:.3}")),
-                    if p.steady_state {
-                        "reached"
-                    } else {
-                        "not reached"
-                    }
-                );
-            }
-        }
+        Some(FirmwareReport::Elastic(r)) => elastic_line(t, r),
+        Some(FirmwareReport::Ftl(f)) => ftl_lines(t, f),
         None => {}
     }
-    for (name, report) in &s.layers {
-        let _ = writeln!(t, "{}", layer_line(name, report));
-    }
-    let iv = &s.series_interval;
-    if iv.used_ns != iv.requested_ns {
+}
+
+fn elastic_line(t: &mut String, r: &ElasticReport) {
+    let spares: Vec<String> = r
+        .namespaces
+        .iter()
+        .map(|n| format!("ns{} {}/{}", n.namespace, n.spares_used_max, n.own_spares))
+        .collect();
+    let _ = writeln!(
+        t,
+        "ezns: {} physical zones allocated | {} overdrive cycles | {} spares lent, {} returned | {} reclaims | spares used max: {} | read cwnd cuts {} | queued reads {}, writes {} | admission delay {:.1} us/block",
+        r.allocations,
+        r.overdrive_cycles,
+        r.spares_lent,
+        r.spares_returned,
+        r.reclaims,
+        spares.join(", "),
+        r.read_cc_decreases,
+        r.reads_queued,
+        r.writes_queued,
+        r.admission_delay_ns as f64 / 1e3
+    );
+}
+
+/// A conventional device's FTL: garbage collection, and the preconditioning if it ran.
+fn ftl_lines(t: &mut String, f: &FtlReport) {
+    let _ = writeln!(
+        t,
+        "FTL ({}): WAF {} | GC copied {:.1} MiB, erased {} superblocks ({} foreground, {} background, {} wear levelling) | free superblocks {}",
+        f.victim_policy,
+        f.waf.map_or("-".to_string(), |w| format!("{w:.3}")),
+        f.gc_copied_bytes as f64 / (1 << 20) as f64,
+        f.gc_erased_superblocks,
+        f.foreground_collections,
+        f.background_collections,
+        f.wear_leveling_moves,
+        f.free_superblocks
+    );
+    if let Some(p) = &f.precondition {
         let _ = writeln!(
             t,
-            "time series: every {} s instead of the {} s asked, to stay within metrics.max_intervals (summary.json, series_interval)",
-            iv.used_ns as f64 / 1e9,
-            iv.requested_ns as f64 / 1e9
+            "precondition: filled {:.1} GiB, overwrote {:.1} GiB in {} rounds, last round WAF {}, steady state {}",
+            p.filled_bytes as f64 / (1u64 << 30) as f64,
+            p.overwritten_bytes as f64 / (1u64 << 30) as f64,
+            p.rounds,
+            p.round_waf
+                .last()
+                .map_or("-".to_string(), |w| format!("{w:.3}")),
+            if p.steady_state {
+                "reached"
+            } else {
+                "not reached"
+            }
         );
     }
-    for j in &s.jobs {
-        let _ = writeln!(
-            t,
-            "job {}: {} reads, {} writes, {} resets; stopped: {}",
-            j.name,
-            j.reads,
-            j.writes,
-            j.resets,
-            j.stopped
-                .iter()
-                .map(|r| r.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    t
 }
 
 fn zone_mapping_line(t: &mut String, f: &zonelab::firmware::PoolReport) {
