@@ -103,7 +103,11 @@ impl Driver {
             now,
             &mut self.completions,
         );
-        self.completions.clear();
+        // Every command is waited out in `submit`: none is left to complete here.
+        assert!(
+            self.completions.is_empty(),
+            "a completion with no command in flight"
+        );
         self.wake.filter(|&t| t > now)
     }
 
@@ -146,6 +150,7 @@ impl Driver {
             let wake = self.device.advance(t, &mut self.completions);
             self.wake = wake;
             if let Some(c) = self.completions.first() {
+                assert_eq!(self.completions.len(), 1, "one command is in flight");
                 let (tag, done) = (c.tag, c.done);
                 self.completions.clear();
                 self.recorder.completed(tag, done);

@@ -130,12 +130,15 @@ impl<S: TraceSink + ?Sized> Recorder<S> {
         result
     }
 
-    /// The command under `tag` completed at `done`: writes its trace record, if it waits.
+    /// The command under `tag` completed at `done`: writes its trace record. With a trace, a
+    /// completion for a command it does not hold (never sent, or completed twice) is a bug of
+    /// the device model.
     #[inline]
     pub fn completed(&mut self, tag: u64, done: Instant) {
-        if let Some(sink) = &mut self.trace
-            && let Some(mut r) = self.pending.remove(&tag)
-        {
+        if let Some(sink) = &mut self.trace {
+            let Some(mut r) = self.pending.remove(&tag) else {
+                panic!("a completion for tag {tag}, which no traced command waits for");
+            };
             r.done = done;
             sink.record(&r);
         }

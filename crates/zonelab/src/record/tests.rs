@@ -65,7 +65,6 @@ fn a_late_completion_is_traced_when_it_arrives_and_a_rejection_is_logged() {
         1,
         "the late one waits for its completion"
     );
-    r.completed(7, Instant::from_ns(70)); // not a command it holds
     r.completed(2, Instant::from_ns(90));
 
     let bad = Command::new(Op::Write, 0, 1).tagged(3);
@@ -89,6 +88,13 @@ fn a_late_completion_is_traced_when_it_arrives_and_a_rejection_is_logged() {
     assert_eq!(r.errors().total(), 1);
     let e = &r.errors().kept()[0];
     assert_eq!((e.source.as_str(), e.lba), ("task", 0));
+}
+
+#[test]
+#[should_panic(expected = "no traced command waits for")]
+fn a_completion_for_a_command_never_sent_is_a_bug() {
+    let mut r: Recorder = Recorder::new(Some(Box::new(Kept::default())));
+    r.completed(7, Instant::from_ns(70));
 }
 
 #[test]

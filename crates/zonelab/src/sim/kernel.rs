@@ -226,7 +226,10 @@ impl Kernel {
                     self.arrived.borrow_mut().insert(c.tag, c.done);
                     self.push(c.done, EventKind::TaskWake(task));
                 }
-                None => {}
+                None => panic!(
+                    "the device reported a completion for tag {} that no command waits for",
+                    c.tag
+                ),
             }
         }
         if let Some(t) = wake
