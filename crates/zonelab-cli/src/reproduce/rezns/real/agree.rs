@@ -79,10 +79,11 @@ pub const KNOWN: [(&str, &str, &str); 3] = [
          commands for 361 MiB, real F2FS 22,218 for 360 MiB. The layer's node-log zone takes \
          16,033 commands of 1.02 blocks on average, where no zone of real F2FS's trace with more \
          than ten commands averages under 2.2 blocks a command: real F2FS's node writes merge. \
-         In the capture Filebench ran 60 s at 2,600 operations a second, where the layer runs \
-         the same operations in 3.5 s, so the fsyncs come at another rate; which writes merged \
-         in real F2FS, and why, is not yet \
-         measured",
+         The host's pace is not the cause: in 60-s runs with the host's time per file call at \
+         42, 200 and 800 us (774,212 to 75,926 writes, the last near the capture's 2,600 \
+         operations a second) the layer's writes average 7.60, 7.60 and 7.66 KiB \
+         (experiments/rezns/real-f2fs/varmail-pace.sh); which writes merged in real F2FS, and \
+         why, is not yet measured",
     ),
     (
         "varmail",
