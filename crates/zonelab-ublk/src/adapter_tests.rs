@@ -194,7 +194,7 @@ fn zone_management_maps_to_zone_management_send() {
     send(&mut a, Op::ZoneResetAll, 0);
     assert!(report(&mut a, 0, 8).iter().all(|z| z.4 == 1));
     let s = a.summary();
-    assert_eq!(s.device_counters.zone_finishes, 1);
+    assert_eq!(s.device_counters.counters.zone_finishes, 1);
     assert_eq!(
         s.ops["reset"].count, 2,
         "one reset and one reset-all command"
@@ -301,7 +301,7 @@ fn idle_time_runs_the_firmwares_background_erases() {
     }
     let s = a.summary();
     assert!(s.device_counters.block_erases > 0, "idle erases ran");
-    assert_eq!(s.device_counters.zone_resets_executed, 1);
+    assert_eq!(s.device_counters.counters.zone_resets_executed, 1);
 }
 
 /// A trace sink the test reads afterwards.

@@ -161,17 +161,18 @@ fn device_lines(t: &mut String, s: &Summary) {
     let _ = writeln!(
         t,
         "\nhost: {:.1} MiB read, {:.1} MiB written | NAND: {} page reads, {} page programs, {} block erases | WAF {}",
-        d.host_read_bytes as f64 / (1 << 20) as f64,
-        d.host_write_bytes as f64 / (1 << 20) as f64,
+        d.counters.host_read_bytes as f64 / (1 << 20) as f64,
+        d.counters.host_write_bytes as f64 / (1 << 20) as f64,
         d.nand_page_reads,
         d.nand_page_programs,
         d.block_erases,
         d.waf.map_or("-".to_string(), |w| format!("{w:.3}"))
     );
+    let c = &d.counters;
     let _ = writeln!(
         t,
         "zone resets: {} requested, {} executed | finishes {} | implicit closes {}",
-        d.zone_resets_requested, d.zone_resets_executed, d.zone_finishes, d.implicit_closes
+        c.zone_resets_requested, c.zone_resets_executed, c.zone_finishes, c.implicit_closes
     );
     let e = &s.energy;
     let _ = writeln!(

@@ -118,7 +118,7 @@ fn steady(r: &RunOutput) -> Steady {
         mib_s,
         waf,
         total_waf,
-        total_gib: r.summary.device_counters.host_write_bytes as f64 / GIB,
+        total_gib: r.summary.device_counters.counters.host_write_bytes as f64 / GIB,
     }
 }
 

@@ -54,11 +54,11 @@ fn abandoning_writers_are_checked_against_the_active_limit() {
 fn a_writer_finishes_a_zone_it_cannot_fill_before_the_next() {
     let job = "[[job]]\nrw = \"write\"\nbs = \"16KiB\"\niodepth = 2\nsize = \"3z\"\nio_size = \"512KiB\"\n";
     let out = run_clean(&format!("{}{job}", tiny(40, 1)));
-    assert!(out.summary.device_counters.zone_finishes > 0);
+    assert!(out.summary.device_counters.counters.zone_finishes > 0);
     // Zone Appends too (the swarm's seed 103980).
     let appends = format!("{job}zone_append = true\n");
     let out = run_clean(&format!("{}{appends}", tiny(40, 1)));
-    assert!(out.summary.device_counters.zone_finishes > 0);
+    assert!(out.summary.device_counters.counters.zone_finishes > 0);
 }
 
 /// Regression (issue 36, defect 6): the ZenFS-like layer with 3 open and active zones

@@ -50,7 +50,7 @@ fn a_thousand_threads_write_and_flush_deterministically() {
     assert!(s.errors.is_empty(), "{:?}", s.errors);
     assert_eq!(s.ops["append"].count, 4000);
     assert_eq!(s.ops["flush"].count, 4000);
-    assert_eq!(s.device_counters.host_write_bytes, 4000 * 4096);
+    assert_eq!(s.device_counters.counters.host_write_bytes, 4000 * 4096);
     assert!(s.ops.contains_key("reset"), "the ring of zones wrapped");
     // CPU: 4000 x 20 us of work on 4 cores queues; the run takes at least the CPU time / 4.
     assert_eq!(s.host.cpu_busy_ns, 4000 * 20_000);

@@ -82,7 +82,7 @@ fn sequential_writers_reset_zones_when_they_wrap() {
     let out =
         run_text("[[job]]\nrw = \"write\"\nbs = \"64KiB\"\nsize = \"2z\"\nio_size = \"1280KiB\"\n");
     assert_eq!(out.summary.jobs[0].resets, 3);
-    assert_eq!(out.summary.device_counters.zone_resets_executed, 3);
+    assert_eq!(out.summary.device_counters.counters.zone_resets_executed, 3);
     // Each reset erased the 4 blocks of one zone.
     assert_eq!(out.summary.device_counters.block_erases, 12);
     assert!(within_hdr(
@@ -99,9 +99,9 @@ fn random_writers_keep_at_most_max_open_zones() {
         "seed = 5\n[[job]]\nrw = \"randwrite\"\nbs = \"4KiB\"\niodepth = 8\nmax_open_zones = 2\nio_size = \"8MiB\"\n",
     );
     assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
-    assert_eq!(out.summary.device_counters.implicit_closes, 0);
+    assert_eq!(out.summary.device_counters.counters.implicit_closes, 0);
     assert_eq!(
-        out.summary.device_counters.open_zones_max, 2,
+        out.summary.device_counters.counters.open_zones_max, 2,
         "never more than 2 open at once"
     );
     // 8 MiB into a 4 MiB region: zones were reset to make room.
@@ -375,7 +375,7 @@ fn prefill_open_zones_were_not_in_the_writers_budget() {
         );
         assert_eq!(out.summary.ops["write"].bytes, 256 << 20);
         assert_eq!(exp.jobs[0].max_open_zones, 13);
-        assert!(out.summary.device_counters.open_zones_max <= 13);
+        assert!(out.summary.device_counters.counters.open_zones_max <= 13);
     }
 }
 

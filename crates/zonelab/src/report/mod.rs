@@ -100,10 +100,12 @@ pub struct OpRow {
     pub summary: OpSummary,
 }
 
+/// The device's counters as summary.json gives them: its own [`DeviceCounters`] (a new counter
+/// there appears here by itself), then the NAND's work and the write amplification.
 #[derive(Clone, Debug, Serialize)]
 pub struct DeviceSummary {
-    pub host_read_bytes: u64,
-    pub host_write_bytes: u64,
+    #[serde(flatten)]
+    pub counters: DeviceCounters,
     pub nand_page_reads: u64,
     pub nand_page_programs: u64,
     pub nand_bytes_programmed: u64,
@@ -118,19 +120,6 @@ pub struct DeviceSummary {
     pub programs_pushed: u64,
     #[serde(skip_serializing_if = "is_zero")]
     pub program_push_ns: u64,
-    pub zone_resets_requested: u64,
-    pub zone_resets_executed: u64,
-    pub zone_finishes: u64,
-    pub implicit_closes: u64,
-    /// The most zones open, and active, at once.
-    pub open_zones_max: u32,
-    pub active_zones_max: u32,
-    pub compacted_units: u64,
-    pub trims: u64,
-    pub flushes: u64,
-    /// Filler programmed into finished zones (`finish_pads_zone`); absent when none.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub finish_padding_bytes: u64,
     /// NAND bytes programmed / host bytes written (padding of finished zones raises it above 1).
     pub waf: Option<f64>,
 }
@@ -139,8 +128,7 @@ impl DeviceSummary {
     pub fn new(c: &DeviceCounters, nand: &NandCounters, page_bytes: u64) -> Self {
         let programmed = nand.page_programs * page_bytes;
         DeviceSummary {
-            host_read_bytes: c.host_read_bytes,
-            host_write_bytes: c.host_write_bytes,
+            counters: *c,
             nand_page_reads: nand.page_reads,
             nand_page_programs: nand.page_programs,
             nand_bytes_programmed: programmed,
@@ -149,16 +137,6 @@ impl DeviceSummary {
             read_retries: nand.read_retries,
             programs_pushed: nand.programs_pushed,
             program_push_ns: nand.program_push_ns,
-            zone_resets_requested: c.zone_resets_requested,
-            zone_resets_executed: c.zone_resets_executed,
-            zone_finishes: c.zone_finishes,
-            implicit_closes: c.implicit_closes,
-            open_zones_max: c.open_zones_max,
-            active_zones_max: c.active_zones_max,
-            compacted_units: c.compacted_units,
-            trims: c.trims,
-            flushes: c.flushes,
-            finish_padding_bytes: c.finish_padding_bytes,
             waf: (c.host_write_bytes > 0).then(|| programmed as f64 / c.host_write_bytes as f64),
         }
     }
@@ -480,5 +458,32 @@ mod tests {
         let mut log = ErrorLog::default();
         log.push(|| ErrorReport::new("job", Op::Read, 7, Status::LbaOutOfRange));
         assert_eq!(log.latest_mut().map(|e| e.lba), Some(7));
+    }
+
+    /// Every counter a device keeps reaches summary.json under its own name, with its value,
+    /// without being listed again here.
+    #[test]
+    fn summary_json_carries_every_device_counter() {
+        let serde_json::Value::Object(names) =
+            serde_json::to_value(DeviceCounters::default()).unwrap()
+        else {
+            panic!("counters serialize as an object");
+        };
+        let distinct: serde_json::Map<String, serde_json::Value> = names
+            .keys()
+            .enumerate()
+            .map(|(i, k)| (k.clone(), (i as u64 + 1).into()))
+            .collect();
+        let counters: DeviceCounters = serde_json::from_value(distinct.clone().into()).unwrap();
+        let summary = serde_json::to_value(DeviceSummary::new(
+            &counters,
+            &NandCounters::default(),
+            4096,
+        ))
+        .unwrap();
+        for (k, v) in &distinct {
+            assert_eq!(summary.get(k), Some(v), "device_counters.{k}");
+        }
+        assert!(distinct.len() >= 12, "{} counters", distinct.len());
     }
 }

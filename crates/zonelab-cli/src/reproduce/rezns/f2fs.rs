@@ -147,7 +147,7 @@ impl Measured {
     }
 
     pub fn resets(&self) -> f64 {
-        self.summary.device_counters.zone_resets_executed as f64
+        self.summary.device_counters.counters.zone_resets_executed as f64
     }
 }
 

@@ -141,7 +141,7 @@ pub fn report(figures: &Path, summaries: Vec<Summary>) -> Result<String> {
             "standin-fig4-zone-resets.svg",
             "Zone resets executed (cf. Figure 4)",
             "zones erased",
-            &|s| s.device_counters.zone_resets_executed as f64,
+            &|s| s.device_counters.counters.zone_resets_executed as f64,
         ),
         (
             "standin-fig11-energy.svg",
@@ -195,8 +195,8 @@ fn fsync_table(pairs: &[(u64, Summary, Summary)]) -> String {
     for (f, b, r) in pairs {
         let (tb, tr) = (write_mib_s(b), write_mib_s(r));
         let (eb, er) = (
-            b.device_counters.zone_resets_executed as f64,
-            r.device_counters.zone_resets_executed as f64,
+            b.device_counters.counters.zone_resets_executed as f64,
+            r.device_counters.counters.zone_resets_executed as f64,
         );
         let _ = writeln!(
             s,
@@ -223,8 +223,8 @@ fn beside_claims(s: &mut String, pairs: &[(u64, Summary, Summary)]) {
         .iter()
         .map(|(_, b, r)| {
             less(
-                r.device_counters.zone_resets_executed as f64,
-                b.device_counters.zone_resets_executed as f64,
+                r.device_counters.counters.zone_resets_executed as f64,
+                b.device_counters.counters.zone_resets_executed as f64,
             )
         })
         .fold(f64::MIN, f64::max);
@@ -277,7 +277,7 @@ fn threshold_rows(s: &mut String, sweep: &[(f64, Summary)]) {
             t * 100.0,
             r.rzone_resets,
             r.nzone_resets,
-            x.device_counters.zone_resets_executed,
+            x.device_counters.counters.zone_resets_executed,
             write_mib_s(x),
             x.energy.erase_mj
         );
@@ -296,7 +296,7 @@ fn zombie_section(s: &mut String, zombie_base: &Summary, zombies: &[(u64, Summar
          Writers abandon each zone after a 15 MiB file (2 ms think time per write, so files take\n\
          seconds); baseline: {:.1} GiB of fresh zones used ({} zone visits, nothing erased).\n\n\
          | zombie idle | zombie reclaims | units recycled | GiB recycled | spare-list max |\n|---:|---:|---:|---:|---:|\n",
-        zombie_base.device_counters.host_write_bytes as f64 / (1u64 << 30) as f64,
+        zombie_base.device_counters.counters.host_write_bytes as f64 / (1u64 << 30) as f64,
         zombie_base.jobs.iter().map(|j| j.writes).sum::<u64>(),
     );
     for (ms, x) in zombies {

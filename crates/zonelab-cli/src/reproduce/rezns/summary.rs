@@ -138,7 +138,7 @@ fn differences(s: &mut String, pairs: &[Pair]) {
         .iter()
         .map(|p| breakdown(&p.base.summary)[2])
         .collect();
-    let fs_written = fb[1].base.summary.device_counters.host_write_bytes;
+    let fs_written = fb[1].base.summary.device_counters.counters.host_write_bytes;
     let _ = write!(
         s,
         "**Where the setups differ, and why.**\n\

@@ -114,8 +114,8 @@ impl Row {
         let e = &s.energy;
         Ok(Row {
             ops_per_s,
-            resets_requested: s.device_counters.zone_resets_requested,
-            resets_executed: s.device_counters.zone_resets_executed,
+            resets_requested: s.device_counters.counters.zone_resets_requested,
+            resets_executed: s.device_counters.counters.zone_resets_executed,
             rzone_resets: match &s.firmware {
                 Some(FirmwareReport::Renewable(r)) => r.rzone_resets,
                 _ => 0,

@@ -604,7 +604,7 @@ fn zone_limits_hold_under_many_concurrent_writers() {
             },
         )
         .expect("no deadlock");
-        let c = &out.summary.device_counters;
+        let c = &out.summary.device_counters.counters;
         assert!(out.summary.errors.is_empty(), "{:?}", out.summary.errors);
         assert!(c.active_zones_max <= 6, "{} active", c.active_zones_max);
         assert!(c.open_zones_max <= 6);

@@ -129,9 +129,9 @@ fn filebench_set_up_stays_cached_until_the_unmount_writes_it_back_merged() {
         )
     };
     let kept = run_text(&text(false));
-    assert_eq!(kept.summary.device_counters.host_write_bytes, 0);
+    assert_eq!(kept.summary.device_counters.counters.host_write_bytes, 0);
     let o = run_text(&text(true));
-    let written = o.summary.device_counters.host_write_bytes;
+    let written = o.summary.device_counters.counters.host_write_bytes;
     let file = 128 << 10;
     assert!(written >= 70 * file, "{written} bytes written");
     let commands = o.summary.ops["write"].count;

@@ -130,8 +130,16 @@ impl Workload {
     /// Percent fewer zone resets under ReZNS.
     pub fn fewer_resets(&self) -> f64 {
         less(
-            self.rezns.summary.device_counters.zone_resets_executed as f64,
-            self.base.summary.device_counters.zone_resets_executed as f64,
+            self.rezns
+                .summary
+                .device_counters
+                .counters
+                .zone_resets_executed as f64,
+            self.base
+                .summary
+                .device_counters
+                .counters
+                .zone_resets_executed as f64,
         )
     }
 }
@@ -269,8 +277,8 @@ pub fn report(w: &[Workload]) -> String {
             x.rezns.mib_per_s(),
             x.gain(),
             paper.map_or("-".into(), |g| format!("+{g:.0}%")),
-            b.device_counters.zone_resets_executed,
-            r.device_counters.zone_resets_executed,
+            b.device_counters.counters.zone_resets_executed,
+            r.device_counters.counters.zone_resets_executed,
             x.fewer_resets(),
             b.device_counters.block_erases,
             r.device_counters.block_erases,
