@@ -81,9 +81,12 @@ pub const KNOWN: [(&str, &str, &str); 3] = [
          than ten commands averages under 2.2 blocks a command: real F2FS's node writes merge. \
          The host's pace is not the cause: in 60-s runs with the host's time per file call at \
          42, 200 and 800 us (774,212 to 75,926 writes, the last near the capture's 2,600 \
-         operations a second) the layer's writes average 7.60, 7.60 and 7.66 KiB \
-         (experiments/rezns/real-f2fs/varmail-pace.sh); which writes merged in real F2FS, and \
-         why, is not yet measured",
+         operations a second) the layer's writes average 7.60, 7.60 and 7.66 KiB. The device's \
+         pace is: a write in flight holds its zone's plug, and with 100 or 300 us added to each \
+         write (a stand-in for the capture VM's block path, ublk under emulation, where fio's \
+         fsyncs took 10x the layer's) the writes that queue behind it merge, to 8.18 and 17.81 \
+         KiB (experiments/rezns/real-f2fs/varmail-pace.sh): the capture's slow I/O path alone can \
+         make the gap. The shipped configuration keeps the preset's write time",
     ),
     (
         "varmail",
