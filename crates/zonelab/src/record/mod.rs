@@ -122,6 +122,17 @@ impl<S: TraceSink + ?Sized> Recorder<S> {
                 result
             }
         };
+        if let Ok(a) = &result {
+            // Every front end schedules from these times: one in the past would run the
+            // simulated clock backwards.
+            assert!(
+                a.start >= now && a.done.is_none_or(|d| d >= a.start),
+                "a {op:?} accepted at {now} starts at {} and completes at {:?}: a device \
+                 model never answers before it is asked",
+                a.start,
+                a.done.map(|d| d.to_string())
+            );
+        }
         if let Err(status) = result {
             let name = &self.sources[source as usize];
             self.errors
@@ -139,6 +150,11 @@ impl<S: TraceSink + ?Sized> Recorder<S> {
             let Some(mut r) = self.pending.remove(&tag) else {
                 panic!("a completion for tag {tag}, which no traced command waits for");
             };
+            assert!(
+                done >= r.submit,
+                "tag {tag} completed at {done}, before it was submitted at {}",
+                r.submit
+            );
             r.done = done;
             sink.record(&r);
         }

@@ -111,3 +111,36 @@ fn without_a_trace_commands_are_not_watched_but_rejections_are_logged() {
     assert_eq!(r.errors().total(), 1);
     assert!(r.finish_trace().is_ok());
 }
+
+/// A device model that answers before it is asked would run every front end's clock backwards.
+#[test]
+#[should_panic(expected = "never answers before it is asked")]
+fn a_completion_before_its_submission_is_a_bug() {
+    let mut r: Recorder = Recorder::new(None);
+    let fio = r.source("fio");
+    let mut watched = Vec::new();
+    // The stub starts every command at 10 ns; this one is sent at 20.
+    let _ = r.submit(
+        Instant::from_ns(20),
+        Command::new(Op::Write, 64, 8).tagged(1),
+        fio,
+        took(Some(Instant::from_ns(50)), &mut watched),
+    );
+}
+
+#[test]
+#[should_panic(expected = "before it was submitted")]
+fn a_late_completion_dated_before_its_submission_is_a_bug() {
+    let mut r: Recorder = Recorder::new(Some(Box::new(Kept::default())));
+    let fio = r.source("fio");
+    let mut watched = Vec::new();
+    let now = Instant::from_ns(10);
+    r.submit(
+        now,
+        Command::new(Op::Read, 0, 8).tagged(7),
+        fio,
+        took(None, &mut watched),
+    )
+    .unwrap();
+    r.completed(7, Instant::from_ns(9));
+}

@@ -137,6 +137,11 @@ impl Kernel {
     }
 
     pub(crate) fn push(&self, time: Instant, kind: EventKind) {
+        assert!(
+            time >= self.now.get(),
+            "an event at {time}, before the clock's {}: simulated time runs forwards only",
+            self.now.get()
+        );
         self.queue.with(|q| q.push(time, kind));
     }
 
@@ -259,5 +264,26 @@ impl Kernel {
     /// the work is done.
     pub(crate) fn cpu(&self, duration: Duration) -> Instant {
         self.cores.borrow_mut().run(self.now.get(), duration)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::series::Sampling;
+    use crate::testing::fixtures::{tiny_device, validated};
+
+    /// An event dated before the clock (a completion reported in the past, say) would run
+    /// simulated time backwards; the kernel refuses it where it is queued.
+    #[test]
+    #[should_panic(expected = "simulated time runs forwards only")]
+    fn an_event_before_the_clock_is_a_bug() {
+        let experiment = validated(&tiny_device(), &[]).unwrap();
+        let device = crate::experiment::build_device(&experiment);
+        let start = Instant::from_ns(1_000);
+        let metrics = Metrics::new(start, Sampling::every(Duration::from_ns(1_000_000)));
+        let k = Kernel::new(device, metrics, Cores::new(1), start, Recorder::new(None));
+        k.push(start, EventKind::RunnerWake(0));
+        k.push(Instant::from_ns(999), EventKind::RunnerWake(1));
     }
 }
