@@ -451,8 +451,10 @@ fn differences_section(s: &mut String, rows: &[Row]) {
          `experiments/preemptive-reset/host-gap.sh` reruns this run with fio's `thinktime` of 50 us,\n  \
          1 ms and 5 ms, and only a gap as long as a row erase (5 ms) takes the erase off P99 (11.06,\n  \
          10.11 and 6.63 ms at both sizes, 2026-12-01); a host's submission path takes tens of\n  \
-         microseconds. With just over 1% of writes delayed, the paper's P99 needs only about one row\n  \
-         erase in seven hidden or skipped, by a mechanism the paper does not describe.\n\
+         microseconds. Nor does a write buffer: the device is then never idle, no partial erase\n  \
+         runs, and preemptive becomes mapping (P100 26.6 and 46.6 ms; the same script). With just\n  \
+         over 1% of writes delayed, the paper's P99 needs only about one row erase in seven hidden\n  \
+         or skipped, by a mechanism the paper does not describe.\n\
          - **Mapping's tail.** With T_free = Z_total - 33 (512 MiB) or Z_total - 17 (1 GiB), every\n  \
          allocation after the first pass finds Z_free at T_free and erases the invalidated zone whole\n  \
          (S2) while the write waits: 4 or 8 rows of 5 ms on every die, plus the write, {:.1} and\n  \
