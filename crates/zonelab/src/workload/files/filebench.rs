@@ -13,8 +13,9 @@
 //!   openfile; readwholefile; closefile; deletefile; statfile.
 //!
 //! createfile takes an entry that does not exist, deletefile, openfile and statfile one that
-//! does, all uniformly at random among entries no other thread is using (Filebench marks an
-//! entry busy while a thread holds it). appendfilerand appends 1..=iosize bytes uniformly;
+//! does, each in rotation over the entries' indices as Filebench picks them (`fileset.rs`); a
+//! file stays open to others while a thread has it open, and deletefile skips a file open
+//! anywhere (Filebench's `flowoplib_deletefile`). appendfilerand appends 1..=iosize bytes uniformly;
 //! readwholefile and writewholefile move the file in `iosize` chunks. Every flowop done counts
 //! as one operation; a flowop with no entry to work on is skipped (not counted).
 
@@ -24,6 +25,7 @@ use std::rc::Rc;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+pub use super::fileset::Fileset;
 use super::{Ctx, Shared, mkdir_p};
 use crate::host::fs::{CreateOptions, Fd, Fs, FsError};
 use crate::sim::TaskId;
@@ -85,73 +87,6 @@ impl FilebenchSpec {
             ops: None,
             dir: format!("/{}", kind.name()),
         }
-    }
-}
-
-/// Entries that exist or not, each idle or held by a thread.
-pub struct Fileset {
-    pub paths: Vec<String>,
-    idle_exists: Vec<u32>,
-    idle_absent: Vec<u32>,
-    /// Where an entry sits in its idle list (u32::MAX: held).
-    pos: Vec<u32>,
-    exists: Vec<bool>,
-}
-
-const HELD: u32 = u32::MAX;
-
-impl Fileset {
-    fn new(paths: Vec<String>, exists: Vec<bool>) -> Self {
-        let mut f = Fileset {
-            pos: vec![HELD; paths.len()],
-            paths,
-            idle_exists: Vec::new(),
-            idle_absent: Vec::new(),
-            exists,
-        };
-        for i in 0..f.paths.len() as u32 {
-            f.release(i);
-        }
-        f
-    }
-
-    fn list(&mut self, exists: bool) -> &mut Vec<u32> {
-        if exists {
-            &mut self.idle_exists
-        } else {
-            &mut self.idle_absent
-        }
-    }
-
-    /// Takes a random idle entry that exists (or not).
-    fn take(&mut self, rng: &mut Pcg64Mcg, exists: bool) -> Option<u32> {
-        let n = self.list(exists).len();
-        if n == 0 {
-            return None;
-        }
-        let k = rng.random_range(0..n);
-        let list = self.list(exists);
-        let e = list.swap_remove(k);
-        if let Some(&moved) = list.get(k) {
-            self.pos[moved as usize] = k as u32;
-        }
-        self.pos[e as usize] = HELD;
-        Some(e)
-    }
-
-    /// A random idle entry that exists, left idle (statfile).
-    fn peek_existing(&self, rng: &mut Pcg64Mcg) -> Option<u32> {
-        (!self.idle_exists.is_empty())
-            .then(|| self.idle_exists[rng.random_range(0..self.idle_exists.len())])
-    }
-
-    /// Gives a held entry back.
-    fn release(&mut self, e: u32) {
-        let exists = self.exists[e as usize];
-        let list = self.list(exists);
-        list.push(e);
-        let k = list.len() as u32 - 1;
-        self.pos[e as usize] = k;
     }
 }
 
@@ -302,26 +237,83 @@ fn append_size(spec: &FilebenchSpec, rng: &mut Pcg64Mcg) -> u64 {
     rng.random_range(1..=spec.append_bytes.max(1))
 }
 
-/// Holds an entry from the fileset; `exists` after use.
-fn take(set: &Shared<Fileset>, rng: &mut Pcg64Mcg, exists: bool) -> Option<(u32, String)> {
+/// Picks an entry (busy until released) and its path.
+fn pick(set: &Shared<Fileset>, exists: bool) -> Option<(u32, String)> {
     let mut s = set.borrow_mut();
-    let e = s.take(rng, exists)?;
+    let e = s.pick(exists)?;
     Some((e, s.paths[e as usize].clone()))
 }
 
-fn give_back(set: &Shared<Fileset>, e: u32, exists: bool) {
-    let mut s = set.borrow_mut();
-    s.exists[e as usize] = exists;
-    s.release(e);
+fn release(set: &Shared<Fileset>, e: u32, exists: Option<bool>, opened: i32) {
+    set.borrow_mut().release(e, exists, opened);
 }
 
-/// Appends, fsyncs (varmail) and closes an open entry.
+/// Creates a picked absent entry's file; released as existing and open once created.
+async fn create(ctx: &Ctx, h: &Host, set: &Shared<Fileset>) -> Result<Option<(u32, Fd)>, FsError> {
+    let Some((e, path)) = pick(set, false) else {
+        return Ok(None);
+    };
+    let fd = ctx.fs.create(h, &path, CreateOptions::default()).await;
+    release(set, e, fd.is_ok().then_some(true), fd.is_ok() as i32);
+    op(ctx, "createfile", 0, 0);
+    Ok(Some((e, fd?)))
+}
+
+/// Opens a picked existing entry's file; released at once, open once more.
+async fn open(
+    ctx: &Ctx,
+    h: &Host,
+    set: &Shared<Fileset>,
+    write: bool,
+) -> Result<Option<(u32, Fd)>, FsError> {
+    let Some((e, path)) = pick(set, true) else {
+        return Ok(None);
+    };
+    let fd = ctx.fs.open(h, &path, write).await;
+    release(set, e, None, fd.is_ok() as i32);
+    op(ctx, "openfile", 0, 0);
+    Ok(Some((e, fd?)))
+}
+
+/// closefile: holds the entry while its descriptor closes, once no other thread holds it.
+async fn close(ctx: &Ctx, h: &Host, set: &Shared<Fileset>, e: u32, fd: Fd) -> Result<(), FsError> {
+    // CHOSEN: a 1 us poll where Filebench waits on the fileset's condition variable; an entry
+    // is busy only from a pick until its open, create, delete or stat is done.
+    while set.borrow().is_busy(e) {
+        h.sleep(Duration::from_us(1)).await;
+    }
+    set.borrow_mut().hold(e);
+    let r = ctx.fs.close(h, fd).await;
+    release(set, e, None, -1);
+    r?;
+    op(ctx, "closefile", 0, 0);
+    Ok(())
+}
+
+/// deletefile: a picked existing file, unless a descriptor is open on it anywhere.
+async fn delete(ctx: &Ctx, h: &Host, set: &Shared<Fileset>) -> Result<(), FsError> {
+    let Some((e, path)) = pick(set, true) else {
+        return Ok(());
+    };
+    if set.borrow().opens(e) > 0 {
+        release(set, e, None, 0);
+        return Ok(());
+    }
+    let r = ctx.fs.delete(h, &path).await;
+    release(set, e, r.is_ok().then_some(false), 0);
+    r?;
+    op(ctx, "deletefile", 0, 0);
+    Ok(())
+}
+
+/// Appends to an open entry, fsyncs it (varmail) and closes it.
 async fn append_close(
     spec: &FilebenchSpec,
     ctx: &Ctx,
     h: &Host,
+    set: &Shared<Fileset>,
     rng: &mut Pcg64Mcg,
-    fd: Fd,
+    (e, fd): (u32, Fd),
     fsync: bool,
 ) -> Result<(), FsError> {
     let n = append_size(spec, rng);
@@ -331,29 +323,13 @@ async fn append_close(
         ctx.fs.fsync(h, fd).await?;
         op(ctx, "fsync", 0, 0);
     }
-    ctx.fs.close(h, fd).await?;
-    op(ctx, "closefile", 0, 0);
-    Ok(())
+    close(ctx, h, set, e, fd).await
 }
 
-/// Opens an existing entry, reads it whole, closes it.
-async fn open_read_close(
-    spec: &FilebenchSpec,
-    ctx: &Ctx,
-    h: &Host,
-    set: &Shared<Fileset>,
-    rng: &mut Pcg64Mcg,
-) -> Result<(), FsError> {
-    let Some((e, path)) = take(set, rng, true) else {
-        return Ok(());
-    };
-    let fd = ctx.fs.open(h, &path, false).await?;
-    op(ctx, "openfile", 0, 0);
+/// Reads an open entry whole.
+async fn read_open(spec: &FilebenchSpec, ctx: &Ctx, h: &Host, fd: Fd) -> Result<(), FsError> {
     let n = read_whole(&ctx.fs, h, fd, spec.io_bytes).await?;
     op(ctx, "readwholefile", n, 0);
-    ctx.fs.close(h, fd).await?;
-    op(ctx, "closefile", 0, 0);
-    give_back(set, e, true);
     Ok(())
 }
 
@@ -364,32 +340,22 @@ async fn varmail(
     set: &Shared<Fileset>,
     rng: &mut Pcg64Mcg,
 ) -> Result<(), FsError> {
-    // deletefile
-    if let Some((e, path)) = take(set, rng, true) {
-        ctx.fs.delete(h, &path).await?;
-        op(ctx, "deletefile", 0, 0);
-        give_back(set, e, false);
-    }
+    delete(ctx, h, set).await?;
     // createfile, appendfilerand, fsync, closefile
-    if let Some((e, path)) = take(set, rng, false) {
-        let fd = ctx.fs.create(h, &path, CreateOptions::default()).await?;
-        op(ctx, "createfile", 0, 0);
-        let r = append_close(spec, ctx, h, rng, fd, true).await;
-        give_back(set, e, true);
-        r?;
+    if let Some(f) = create(ctx, h, set).await? {
+        append_close(spec, ctx, h, set, rng, f, true).await?;
     }
     // openfile, readwholefile, appendfilerand, fsync, closefile
-    if let Some((e, path)) = take(set, rng, true) {
-        let fd = ctx.fs.open(h, &path, true).await?;
-        op(ctx, "openfile", 0, 0);
-        let n = read_whole(&ctx.fs, h, fd, spec.io_bytes).await?;
-        op(ctx, "readwholefile", n, 0);
-        let r = append_close(spec, ctx, h, rng, fd, true).await;
-        give_back(set, e, true);
-        r?;
+    if let Some(f) = open(ctx, h, set, true).await? {
+        read_open(spec, ctx, h, f.1).await?;
+        append_close(spec, ctx, h, set, rng, f, true).await?;
     }
     // openfile, readwholefile, closefile
-    open_read_close(spec, ctx, h, set, rng).await
+    if let Some((e, fd)) = open(ctx, h, set, false).await? {
+        read_open(spec, ctx, h, fd).await?;
+        close(ctx, h, set, e, fd).await?;
+    }
+    Ok(())
 }
 
 async fn fileserver(
@@ -400,40 +366,30 @@ async fn fileserver(
     rng: &mut Pcg64Mcg,
 ) -> Result<(), FsError> {
     // createfile, writewholefile, closefile
-    if let Some((e, path)) = take(set, rng, false) {
-        let fd = ctx.fs.create(h, &path, CreateOptions::default()).await?;
-        op(ctx, "createfile", 0, 0);
+    if let Some((e, fd)) = create(ctx, h, set).await? {
         let r = write_whole(&ctx.fs, h, fd, spec.file_bytes, spec.io_bytes).await;
         if let Ok(n) = r {
             op(ctx, "writewholefile", 0, n);
         }
-        let c = ctx.fs.close(h, fd).await;
-        give_back(set, e, true);
+        let c = close(ctx, h, set, e, fd).await;
         r?;
         c?;
-        op(ctx, "closefile", 0, 0);
     }
     // openfile, appendfilerand, closefile
-    if let Some((e, path)) = take(set, rng, true) {
-        let fd = ctx.fs.open(h, &path, true).await?;
-        op(ctx, "openfile", 0, 0);
-        let r = append_close(spec, ctx, h, rng, fd, false).await;
-        give_back(set, e, true);
-        r?;
+    if let Some(f) = open(ctx, h, set, true).await? {
+        append_close(spec, ctx, h, set, rng, f, false).await?;
     }
     // openfile, readwholefile, closefile
-    open_read_close(spec, ctx, h, set, rng).await?;
-    // deletefile
-    if let Some((e, path)) = take(set, rng, true) {
-        ctx.fs.delete(h, &path).await?;
-        op(ctx, "deletefile", 0, 0);
-        give_back(set, e, false);
+    if let Some((e, fd)) = open(ctx, h, set, false).await? {
+        read_open(spec, ctx, h, fd).await?;
+        close(ctx, h, set, e, fd).await?;
     }
+    delete(ctx, h, set).await?;
     // statfile
-    let pick = set.borrow().peek_existing(rng);
-    if let Some(e) = pick {
-        let path = set.borrow().paths[e as usize].clone();
-        ctx.fs.stat(h, &path).await?;
+    if let Some((e, path)) = pick(set, true) {
+        let r = ctx.fs.stat(h, &path).await;
+        release(set, e, None, 0);
+        r?;
         op(ctx, "statfile", 0, 0);
     }
     Ok(())
@@ -452,21 +408,5 @@ mod tests {
         // 1,000 files, width 20: 50 directories at the top.
         assert_eq!(entry_path("/s", 20, 1_000, 999), "/s/d49/f999");
         assert_eq!(entry_path("/s", 20, 50, 49), "/s/f49");
-        let mut rng = Pcg64Mcg::seed_from_u64(1);
-        let mut f = Fileset::new(
-            (0..4).map(|i| format!("/f{i}")).collect(),
-            vec![true, false, true, false],
-        );
-        let a = f.take(&mut rng, true).unwrap();
-        let b = f.take(&mut rng, true).unwrap();
-        assert_ne!(a, b);
-        assert_eq!(
-            f.take(&mut rng, true),
-            None,
-            "both existing entries are held"
-        );
-        f.exists[a as usize] = false;
-        f.release(a);
-        assert_eq!(f.idle_absent.len(), 3);
     }
 }

@@ -9,6 +9,7 @@
 //! its report goes to the summary's `layers.files`.
 
 pub mod filebench;
+mod fileset;
 pub mod fio_files;
 pub mod updates;
 

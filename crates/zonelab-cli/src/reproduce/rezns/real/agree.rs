@@ -75,16 +75,16 @@ pub const KNOWN: [(&str, &str, &str); 3] = [
     (
         "varmail",
         "mean write, KiB",
-        "real F2FS's commands average 16.6 KiB, the layer's 7.7: the layer sends 48,023 \
+        "real F2FS's commands average 16.6 KiB, the layer's 7.7: the layer sends 48,006 \
          commands for 361 MiB, real F2FS 22,218 for 360 MiB. The layer's node-log zone takes \
-         16,033 commands of 1.02 blocks on average, where no zone of real F2FS's trace with more \
+         16,036 commands of 1.02 blocks on average, where no zone of real F2FS's trace with more \
          than ten commands averages under 2.2 blocks a command: real F2FS's node writes merge. \
          The host's pace is not the cause: in 60-s runs with the host's time per file call at \
-         42, 200 and 800 us (774,212 to 75,926 writes, the last near the capture's 2,600 \
-         operations a second) the layer's writes average 7.60, 7.60 and 7.66 KiB. The device's \
+         42, 200 and 800 us (772,511 to 75,944 writes, the last near the capture's 2,600 \
+         operations a second) the layer's writes average 7.60, 7.59 and 7.67 KiB. The device's \
          pace is: a write in flight holds its zone's plug, and with 100 or 300 us added to each \
          write (a stand-in for the capture VM's block path, ublk under emulation, where fio's \
-         fsyncs took 10x the layer's) the writes that queue behind it merge, to 8.18 and 17.81 \
+         fsyncs took 10x the layer's) the writes that queue behind it merge, to 8.19 and 17.82 \
          KiB (experiments/rezns/real-f2fs/varmail-pace.sh): the capture's slow I/O path alone can \
          make the gap. The shipped configuration keeps the preset's write time",
     ),
@@ -94,9 +94,12 @@ pub const KNOWN: [(&str, &str, &str); 3] = [
         "real F2FS reset no zone in varmail, its unmount included; the layer resets 3 (8.5 per \
          GiB), all at the unmount's checkpoint, of sections every block of which varmail's \
          deletes and rewrites had left dead: zones 17 and 22 of its data logs and zone 20 of its \
-         node log (16,033 commands of 1.02 blocks). Before the layer unmounted at the end (as \
-         the capture does) it made no checkpoint in its 3.5 s, and so no reset; which sections \
-         real F2FS left partly valid, and why, is not yet measured",
+         node log (16,036 commands of 1.02 blocks). Before the layer unmounted at the end (as \
+         the capture does) it made no checkpoint in its 3.5 s, and so no reset. Not the order \
+         in which Filebench picks files: the layer's Filebench picks them in rotation as \
+         Filebench 1.5 does (fileset.c `fileset_pick`) since 2026-12-01, where it picked at \
+         random, and the same three zones die. Which sections real F2FS left partly valid, and \
+         why, is not yet measured",
     ),
 ];
 
