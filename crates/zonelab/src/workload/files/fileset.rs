@@ -143,6 +143,67 @@ mod tests {
         assert_eq!(f.pick(true), Some(1));
     }
 
+    /// The rotation as Filebench's code reads, by scanning every index: the first entry of the
+    /// set at or after the rotor (wrapping), the rotor one past it, then the first one not busy
+    /// from there on (wrapping, at most once round).
+    struct Scan {
+        exists: Vec<bool>,
+        busy: Vec<bool>,
+        rotors: [usize; 2],
+    }
+
+    impl Scan {
+        fn pick(&mut self, exists: bool) -> Option<u32> {
+            let n = self.exists.len();
+            let rotor = &mut self.rotors[exists as usize];
+            let in_set: Vec<usize> = (0..n).filter(|&i| self.exists[i] == exists).collect();
+            let start = in_set.iter().position(|&i| i >= *rotor).unwrap_or(0);
+            let first = *in_set.get(start)?;
+            *rotor = first + 1;
+            (0..in_set.len())
+                .map(|k| in_set[(start + k) % in_set.len()])
+                .find(|&i| !self.busy[i])
+                .map(|i| {
+                    self.busy[i] = true;
+                    i as u32
+                })
+        }
+    }
+
+    proptest::proptest! {
+        /// Any sequence of picks and releases gives the entries the scan gives.
+        #[test]
+        fn picks_match_a_scan_of_every_index(
+            exists in proptest::collection::vec(proptest::bool::ANY, 1..12),
+            steps in proptest::collection::vec((0u8..4, 0usize..12), 0..60),
+        ) {
+            let mut f = set(&exists);
+            let mut s = Scan { busy: vec![false; exists.len()], exists, rotors: [0, 0] };
+            let mut held: Vec<u32> = Vec::new();
+            for (kind, k) in steps {
+                match kind {
+                    0 | 1 => {
+                        let want = kind == 1;
+                        let got = f.pick(want);
+                        proptest::prop_assert_eq!(got, s.pick(want));
+                        held.extend(got);
+                    }
+                    _ if !held.is_empty() => {
+                        let e = held.swap_remove(k % held.len());
+                        // kind 2 flips the entry's existence (a create or a delete), 3 keeps it.
+                        let flip = (kind == 2).then(|| !f.exists(e));
+                        f.release(e, flip, 0);
+                        if let Some(x) = flip {
+                            s.exists[e as usize] = x;
+                        }
+                        s.busy[e as usize] = false;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
     #[test]
     #[should_panic(expected = "released without being held")]
     fn releasing_an_entry_no_one_holds_is_a_bug() {
