@@ -15,9 +15,9 @@
 //! createfile takes an entry that does not exist, deletefile, openfile and statfile one that
 //! does, each in rotation over the entries' indices as Filebench picks them (`fileset.rs`); a
 //! file stays open to others while a thread has it open, and deletefile skips a file open
-//! anywhere (Filebench's `flowoplib_deletefile`). appendfilerand appends 1..=iosize bytes uniformly;
-//! readwholefile and writewholefile move the file in `iosize` chunks. Every flowop done counts
-//! as one operation; a flowop with no entry to work on is skipped (not counted).
+//! anywhere (Filebench's `flowoplib_deletefile`). appendfilerand appends 1..=iosize bytes
+//! uniformly; readwholefile and writewholefile move the file in `iosize` chunks. Every flowop
+//! done counts as one operation; a flowop with no entry to work on is skipped (not counted).
 
 use std::cell::RefCell;
 use std::rc::Rc;

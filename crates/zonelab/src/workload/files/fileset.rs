@@ -1,5 +1,5 @@
-//! A Filebench fileset's entries and how its flowops pick them (filebench/filebench @22620e6,
-//! fileset.c `fileset_pick`, `fileset_unbusy`; flowop_library.c `flowoplib_pickfile`).
+//! A Filebench fileset's entries and how its flowops pick them (filebench/filebench, read at
+//! 0445b4f: fileset.c `fileset_pick`, `fileset_unbusy`; flowop_library.c `flowoplib_pickfile`).
 //!
 //! Entries are numbered in the order the fileset was populated. Those whose file exists and
 //! those whose file does not sit in two ordered sets (Filebench's `fs_exist_files` and
