@@ -11,7 +11,7 @@ use zonelab::device::report::ftl::FtlReport;
 use zonelab::experiment::RunOutput;
 use zonelab::firmware::{FirmwareReport, PoolReport, RenewableReport};
 use zonelab::metrics::{Layer, OpKind, Percentile, cdf};
-use zonelab::time::NS_PER_S;
+use zonelab::time::{Instant, NS_PER_S};
 use zonelab::trace::TraceRecord;
 use zonelab::units::MIB;
 
@@ -66,6 +66,20 @@ impl Table {
         for (name, make) in columns {
             self.column(name, *make);
         }
+    }
+
+    /// A table of samples over time: `time_ns` and `time_s`, then `columns`, all declared.
+    fn over_time(columns: &[(&str, NewColumn)]) -> Self {
+        let mut t = Table::default();
+        t.declare(&[("time_ns", ints), ("time_s", floats)]);
+        t.declare(columns);
+        t
+    }
+
+    /// A sample's time, in nanoseconds and in seconds.
+    fn time(&mut self, at: Instant) {
+        self.u64("time_ns", at.ns());
+        self.f64("time_s", at.secs_f64());
     }
 
     fn into_py(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -142,10 +156,7 @@ pub fn timeseries(py: Python<'_>, out: &RunOutput) -> PyResult<Py<PyDict>> {
     let s = out.metrics.bandwidth();
     let interval = s.interval().ns();
     let per_s = NS_PER_S as f64 / interval as f64;
-    let mut t = Table::default();
-    t.declare(&[
-        ("time_ns", ints),
-        ("time_s", floats),
+    let mut t = Table::over_time(&[
         ("read_mib_s", floats),
         ("write_mib_s", floats),
         ("read_iops", floats),
@@ -157,8 +168,7 @@ pub fn timeseries(py: Python<'_>, out: &RunOutput) -> PyResult<Py<PyDict>> {
     ]);
     for (i, b) in s.buckets().iter().enumerate() {
         let end_ns = (i as u64 + 1) * interval;
-        t.u64("time_ns", end_ns);
-        t.f64("time_s", end_ns as f64 / NS_PER_S as f64);
+        t.time(Instant::from_ns(end_ns));
         t.f64("read_mib_s", b[0] as f64 / MIB as f64 * per_s);
         t.f64("write_mib_s", b[1] as f64 / MIB as f64 * per_s);
         t.f64("read_iops", b[2] as f64 * per_s);
@@ -299,17 +309,13 @@ pub fn firmware(py: Python<'_>, out: &RunOutput) -> PyResult<Option<(String, Py<
 
 /// Mapping and preemptive erasing: free and invalid zones and the pool's state.
 fn zone_mapping_table(r: &PoolReport) -> Table {
-    let mut t = Table::default();
-    t.declare(&[
-        ("time_ns", ints),
-        ("time_s", floats),
+    let mut t = Table::over_time(&[
         ("free_zones", ints),
         ("invalid_zones", ints),
         ("state", strs),
     ]);
     for s in &r.samples {
-        t.u64("time_ns", s.t.ns());
-        t.f64("time_s", s.t.secs_f64());
+        t.time(s.t);
         t.u64("free_zones", s.free as u64);
         t.u64("invalid_zones", s.invalid as u64);
         t.str("state", &format!("S{}", s.state));
@@ -319,11 +325,9 @@ fn zone_mapping_table(r: &PoolReport) -> Table {
 
 /// ReZNS: the spare zones left.
 fn renewable_table(r: &RenewableReport) -> Table {
-    let mut t = Table::default();
-    t.declare(&[("time_ns", ints), ("time_s", floats), ("spare_zones", ints)]);
+    let mut t = Table::over_time(&[("spare_zones", ints)]);
     for s in &r.spare_samples {
-        t.u64("time_ns", s.t.ns());
-        t.f64("time_s", s.t.secs_f64());
+        t.time(s.t);
         t.u64("spare_zones", s.spare_zones as u64);
     }
     t
@@ -331,18 +335,14 @@ fn renewable_table(r: &RenewableReport) -> Table {
 
 /// Both, row by row.
 fn combined_table(r: &CombinedReport) -> Table {
-    let mut t = Table::default();
-    t.declare(&[
-        ("time_ns", ints),
-        ("time_s", floats),
+    let mut t = Table::over_time(&[
         ("free_zones", ints),
         ("invalid_zones", ints),
         ("state", strs),
         ("spare_zones", ints),
     ]);
     for row in r.rows() {
-        t.u64("time_ns", row.t.ns());
-        t.f64("time_s", row.t.secs_f64());
+        t.time(row.t);
         t.u64("free_zones", row.free as u64);
         t.u64("invalid_zones", row.invalid as u64);
         t.str("state", &format!("S{}", row.state));
@@ -353,10 +353,7 @@ fn combined_table(r: &CombinedReport) -> Table {
 
 /// The conventional SSD's FTL: traffic, garbage collection, free superblocks, WAF.
 fn ftl_table(r: &FtlReport) -> Table {
-    let mut t = Table::default();
-    t.declare(&[
-        ("time_ns", ints),
-        ("time_s", floats),
+    let mut t = Table::over_time(&[
         ("host_bytes", ints),
         ("gc_copied_bytes", ints),
         ("superblocks_erased", ints),
@@ -364,8 +361,7 @@ fn ftl_table(r: &FtlReport) -> Table {
         ("waf", floats),
     ]);
     for s in &r.samples {
-        t.u64("time_ns", s.t.ns());
-        t.f64("time_s", s.t.secs_f64());
+        t.time(s.t);
         t.u64("host_bytes", s.host_bytes);
         t.u64("gc_copied_bytes", s.gc_copied_bytes);
         t.u64("superblocks_erased", s.superblocks_erased);
@@ -377,17 +373,13 @@ fn ftl_table(r: &FtlReport) -> Table {
 
 /// The eZNS layer: spares each namespace uses, and the pool left.
 fn elastic_table(r: &ElasticReport) -> Table {
-    let mut t = Table::default();
-    t.declare(&[
-        ("time_ns", ints),
-        ("time_s", floats),
+    let mut t = Table::over_time(&[
         ("namespace", ints),
         ("spares_used", ints),
         ("spare_pool", ints),
     ]);
     for s in &r.spare_samples {
-        t.u64("time_ns", s.t.ns());
-        t.f64("time_s", s.t.secs_f64());
+        t.time(s.t);
         t.u64("namespace", s.namespace as u64);
         t.u64("spares_used", s.spares_used as u64);
         t.u64("spare_pool", s.spare_pool as u64);
