@@ -255,8 +255,9 @@ async fn create(ctx: &Ctx, h: &Host, set: &Shared<Fileset>) -> Result<Option<(u3
     };
     let fd = ctx.fs.create(h, &path, CreateOptions::default()).await;
     release(set, e, fd.is_ok().then_some(true), fd.is_ok() as i32);
+    let fd = fd?;
     op(ctx, "createfile", 0, 0);
-    Ok(Some((e, fd?)))
+    Ok(Some((e, fd)))
 }
 
 /// Opens a picked existing entry's file; released at once, open once more.
@@ -271,8 +272,9 @@ async fn open(
     };
     let fd = ctx.fs.open(h, &path, write).await;
     release(set, e, None, fd.is_ok() as i32);
+    let fd = fd?;
     op(ctx, "openfile", 0, 0);
-    Ok(Some((e, fd?)))
+    Ok(Some((e, fd)))
 }
 
 /// closefile: holds the entry while its descriptor closes, once no other thread holds it.

@@ -105,6 +105,7 @@ impl Fileset {
         self.opens[e as usize]
     }
 
+    #[cfg(test)]
     pub fn exists(&self, e: u32) -> bool {
         self.existing.contains(&e)
     }
